@@ -1,0 +1,178 @@
+"""Trace records: what training did, step by step, as immutable data.
+
+The trainers never print. They return a `Training`: the settings, the words,
+the initial vocabulary, and one `MergeStep` per merge. Each step keeps the
+score as its parts, count(ab), count(a), count(b), so a viewer can write the
+arithmetic out (``5 / (20 × 5) = 1/20``) without computing anything.
+
+One shape serves both algorithms:
+
+- WordPiece: score = count(ab) / (count(a) × count(b)).
+- BPE: score = count(ab). count(a) and count(b) are still recorded.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Literal
+
+Algorithm = Literal["wordpiece", "bpe"]
+TieBreak = Literal["first", "hf"]
+
+TIE_RULES = {
+    "first": "the pair seen first when scanning words in order of first appearance, left to right (the course)",
+    "hf": "the pair with the smallest (id of left, id of right), as Hugging Face's BpeTrainer does",
+}
+
+
+def exact_score(algorithm: str, pair_count: int, left_count: int, right_count: int) -> Fraction:
+    if algorithm == "bpe":
+        return Fraction(pair_count)
+    return Fraction(pair_count, left_count * right_count)
+
+
+def _xlogx(x: int) -> float:
+    return x * math.log(x) if x > 0 else 0.0
+
+
+def loglik_change(
+    total: int, left_count: int, right_count: int, merged_count: int, same: bool, new_count: int = 0
+) -> float:
+    """Exact change of the corpus' unigram log-likelihood (natural log) if a merge happens.
+
+    With counts c and N = Σc, log L = Σ c·log c − N·log N. A merge applied M times
+    (weighted by word frequency) takes M from count(a) and count(b) (2M from
+    count(a) if a == b), adds M to count(ab), and takes M from N.
+    """
+    m = merged_count
+    if same:
+        delta = _xlogx(left_count - 2 * m) - _xlogx(left_count)
+    else:
+        delta = (_xlogx(left_count - m) - _xlogx(left_count)) + (
+            _xlogx(right_count - m) - _xlogx(right_count)
+        )
+    delta += _xlogx(new_count + m) - _xlogx(new_count)
+    delta -= _xlogx(total - m) - _xlogx(total)
+    return delta
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One pair that could be merged at a step, with its score's parts."""
+
+    left: str
+    right: str
+    new_token: str
+    pair_count: int
+    left_count: int
+    right_count: int
+    score: Fraction
+    rank: int  # 1 = the pair chosen
+    loglik_delta: float  # exact change of the unigram log-likelihood
+    vocab_size_before: int
+
+    @property
+    def score_float(self) -> float:
+        return float(self.score)
+
+    @property
+    def scaled_score(self) -> float:
+        """Seed 003's variant: the score × the current vocabulary size (same order)."""
+        return float(self.score * self.vocab_size_before)
+
+
+@dataclass(frozen=True)
+class MergeStep:
+    """One merge: the pair chosen, why, and what it changed."""
+
+    step: int  # 1-based
+    left: str
+    right: str
+    new_token: str
+    left_id: int
+    right_id: int
+    new_id: int
+    pair_count: int
+    left_count: int
+    right_count: int
+    score: Fraction
+    ties: int  # how many pairs shared the best score (1 = no tie)
+    vocab_size: int  # after this step
+    new_token_existed: bool  # the merge produced a token already in the vocabulary
+    merged_count: int  # occurrences merged, weighted by word frequency
+    loglik_delta: float
+    words_touched: tuple[int, ...] = field(repr=False)  # word indices, ascending
+    candidates: tuple[Candidate, ...] = field(repr=False)  # top-K, best first
+
+    @property
+    def pair(self) -> tuple[str, str]:
+        return (self.left, self.right)
+
+    @property
+    def score_float(self) -> float:
+        return float(self.score)
+
+    @property
+    def vocab_size_before(self) -> int:
+        return self.vocab_size - (0 if self.new_token_existed else 1)
+
+    @property
+    def scaled_score(self) -> float:
+        return float(self.score * self.vocab_size_before)
+
+
+@dataclass(frozen=True)
+class TrainerConfig:
+    """Everything that decides a training run (the trace is a function of this and the words)."""
+
+    algorithm: Algorithm = "wordpiece"
+    vocab_size: int = 1000
+    min_frequency: int = 0
+    special_tokens: tuple[str, ...] = ()
+    tie_break: TieBreak = "first"
+    prefix: str | None = "##"  # continuing-subword prefix (None = no prefix)
+    min_score: Fraction | None = None  # stop when the best score falls below this
+    top_k: int = 10  # candidates recorded per step
+
+    @property
+    def description(self) -> str:
+        kind = "WordPiece" if self.algorithm == "wordpiece" else "BPE"
+        if self.algorithm == "bpe" and self.prefix:
+            kind += f" with {self.prefix!r} prefix"
+        return f"{kind}, vocabulary {self.vocab_size}, tie-break {self.tie_break}"
+
+
+@dataclass(frozen=True)
+class Training:
+    """The complete record of one training run."""
+
+    config: TrainerConfig
+    words: tuple[str, ...]
+    counts: tuple[int, ...]
+    initial_vocab: tuple[str, ...]  # special tokens, then the alphabet by code point
+    steps: tuple[MergeStep, ...]
+    stop_reason: str
+
+    @property
+    def vocab(self) -> list[str]:
+        out = list(self.initial_vocab)
+        out.extend(s.new_token for s in self.steps if not s.new_token_existed)
+        return out
+
+    @property
+    def merges(self) -> list[tuple[str, str]]:
+        return [(s.left, s.right) for s in self.steps]
+
+    def vocab_at(self, step: int) -> list[str]:
+        """The vocabulary after `step` merges."""
+        out = list(self.initial_vocab)
+        out.extend(s.new_token for s in self.steps[:step] if not s.new_token_existed)
+        return out
+
+    def initial_split(self, word: str) -> list[str]:
+        prefix = self.config.prefix
+        if not prefix:
+            return list(word)
+        return [word[0]] + [prefix + ch for ch in word[1:]]
