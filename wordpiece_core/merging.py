@@ -263,45 +263,52 @@ class _Engine:
         made = 0
         for w in where.pop((a, b), ()):
             sym = words[w]
-            try:
-                i = sym.index(a)
-            except ValueError:
-                continue
             L = len(sym)
-            out = sym[:i]
             f = freqs[w]
+            out: list[int] = []
             count = 0
-            while i < L:
-                if i + 1 < L and sym[i] == a and sym[i + 1] == b:
-                    if out:
-                        prev = out[-1]
-                        pc[(prev, a)] -= f
-                        q = (prev, n)
-                        pc[q] = pc.get(q, 0) + f
-                        new_pairs.add(q)
-                        s = where.get(q)
-                        if s is None:
-                            where[q] = {w}
-                        else:
-                            s.add(w)
-                    if i + 2 < L:
-                        nxt = sym[i + 2]
-                        pc[(b, nxt)] -= f
-                        q = (n, nxt)
-                        pc[q] = pc.get(q, 0) + f
-                        new_pairs.add(q)
-                        s = where.get(q)
-                        if s is None:
-                            where[q] = {w}
-                        else:
-                            s.add(w)
-                    out.append(n)
-                    count += 1
-                    i += 2
-                else:
-                    out.append(sym[i])
+            i = j = 0  # i: search position; j: start of the part not yet copied
+            while True:
+                try:
+                    i = sym.index(a, i)
+                except ValueError:
+                    break
+                if i + 1 >= L:
+                    break
+                if sym[i + 1] != b:
                     i += 1
+                    continue
+                if j < i:
+                    out.extend(sym[j:i])
+                if out:
+                    prev = out[-1]
+                    pc[(prev, a)] -= f
+                    q = (prev, n)
+                    pc[q] = pc.get(q, 0) + f
+                    new_pairs.add(q)
+                    s = where.get(q)
+                    if s is None:
+                        where[q] = {w}
+                    else:
+                        s.add(w)
+                if i + 2 < L:
+                    nxt = sym[i + 2]
+                    pc[(b, nxt)] -= f
+                    q = (n, nxt)
+                    pc[q] = pc.get(q, 0) + f
+                    new_pairs.add(q)
+                    s = where.get(q)
+                    if s is None:
+                        where[q] = {w}
+                    else:
+                        s.add(w)
+                out.append(n)
+                count += 1
+                i += 2
+                j = i
             if count:
+                if j < L:
+                    out.extend(sym[j:])
                 words[w] = out
                 touched.append(w)
                 made += count * f

@@ -1,0 +1,201 @@
+"""The command line: ``python -m wordpiece_core train|encode``.
+
+Every problem with the input ends as one line on stderr and a non-zero exit,
+never a traceback, and nothing half-written in the output folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from fractions import Fraction
+
+from .errors import WordPieceError
+
+EXIT_INPUT = 2
+
+DEFAULT_SPECIALS = {
+    "wordpiece": "[PAD],[UNK],[CLS],[SEP],[MASK]",
+    "bpe": "[UNK]",
+    "bpe-byte-level": "<|endoftext|>",
+}
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, no usage dump
+        self.exit(EXIT_INPUT, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{value} must be above 0")
+    return value
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value} cannot be negative")
+    return value
+
+
+def _fraction(text: str) -> Fraction:
+    try:
+        return Fraction(text)
+    except (ValueError, ZeroDivisionError):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number (write 0.01 or 1/100)") from None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="python -m wordpiece_core",
+        description="Train BPE and WordPiece tokenizers step by step, and encode text with them.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="{train,encode}", parser_class=_Parser)
+    sub.required = True
+
+    t = sub.add_parser(
+        "train",
+        help="train a tokenizer and write its files and trace",
+        description=(
+            "Train WordPiece (the course's score count(ab)/(count(a)*count(b))) or BPE (the most "
+            "frequent pair) and write tokenizer.json, vocab.txt, merges.txt + vocab.json (BPE), "
+            "trace.jsonl (one JSON object per merge) and training.json into --out."
+        ),
+    )
+    t.add_argument("corpus", nargs="*", metavar="CORPUS", help="UTF-8 text files, one document per line")
+    t.add_argument("--word-counts", action="append", default=[], metavar="FILE",
+                   help="a TSV of 'word<TAB>count' lines; words are used as they are (not normalized or pre-tokenized)")
+    t.add_argument("--algorithm", required=True, choices=["wordpiece", "bpe"])
+    t.add_argument("--vocab-size", required=True, type=_positive_int, metavar="N",
+                   help="target vocabulary size, special tokens and alphabet included")
+    t.add_argument("--min-frequency", type=_count, default=0, metavar="N",
+                   help="ignore pairs seen fewer than N times (default 0: every pair counts)")
+    t.add_argument("--special-tokens", default=None, metavar="A,B,...",
+                   help=("comma-separated special tokens, placed first in the vocabulary; '' for none. Default: "
+                         f"{DEFAULT_SPECIALS['wordpiece']} for wordpiece, {DEFAULT_SPECIALS['bpe-byte-level']} for "
+                         f"byte-level bpe, {DEFAULT_SPECIALS['bpe']} for other bpe"))
+    t.add_argument("--normalizer", default="none", choices=["none", "lowercase", "bert", "bert-cased"],
+                   help="default none")
+    t.add_argument("--pre-tokenizer", default="whitespace",
+                   choices=["whitespace", "whitespace-split", "bert", "byte-level"], help="default whitespace")
+    t.add_argument("--tie-break", default="first", choices=["first", "hf"],
+                   help=("first (default): the first best pair met scanning words in order of first appearance, "
+                         "as the course does; hf: the smallest (left id, right id), as Hugging Face's BpeTrainer does"))
+    t.add_argument("--min-score", type=_fraction, default=None, metavar="X",
+                   help="stop when the best score falls below X (seed 003's threshold)")
+    t.add_argument("--continuing-prefix", default=None, metavar="P",
+                   help="bpe only: write word-inner characters with this prefix (## reproduces Hugging Face's WordPieceTrainer)")
+    t.add_argument("--add-prefix-space", action="store_true", help="byte-level: add a space before each line")
+    t.add_argument("--top-k", type=_count, default=10, metavar="K", help="candidates recorded per step (default 10)")
+    t.add_argument("--out", required=True, metavar="DIR", help="output folder (created if needed)")
+    t.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
+    t.set_defaults(func=run_train)
+
+    try:
+        from .encode_cli import add_encode_parser
+    except ImportError:  # pragma: no cover - encode arrives with the encoders
+        pass
+    else:
+        add_encode_parser(sub)
+    return parser
+
+
+class _ProgressBar:
+    def __init__(self, stream) -> None:
+        self.stream = stream
+        self.last = 0.0
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if now - self.last < 0.1 and done != total:
+            return
+        self.last = now
+        width = 30
+        frac = min(done / total, 1.0) if total else 1.0
+        bar = "#" * int(frac * width)
+        self.stream.write(f"\rtraining [{bar:<{width}}] {done}/{total} merges")
+        self.stream.flush()
+
+    def close(self) -> None:
+        self.stream.write("\n")
+        self.stream.flush()
+
+
+def run_train(args: argparse.Namespace) -> int:
+    from .corpus import TextSettings, load_word_counts
+    from .formats import check_output_dir, output_files, write_outputs
+    from .merging import train
+    from .trace import TrainerConfig
+
+    if not args.corpus and not args.word_counts:
+        raise WordPieceError("give at least one corpus file or --word-counts FILE")
+    if args.continuing_prefix is not None and args.algorithm != "bpe":
+        raise WordPieceError("--continuing-prefix is for bpe; WordPiece always uses ##")
+    check_output_dir(args.out)
+    specials_text = args.special_tokens
+    if specials_text is None:
+        key = args.algorithm
+        if key == "bpe" and args.pre_tokenizer == "byte-level":
+            key = "bpe-byte-level"
+        specials_text = DEFAULT_SPECIALS[key]
+    specials = tuple(dict.fromkeys(s.strip() for s in specials_text.split(",") if s.strip()))
+
+    settings = TextSettings(args.normalizer, args.pre_tokenizer, args.add_prefix_space)
+    counts = load_word_counts(args.corpus, args.word_counts, settings)
+    if not counts:
+        names = ", ".join(args.corpus + args.word_counts)
+        raise WordPieceError(f"no words to train on: {names} is empty or only whitespace")
+
+    config = TrainerConfig(
+        algorithm=args.algorithm,
+        vocab_size=args.vocab_size,
+        min_frequency=args.min_frequency,
+        special_tokens=specials,
+        tie_break=args.tie_break,
+        prefix="##" if args.algorithm == "wordpiece" else (args.continuing_prefix or None),
+        min_score=args.min_score,
+        top_k=args.top_k,
+    )
+    bar = _ProgressBar(sys.stderr) if (sys.stderr.isatty() and not args.quiet) else None
+    training = train(counts, config, bar)
+    if bar is not None:
+        bar.close()
+    write_outputs(args.out, output_files(training, args.normalizer, args.pre_tokenizer, args.add_prefix_space))
+    size = len(training.vocab)
+    if not args.quiet:
+        print(
+            f"trained {args.algorithm}: {size} tokens ({len(training.steps)} merges) from "
+            f"{len(training.words)} distinct words; wrote {args.out}"
+        )
+    if size < args.vocab_size:
+        print(
+            f"note: stopped at {size} of the {args.vocab_size} tokens asked for: {training.stop_reason}",
+            file=sys.stderr,
+        )
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except WordPieceError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    except MemoryError:
+        print("error: not enough memory for this corpus and vocabulary size", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("interrupted; nothing was written", file=sys.stderr)
+        return 130

@@ -1,0 +1,130 @@
+"""Replay a training to any step: the corpus splits and the full candidate table.
+
+The trace keeps only the top-K candidates per step; a viewer that wants the
+whole table, or the splits of every word, at step s rebuilds them here from the
+merges: each word is re-split by applying the first s − 1 merges in rank order
+(for merges a trainer produced this gives exactly the training's splits), and
+the pairs are recounted the plain way.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from .trace import Candidate, Training, exact_score, loglik_change
+
+
+def merge_token(left: str, right: str, prefix: str | None) -> str:
+    """The token a merge makes: a + b, without b's continuing-subword prefix."""
+    if prefix and right.startswith(prefix):
+        return left + right[len(prefix) :]
+    return left + right
+
+
+def apply_ranked(symbols: list[str], ranks: dict[tuple[str, str], int], prefix: str | None) -> list[str]:
+    """Apply merges by rank: repeatedly merge every occurrence of the best-ranked pair present."""
+    symbols = list(symbols)
+    while len(symbols) > 1:
+        best = None
+        best_rank = None
+        for pair in zip(symbols, symbols[1:]):
+            r = ranks.get(pair)
+            if r is not None and (best_rank is None or r < best_rank):
+                best, best_rank = pair, r
+        if best is None:
+            break
+        a, b = best
+        merged = merge_token(a, b, prefix)
+        out: list[str] = []
+        i = 0
+        while i < len(symbols):
+            if i + 1 < len(symbols) and symbols[i] == a and symbols[i + 1] == b:
+                out.append(merged)
+                i += 2
+            else:
+                out.append(symbols[i])
+                i += 1
+        symbols = out
+    return symbols
+
+
+def splits_at(training: Training, step: int) -> list[list[str]]:
+    """Every word's split just before merge number `step` (1-based); step 1 = the start."""
+    step = max(1, min(step, len(training.steps) + 1))
+    ranks = {(s.left, s.right): i for i, s in enumerate(training.steps[: step - 1])}
+    prefix = training.config.prefix
+    if not ranks:
+        return [training.initial_split(w) for w in training.words]
+    return [apply_ranked(training.initial_split(w), ranks, prefix) for w in training.words]
+
+
+def candidates_at(training: Training, step: int, limit: int | None = None) -> list[Candidate]:
+    """All candidate pairs before merge `step`, best first, ranked as the trainer ranks them."""
+    cfg = training.config
+    splits = splits_at(training, step)
+    pair_counts: dict[tuple[str, str], int] = {}
+    first_seen: dict[tuple[str, str], int] = {}
+    token_counts: dict[str, int] = {}
+    for split, f in zip(splits, training.counts):
+        for t in split:
+            token_counts[t] = token_counts.get(t, 0) + f
+        for pair in zip(split, split[1:]):
+            if pair not in pair_counts:
+                first_seen[pair] = len(first_seen)
+                pair_counts[pair] = 0
+            pair_counts[pair] += f
+    threshold = max(cfg.min_frequency, 1)
+    vocab = training.vocab_at(step - 1)
+    ids = {t: i for i, t in enumerate(vocab)}
+    total = sum(token_counts.values())
+
+    def rule(pair: tuple[str, str]) -> tuple[int, ...]:
+        if cfg.tie_break == "hf":
+            return (ids[pair[0]], ids[pair[1]])
+        return (first_seen[pair],)
+
+    scored = []
+    for pair, c in pair_counts.items():
+        if c < threshold:
+            continue
+        a, b = pair
+        score = exact_score(cfg.algorithm, c, token_counts[a], token_counts[b])
+        scored.append((pair, c, score))
+    scored.sort(key=lambda x: (-x[2], rule(x[0])))
+    if limit is not None:
+        scored = scored[:limit]
+    out = []
+    for rank, (pair, c, score) in enumerate(scored, start=1):
+        a, b = pair
+        merged = _merged_occurrences(splits, training.counts, a, b) if a == b else c
+        new_token = merge_token(a, b, cfg.prefix)
+        out.append(
+            Candidate(
+                left=a,
+                right=b,
+                new_token=new_token,
+                pair_count=c,
+                left_count=token_counts[a],
+                right_count=token_counts[b],
+                score=score if isinstance(score, Fraction) else Fraction(score),
+                rank=rank,
+                loglik_delta=loglik_change(
+                    total, token_counts[a], token_counts[b], merged, a == b, token_counts.get(new_token, 0)
+                ),
+                vocab_size_before=len(vocab),
+            )
+        )
+    return out
+
+
+def _merged_occurrences(splits: list[list[str]], counts: tuple[int, ...], a: str, b: str) -> int:
+    total = 0
+    for split, f in zip(splits, counts):
+        i = 0
+        while i < len(split) - 1:
+            if split[i] == a and split[i + 1] == b:
+                total += f
+                i += 2
+            else:
+                i += 1
+    return total
