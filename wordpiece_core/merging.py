@@ -22,6 +22,7 @@ algorithm lives in the tests and must produce the identical trace.
 from __future__ import annotations
 
 import heapq
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from fractions import Fraction
 
@@ -114,18 +115,14 @@ class _Engine:
         self.words = words
 
         tc = [0] * len(vocab)
-        pc: dict[tuple[int, int], int] = {}
-        where: dict[tuple[int, int], set[int]] = {}
+        pc: defaultdict[tuple[int, int], int] = defaultdict(int)
+        where: defaultdict[tuple[int, int], set[int]] = defaultdict(set)
         for wi, (sym, f) in enumerate(zip(words, self.freqs)):
             for t in sym:
                 tc[t] += f
             for p in zip(sym, sym[1:]):
-                pc[p] = pc.get(p, 0) + f
-                s = where.get(p)
-                if s is None:
-                    where[p] = {wi}
-                else:
-                    s.add(wi)
+                pc[p] += f
+                where[p].add(wi)
         self.tc = tc
         self.pc = pc
         self.where = where
@@ -150,6 +147,13 @@ class _Engine:
         if self.is_wp:
             return Fraction(c, self.tc[p[0]] * self.tc[p[1]])
         return Fraction(c)
+
+    def _all_equal(self, group: list[tuple[int, int]]) -> bool:
+        """Whether the WordPiece scores of `group` are exactly equal (integer cross-multiplication)."""
+        pc, tc = self.pc, self.tc
+        p0 = group[0]
+        num0, den0 = pc[p0], tc[p0[0]] * tc[p0[1]]
+        return all(pc[p] * den0 == num0 * tc[p[0]] * tc[p[1]] for p in group[1:])
 
     def _first_rank(self, p: tuple[int, int]) -> tuple[int, int]:
         """Where the course's recount would first meet `p`: (word index, position)."""
@@ -209,25 +213,39 @@ class _Engine:
         `_collect` stops only when the heap's top key is beyond the window of the
         last pair it took; since no live pair has a key better than its smallest
         heap entry, every pair tied with the best has been popped by then.
+        Pairs are ordered by their float key first; only pairs whose keys are
+        equal are compared as exact fractions and then by the tie rule.
         """
         popped = self._collect(max(1, self.config.top_k))
         if not popped:
             return None
-        exact = {p: self._exact(p) for p in popped}
-        best = max(exact.values())
-        ties = sum(1 for v in exact.values() if v == best)
-        shared: dict[Fraction, int] = {}
-        for v in exact.values():
-            shared[v] = shared.get(v, 0) + 1
-        # The tie rule is only needed among pairs with exactly equal scores.
-        ranked = sorted(
-            popped,
-            key=lambda p: (-exact[p], self._rule_rank(p) if shared[exact[p]] > 1 else (0, 0)),
-        )
+        items = sorted(((self._key(p), p) for p in popped), key=lambda x: x[0])
+        ranked: list[tuple[int, int]] = []
+        ties = 1
+        i = 0
+        while i < len(items):
+            j = i + 1
+            while j < len(items) and items[j][0] == items[i][0]:
+                j += 1
+            group = [p for _, p in items[i:j]]
+            if len(group) > 1:
+                if self.is_wp and not self._all_equal(group):
+                    # Two different fractions rounded to the same float: rare.
+                    exact = {p: self._exact(p) for p in group}
+                    group.sort(key=lambda p: (-exact[p], self._rule_rank(p)))
+                    if i == 0:
+                        ties = sum(1 for p in group if exact[p] == exact[group[0]])
+                else:
+                    group.sort(key=self._rule_rank)
+                    if i == 0:
+                        ties = len(group)
+            ranked.extend(group)
+            i = j
         winner = ranked[0]
-        for p in popped:
+        heap = self.heap
+        for key, p in items:
             if p != winner:
-                heapq.heappush(self.heap, (self._key(p), p[0], p[1]))
+                heapq.heappush(heap, (key, p[0], p[1]))
         return winner, ties, ranked[: max(self.config.top_k, 1)]
 
     # ----- merging ------------------------------------------------------------------
@@ -259,7 +277,7 @@ class _Engine:
         """Merge (a, b) into n in every word; return touched words, merges made, new pairs."""
         words, freqs, pc, where, tc = self.words, self.freqs, self.pc, self.where, self.tc
         touched: list[int] = []
-        new_pairs: set[tuple[int, int]] = set()
+        fresh: defaultdict[tuple[int, int], int] = defaultdict(int)  # changes to pairs containing n
         made = 0
         for w in where.pop((a, b), ()):
             sym = words[w]
@@ -284,24 +302,14 @@ class _Engine:
                     prev = out[-1]
                     pc[(prev, a)] -= f
                     q = (prev, n)
-                    pc[q] = pc.get(q, 0) + f
-                    new_pairs.add(q)
-                    s = where.get(q)
-                    if s is None:
-                        where[q] = {w}
-                    else:
-                        s.add(w)
+                    fresh[q] += f
+                    where[q].add(w)
                 if i + 2 < L:
                     nxt = sym[i + 2]
                     pc[(b, nxt)] -= f
                     q = (n, nxt)
-                    pc[q] = pc.get(q, 0) + f
-                    new_pairs.add(q)
-                    s = where.get(q)
-                    if s is None:
-                        where[q] = {w}
-                    else:
-                        s.add(w)
+                    fresh[q] += f
+                    where[q].add(w)
                 out.append(n)
                 count += 1
                 i += 2
@@ -312,13 +320,15 @@ class _Engine:
                 words[w] = out
                 touched.append(w)
                 made += count * f
+        for q, v in fresh.items():
+            pc[q] += v
         pc.pop((a, b), None)
         tc[a] -= made
         tc[b] -= made
         tc[n] += made
         self.total -= made
         touched.sort()
-        return touched, made, new_pairs
+        return touched, made, set(fresh)
 
     def _requeue(self, a: int, b: int, n: int, new_pairs: set[tuple[int, int]]) -> None:
         heap, pc, thr = self.heap, self.pc, self.threshold
@@ -333,6 +343,7 @@ class _Engine:
             pairs_of.setdefault(p[0], set()).add(p)
             pairs_of.setdefault(p[1], set()).add(p)
         tc = self.tc
+        push = heapq.heappush
         for t in {a, b, n}:
             group = pairs_of.get(t)
             if not group:
@@ -342,8 +353,9 @@ class _Engine:
                 c = pc.get(p, 0)
                 if c < thr:
                     dead.append(p)
-                    continue
-                heapq.heappush(heap, (-(c / (tc[p[0]] * tc[p[1]])), p[0], p[1]))
+                else:
+                    x, y = p
+                    push(heap, (-(c / (tc[x] * tc[y])), x, y))
             for p in dead:
                 group.discard(p)
                 if pc.get(p, 1) == 0:

@@ -1,0 +1,160 @@
+"""The train command line: its files, and one clear line for every bad input."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run(*args, cwd=None):
+    proc = subprocess.run(
+        [sys.executable, "-m", "wordpiece_core", *args],
+        capture_output=True, text=True, cwd=cwd, env={**os.environ, "PYTHONPATH": ROOT},
+    )
+    return proc
+
+
+def train(tmp_path, *extra, files=None):
+    out = tmp_path / "out"
+    return run("train", *(files or []), *extra, "--out", str(out)), out
+
+
+@pytest.fixture
+def toy_tsv(tmp_path):
+    p = tmp_path / "toy.tsv"
+    p.write_text("hug\t10\npug\t5\npun\t12\nbun\t4\nhugs\t5\n", encoding="utf-8")
+    return p
+
+
+@pytest.fixture
+def course_txt(tmp_path):
+    p = tmp_path / "course.txt"
+    p.write_text(
+        "This is the Hugging Face Course.\nThis chapter is about tokenization.\n"
+        "This section shows several tokenizer algorithms.\n"
+        "Hopefully, you will be able to understand how they are trained and generate tokens.\n",
+        encoding="utf-8",
+    )
+    return p
+
+
+def test_wordpiece_files_and_trace(tmp_path, toy_tsv):
+    proc, out = train(tmp_path, "--word-counts", str(toy_tsv), "--algorithm", "wordpiece", "--vocab-size", "10",
+                      "--special-tokens", "")
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(os.listdir(out)) == ["tokenizer.json", "trace.jsonl", "training.json", "vocab.txt"]
+    assert (out / "vocab.txt").read_text().split("\n")[:-1] == ["##g", "##n", "##s", "##u", "b", "h", "p", "##gs", "hu", "hugs"]
+    steps = [json.loads(line) for line in (out / "trace.jsonl").read_text().splitlines()]
+    assert [(s["step"], s["left"], s["right"], s["new_token"]) for s in steps] == [
+        (1, "##g", "##s", "##gs"), (2, "h", "##u", "hu"), (3, "hu", "##gs", "hugs")]
+    assert (steps[0]["pair_count"], steps[0]["left_count"], steps[0]["right_count"], steps[0]["score"]) == (5, 20, 5, 0.05)
+    assert [s["ties"] for s in steps] == [1, 6, 1]
+
+
+def test_bpe_files_load_in_hf_tokenizers(tmp_path, course_txt):
+    tokenizers = pytest.importorskip("tokenizers")
+    proc, out = train(tmp_path, "--algorithm", "bpe", "--vocab-size", "50", "--pre-tokenizer", "byte-level",
+                      files=[str(course_txt)])
+    assert proc.returncode == 0, proc.stderr
+    assert (out / "merges.txt").read_text().splitlines()[:3] == ["Ġ t", "i s", "e r"]
+    assert len((out / "merges.txt").read_text().splitlines()) == 19
+    steps = [json.loads(line) for line in (out / "trace.jsonl").read_text().splitlines()]
+    assert steps[0]["score"] == steps[0]["pair_count"] == 7
+    assert {"left_count", "right_count", "ties"} <= set(steps[0])
+    tok = tokenizers.Tokenizer.from_file(str(out / "tokenizer.json"))
+    assert tok.encode("This is not a token.").tokens == ["This", "Ġis", "Ġ", "n", "o", "t", "Ġa", "Ġtoken", "."]
+    assert tok.get_vocab_size() == 50
+
+
+def test_wordpiece_tokenizer_json_loads_with_bert_pipeline(tmp_path, course_txt):
+    tokenizers = pytest.importorskip("tokenizers")
+    proc, out = train(tmp_path, "--algorithm", "wordpiece", "--vocab-size", "70", "--pre-tokenizer", "bert",
+                      files=[str(course_txt)])
+    assert proc.returncode == 0, proc.stderr
+    tok = tokenizers.Tokenizer.from_file(str(out / "tokenizer.json"))
+    enc = tok.encode("This is the Hugging Face course!")
+    assert enc.tokens == ["[CLS]", "Th", "##i", "##s", "is", "th", "##e", "Hugg", "##i", "##n", "##g", "Fac", "##e",
+                          "c", "##o", "##u", "##r", "##s", "##e", "[UNK]", "[SEP]"]
+    assert tok.decode(enc.ids) == "This is the Hugging Face course"
+
+
+def test_hf_tie_break_and_options(tmp_path, toy_tsv):
+    proc, out = train(tmp_path, "--word-counts", str(toy_tsv), "--algorithm", "bpe", "--vocab-size", "12",
+                      "--tie-break", "hf", "--min-frequency", "5", "--special-tokens", "[UNK],[PAD]",
+                      "--continuing-prefix", "##")
+    assert proc.returncode == 0, proc.stderr
+    vocab = (out / "vocab.txt").read_text().split("\n")
+    assert vocab[:2] == ["[UNK]", "[PAD]"]
+
+
+BAD = [
+    # (files to create, extra args, words the message must contain)
+    ({"empty.txt": b""}, ["empty.txt"], "no words"),
+    ({"blank.txt": b"  \n\t\n   \n"}, ["blank.txt"], "no words"),
+    ({"bin.txt": b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(200)}, ["bin.txt"], "binary"),
+    ({"latin.txt": "caf\u00e9 ol\u00e9\n".encode("latin-1")}, ["latin.txt"], "line 1, column 4"),
+    ({}, ["missing.txt"], "no such file"),
+    ({"dir/x.txt": b"a b"}, ["dir"], "is a directory"),
+    ({"ok.txt": b"a b c"}, ["ok.txt", "--vocab-size", "0"], "above 0"),
+    ({"ok.txt": b"a b c"}, ["ok.txt", "--vocab-size", "-3"], "above 0"),
+    ({"ok.txt": b"a b c"}, ["ok.txt", "--vocab-size", "many"], "not a whole number"),
+    ({"ok.txt": b"a b c"}, ["ok.txt", "--algorithm", "unigram"], "invalid choice"),
+    ({"c.tsv": b"hug\t10\npug\n"}, ["--word-counts", "c.tsv"], "line 2"),
+    ({"c.tsv": b"hug\t10\npug\t-5\n"}, ["--word-counts", "c.tsv"], "line 2: the count -5 is negative"),
+    ({"c.tsv": b"hug\tten\n"}, ["--word-counts", "c.tsv"], "line 1: the count 'ten' is not a whole number"),
+    ({"c.tsv": b"hug\t\n"}, ["--word-counts", "c.tsv"], "line 1: the count is missing"),
+    ({"ok.txt": b"a b c", "outfile": b"x"}, ["ok.txt", "--out", "outfile"], "is an existing file"),
+    ({}, [], "at least one corpus file"),
+]
+
+
+@pytest.mark.parametrize("files,args,message", BAD, ids=[b[2] + "-" + str(i) for i, b in enumerate(BAD)])
+def test_bad_input_one_clear_line(tmp_path, files, args, message):
+    for name, data in files.items():
+        p = tmp_path / name
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(data)
+    base = ["train", "--algorithm", "wordpiece", "--vocab-size", "50", "--out", "out"]
+    proc = run(*base, *args, cwd=tmp_path)
+    assert proc.returncode != 0
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert message in lines[0]
+    assert not (tmp_path / "out").exists()
+    assert not [n for n in os.listdir(tmp_path) if n.startswith(".wordpiece-")]
+
+
+def test_unreachable_vocab_size_says_how_far_it_got(tmp_path, toy_tsv):
+    proc, out = train(tmp_path, "--word-counts", str(toy_tsv), "--algorithm", "bpe", "--vocab-size", "100000")
+    assert proc.returncode == 0
+    assert "stopped at 15 of the 100000 tokens" in proc.stderr
+    assert "no pair is left" in proc.stderr
+    assert len((out / "vocab.txt").read_text().splitlines()) == 15
+
+
+def test_long_word_and_odd_unicode_train(tmp_path):
+    p = tmp_path / "odd.txt"
+    word = ("abcdefghij" * 20_000)
+    odd = ("e\u0301 n\u0303o\u0308 \U0001F468\u200d\U0001F469\u200d\U0001F467 \u202eevil\u202c \x00nul "
+           "\ufb01ne \ufb00 \u05e9\u05dc\u05d5\u05dd \u0645\u0631\u062d\u0628\u0627 \u0130stanbul \u03a3\u039f\u03a3 "
+           "\u200b\u200c \U0001F600\U0001F3FD caf\u00e9")
+    p.write_text(word + "\n" + odd + "\n" + odd + "\n", encoding="utf-8")
+    for algo, pre, norm in [("wordpiece", "bert", "bert"), ("bpe", "byte-level", "none"), ("wordpiece", "whitespace", "lowercase")]:
+        out = tmp_path / f"out-{algo}-{pre}"
+        proc = run("train", str(p), "--algorithm", algo, "--vocab-size", "300", "--pre-tokenizer", pre,
+                   "--normalizer", norm, "--out", str(out))
+        assert proc.returncode == 0, proc.stderr
+        assert "Traceback" not in proc.stderr
+        assert (out / "tokenizer.json").exists()
+
+
+def test_help_documents_defaults():
+    proc = run("train", "--help")
+    assert proc.returncode == 0
+    for word in ["--word-counts", "--special-tokens", "--tie-break", "--min-frequency", "default"]:
+        assert word in proc.stdout

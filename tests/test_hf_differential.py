@@ -1,0 +1,100 @@
+"""Differential tests against Hugging Face `tokenizers`, where the algorithms coincide.
+
+- BPE with tie-break "hf" must learn exactly BpeTrainer's merges, for each
+  pre-tokenizer and on real prose (a few thousand merges).
+- Our normalizers and pre-tokenizers must equal BertNormalizer, Lowercase,
+  BertPreTokenizer, Whitespace, WhitespaceSplit and ByteLevel on random text.
+"""
+
+import json
+
+import pytest
+from hypothesis import given, settings
+
+from unicode_sets import unicode_text
+from wordpiece_core import TextSettings, count_words, train_bpe
+from wordpiece_core.normalizers import normalize
+from wordpiece_core.pre_tokenizers import pre_tokenize
+from wordpiece_core.sampling import sample_lines
+
+tokenizers = pytest.importorskip("tokenizers")
+from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers  # noqa: E402
+
+HF_NORMALIZERS = {
+    "none": None,
+    "lowercase": normalizers.Lowercase(),
+    "bert": normalizers.BertNormalizer(),
+    "bert-cased": normalizers.BertNormalizer(lowercase=False),
+}
+HF_PRE = {
+    "whitespace": pre_tokenizers.Whitespace(),
+    "whitespace-split": pre_tokenizers.WhitespaceSplit(),
+    "bert": pre_tokenizers.BertPreTokenizer(),
+    "byte-level": pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True),
+}
+
+COURSE = [
+    "This is the Hugging Face Course.",
+    "This chapter is about tokenization.",
+    "This section shows several tokenizer algorithms.",
+    "Hopefully, you will be able to understand how they are trained and generate tokens.",
+]
+
+
+def hf_merges(lines, normalizer, pre, vocab_size, specials, min_frequency=0):
+    tok = Tokenizer(models.BPE())
+    if HF_NORMALIZERS[normalizer] is not None:
+        tok.normalizer = HF_NORMALIZERS[normalizer]
+    tok.pre_tokenizer = HF_PRE[pre]
+    trainer = trainers.BpeTrainer(vocab_size=vocab_size, min_frequency=min_frequency,
+                                  special_tokens=list(specials), show_progress=False)
+    tok.train_from_iterator(lines, trainer)
+    model = json.loads(tok.to_str())["model"]
+    merges = [tuple(m) if isinstance(m, list) else tuple(m.split(" ")) for m in model["merges"]]
+    return merges, model["vocab"]
+
+
+def ours(lines, normalizer, pre, vocab_size, specials, min_frequency=0):
+    counts = count_words(lines, TextSettings(normalizer, pre))
+    t = train_bpe(counts, vocab_size, special_tokens=specials, min_frequency=min_frequency, tie_break="hf", top_k=0)
+    return [(s.left, s.right) for s in t.steps], {tok: i for i, tok in enumerate(t.vocab)}
+
+
+@pytest.mark.parametrize("pre", sorted(HF_PRE))
+@pytest.mark.parametrize("normalizer", ["none", "bert"])
+def test_course_sentences_match_bpe_trainer(pre, normalizer):
+    assert ours(COURSE, normalizer, pre, 80, ["<|endoftext|>"]) == hf_merges(COURSE, normalizer, pre, 80, ["<|endoftext|>"])
+
+
+@pytest.fixture(scope="module")
+def prose():
+    return sample_lines("en", 60_000, top_n=20_000, seed=7)
+
+
+@pytest.mark.parametrize("pre", sorted(HF_PRE))
+def test_real_prose_thousands_of_merges_match_bpe_trainer(prose, pre):
+    a_merges, a_vocab = ours(prose, "none", pre, 3000, ["[UNK]"])
+    b_merges, b_vocab = hf_merges(prose, "none", pre, 3000, ["[UNK]"])
+    assert len(a_merges) > 2000
+    assert a_merges == b_merges
+    assert a_vocab == b_vocab
+
+
+def test_min_frequency_matches_bpe_trainer(prose):
+    assert ours(prose[:300], "lowercase", "whitespace", 5000, [], 3) == hf_merges(prose[:300], "lowercase", "whitespace", 5000, [], 3)
+
+
+@settings(max_examples=300, deadline=None)
+@given(unicode_text)
+def test_normalizers_match(text):
+    for name, hf in HF_NORMALIZERS.items():
+        if hf is not None:
+            assert normalize(text, name) == hf.normalize_str(text), name
+
+
+@settings(max_examples=300, deadline=None)
+@given(unicode_text)
+def test_pre_tokenizers_match(text):
+    for name, hf in HF_PRE.items():
+        expected = [(w, tuple(o)) for w, o in hf.pre_tokenize_str(text)]
+        assert pre_tokenize(text, name) == expected, name

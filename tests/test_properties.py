@@ -1,0 +1,91 @@
+"""Property tests: the incremental engine equals the plain recount oracle.
+
+Random small corpora over a tiny alphabet make ties, repeated letters
+("aaaa": overlapping pairs) and merges that rebuild an existing token common,
+which is where an incremental trainer goes wrong.
+"""
+
+from fractions import Fraction
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from oracle import oracle_train
+from wordpiece_core.merging import train
+from wordpiece_core.replay import candidates_at, splits_at
+from wordpiece_core.trace import TrainerConfig
+
+words = st.text(alphabet="abcab", min_size=1, max_size=7)
+corpora = st.dictionaries(words, st.integers(min_value=1, max_value=9), min_size=1, max_size=12)
+configs = st.fixed_dictionaries(
+    {
+        "algorithm": st.sampled_from(["wordpiece", "bpe"]),
+        "tie_break": st.sampled_from(["first", "hf"]),
+        "min_frequency": st.sampled_from([0, 0, 2, 4]),
+        "vocab_size": st.integers(min_value=1, max_value=40),
+        "special_tokens": st.sampled_from([(), ("[UNK]",), ("[PAD]", "[UNK]", "a")]),
+        "bpe_prefix": st.sampled_from([None, None, "##"]),
+    }
+)
+
+
+def _config(c):
+    prefix = "##" if c["algorithm"] == "wordpiece" else c["bpe_prefix"]
+    return TrainerConfig(
+        algorithm=c["algorithm"], vocab_size=c["vocab_size"], min_frequency=c["min_frequency"],
+        special_tokens=c["special_tokens"], tie_break=c["tie_break"], prefix=prefix, top_k=5,
+    )
+
+
+@settings(max_examples=400, deadline=None)
+@given(corpora, configs)
+def test_incremental_equals_oracle(corpus, c):
+    cfg = _config(c)
+    got = train(corpus, cfg)
+    steps, vocab, splits = oracle_train(
+        corpus, cfg.algorithm, cfg.vocab_size, cfg.special_tokens, cfg.tie_break, cfg.min_frequency, cfg.prefix
+    )
+    assert [
+        dict(left=s.left, right=s.right, new_token=s.new_token, pair_count=s.pair_count,
+             left_count=s.left_count, right_count=s.right_count, score=s.score, ties=s.ties,
+             new_token_existed=s.new_token_existed)
+        for s in got.steps
+    ] == steps
+    assert got.vocab == vocab
+    assert splits_at(got, len(got.steps) + 1) == [splits[w] for w in got.words]
+
+
+@settings(max_examples=150, deadline=None)
+@given(corpora, configs)
+def test_top_k_equals_the_full_table_and_replay(corpus, c):
+    cfg = _config(c)
+    got = train(corpus, cfg)
+    for s in got.steps:
+        full = candidates_at(got, s.step)
+        assert list(s.candidates) == full[: len(s.candidates)]
+        assert (full[0].left, full[0].right) == (s.left, s.right)
+
+
+@settings(max_examples=150, deadline=None)
+@given(corpora, configs)
+def test_deterministic_and_one_token_per_step(corpus, c):
+    cfg = _config(c)
+    a = train(corpus, cfg)
+    b = train(dict(corpus), cfg)
+    assert a == b
+    size = len(a.initial_vocab)
+    for s in a.steps:
+        size += 0 if s.new_token_existed else 1
+        assert s.vocab_size == size
+        assert s.new_token_existed == (s.new_token in a.vocab_at(s.step - 1))
+    assert len(a.vocab) == len(set(a.vocab)) == size
+
+
+@settings(max_examples=100, deadline=None)
+@given(corpora, st.fractions(min_value=Fraction(1, 50), max_value=Fraction(1, 2)))
+def test_min_score_threshold(corpus, threshold):
+    cfg = TrainerConfig(algorithm="wordpiece", vocab_size=60, min_score=threshold)
+    got = train(corpus, cfg)
+    steps, _, _ = oracle_train(corpus, "wordpiece", 60, min_score=threshold)
+    assert [(s.left, s.right) for s in got.steps] == [(s["left"], s["right"]) for s in steps]
+    assert all(s.score >= threshold for s in got.steps)
