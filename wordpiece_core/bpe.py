@@ -29,10 +29,12 @@ def train_bpe(
     tie_break: TieBreak = "first",
     prefix: str | None = None,
     top_k: int = 10,
+    full_byte_alphabet: bool = False,
     progress: Progress | None = None,
 ) -> Training:
     config = TrainerConfig(
         algorithm="bpe",
+        full_byte_alphabet=full_byte_alphabet,
         vocab_size=vocab_size,
         min_frequency=min_frequency,
         special_tokens=tuple(special_tokens),

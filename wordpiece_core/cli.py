@@ -96,6 +96,8 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--continuing-prefix", default=None, metavar="P",
                    help="bpe only: write word-inner characters with this prefix (## reproduces Hugging Face's WordPieceTrainer)")
     t.add_argument("--add-prefix-space", action="store_true", help="byte-level: add a space before each line")
+    t.add_argument("--full-byte-alphabet", action="store_true",
+                   help="byte-level: start from all 256 byte characters (GPT-2), not only those in the corpus")
     t.add_argument("--top-k", type=_count, default=10, metavar="K", help="candidates recorded per step (default 10)")
     t.add_argument("--out", required=True, metavar="DIR", help="output folder (created if needed)")
     t.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
@@ -165,6 +167,7 @@ def run_train(args: argparse.Namespace) -> int:
         prefix="##" if args.algorithm == "wordpiece" else (args.continuing_prefix or None),
         min_score=args.min_score,
         top_k=args.top_k,
+        full_byte_alphabet=args.full_byte_alphabet and args.pre_tokenizer == "byte-level",
     )
     bar = _ProgressBar(sys.stderr) if (sys.stderr.isatty() and not args.quiet) else None
     training = train(counts, config, bar)

@@ -48,6 +48,10 @@ def initial_alphabet(words: Iterable[str], config: TrainerConfig) -> list[str]:
                 symbols.update(word)
         else:
             symbols.update(word)
+    if config.full_byte_alphabet:
+        from .pre_tokenizers import byte_level_alphabet
+
+        symbols.update(byte_level_alphabet())
     specials = set(config.special_tokens)
     return sorted(s for s in symbols if s not in specials)
 

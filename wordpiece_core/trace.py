@@ -135,6 +135,7 @@ class TrainerConfig:
     prefix: str | None = "##"  # continuing-subword prefix (None = no prefix)
     min_score: Fraction | None = None  # stop when the best score falls below this
     top_k: int = 10  # candidates recorded per step
+    full_byte_alphabet: bool = False  # byte-level: start from all 256 byte characters, not only those seen
 
     @property
     def description(self) -> str:

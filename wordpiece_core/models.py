@@ -1,0 +1,172 @@
+"""Models: how one pre-tokenized word becomes tokens, with a trace of how.
+
+- `WordPieceModel`: greedy longest-match-first (seeds 000, 001, 004). At each
+  position the longest piece in the vocabulary wins; pieces after the first
+  carry the ``##`` prefix. If some position has no piece at all, the WHOLE word
+  becomes one ``[UNK]`` (seed 000: "bum" is ``[UNK]``, not ``b ##u [UNK]``), as
+  does a word longer than ``max_input_chars_per_word`` characters.
+- `BPEModel`: merges applied by rank, as Hugging Face's BPE does: repeatedly the
+  lowest-rank pair present, leftmost first. A character missing from the
+  vocabulary becomes ``[UNK]`` (one per character) when ``[UNK]`` is in the
+  vocabulary, and is dropped otherwise (as Hugging Face does). The course's
+  replay, "apply each merge in learned order", is `apply_in_order`; for merges a
+  trainer produced the two always agree. A hand-made list can make them differ:
+  with merges [a+bc, b+c], "abc" becomes ``abc`` by rank (b+c first, then a+bc,
+  whose rank is lower) but ``a bc`` in order (a+bc is looked for before bc exists).
+
+Each returns `WordResult`: tokens, their (start, end) character spans inside the
+word, and the trace.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .errors import WordPieceError
+
+
+@dataclass(frozen=True)
+class ScanStep:
+    """WordPiece: one position of the longest-match scan."""
+
+    position: int  # character index in the word
+    tried: tuple[str, ...]  # candidates looked up, longest first
+    found: str | None  # the piece taken, or None: the word becomes [UNK]
+
+
+@dataclass(frozen=True)
+class MergeApplied:
+    """BPE: one merge applied while encoding a word."""
+
+    rank: int
+    left: str
+    right: str
+    new_token: str
+    split_after: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class WordResult:
+    word: str
+    tokens: tuple[str, ...]
+    spans: tuple[tuple[int, int], ...]  # character spans inside `word`
+    scan: tuple[ScanStep, ...] = field(default=())
+    merges: tuple[MergeApplied, ...] = field(default=())
+    initial_split: tuple[str, ...] = field(default=())
+    unknown: bool = False  # WordPiece: the whole word became [UNK]
+    reason: str = ""
+
+
+class WordPieceModel:
+    kind = "wordpiece"
+
+    def __init__(self, vocab: dict[str, int], unk_token: str = "[UNK]", prefix: str = "##",
+                 max_input_chars_per_word: int = 100) -> None:
+        self.vocab = vocab
+        self.unk_token = unk_token
+        self.prefix = prefix
+        self.max_chars = max_input_chars_per_word
+
+    def _unk(self, word: str, scan: tuple[ScanStep, ...], reason: str) -> WordResult:
+        if self.unk_token not in self.vocab:
+            raise WordPieceError(
+                f"the word {word[:40]!r} cannot be covered and the vocabulary has no {self.unk_token} token"
+            )
+        return WordResult(word, (self.unk_token,), ((0, len(word)),), scan=scan, unknown=True, reason=reason)
+
+    def tokenize(self, word: str, trace: bool = False) -> WordResult:
+        if len(word) > self.max_chars:
+            return self._unk(word, (), f"longer than {self.max_chars} characters")
+        vocab, prefix = self.vocab, self.prefix
+        tokens: list[str] = []
+        spans: list[tuple[int, int]] = []
+        scan: list[ScanStep] = []
+        start, n = 0, len(word)
+        while start < n:
+            end = n
+            found = None
+            tried: list[str] = []
+            while start < end:
+                piece = word[start:end] if start == 0 else prefix + word[start:end]
+                if trace:
+                    tried.append(piece)
+                if piece in vocab:
+                    found = piece
+                    break
+                end -= 1
+            if trace:
+                scan.append(ScanStep(start, tuple(tried), found))
+            if found is None:
+                return self._unk(word, tuple(scan), f"nothing in the vocabulary matches at character {start}")
+            tokens.append(found)
+            spans.append((start, end))
+            start = end
+        return WordResult(word, tuple(tokens), tuple(spans), scan=tuple(scan))
+
+
+class BPEModel:
+    kind = "bpe"
+
+    def __init__(self, vocab: dict[str, int], merges: list[tuple[str, str]], unk_token: str | None = None,
+                 prefix: str | None = None) -> None:
+        self.vocab = vocab
+        self.merges = list(merges)
+        self.ranks = {pair: i for i, pair in enumerate(self.merges)}
+        self.unk_token = unk_token if unk_token in vocab else None
+        self.prefix = prefix or None
+
+    def _merged(self, a: str, b: str) -> str:
+        if self.prefix and b.startswith(self.prefix):
+            return a + b[len(self.prefix):]
+        return a + b
+
+    def initial(self, word: str) -> tuple[list[str], list[tuple[int, int]]]:
+        """Characters (prefixed after the first), unknown ones as [UNK] or dropped."""
+        symbols: list[str] = []
+        spans: list[tuple[int, int]] = []
+        for i, ch in enumerate(word):
+            s = ch if (i == 0 or not self.prefix) else self.prefix + ch
+            if s in self.vocab:
+                symbols.append(s)
+            elif self.unk_token is not None:
+                symbols.append(self.unk_token)
+            else:
+                continue
+            spans.append((i, i + 1))
+        return symbols, spans
+
+    def tokenize(self, word: str, trace: bool = False) -> WordResult:
+        symbols, spans = self.initial(word)
+        first = tuple(symbols)
+        applied: list[MergeApplied] = []
+        ranks = self.ranks
+        while len(symbols) > 1:
+            best_rank, best_i = None, -1
+            for i in range(len(symbols) - 1):
+                r = ranks.get((symbols[i], symbols[i + 1]))
+                if r is not None and (best_rank is None or r < best_rank):
+                    best_rank, best_i = r, i
+            if best_rank is None:
+                break
+            a, b = symbols[best_i], symbols[best_i + 1]
+            new = self._merged(a, b)
+            symbols[best_i : best_i + 2] = [new]
+            spans[best_i : best_i + 2] = [(spans[best_i][0], spans[best_i + 1][1])]
+            if trace:
+                applied.append(MergeApplied(best_rank, a, b, new, tuple(symbols)))
+        return WordResult(word, tuple(symbols), tuple(spans), merges=tuple(applied), initial_split=first)
+
+    def apply_in_order(self, word: str) -> list[str]:
+        """The course's replay: every merge in learned order, each over the whole word."""
+        symbols, _ = self.initial(word)
+        for a, b in self.merges:
+            i, out = 0, []
+            while i < len(symbols):
+                if i + 1 < len(symbols) and symbols[i] == a and symbols[i + 1] == b:
+                    out.append(self._merged(a, b))
+                    i += 2
+                else:
+                    out.append(symbols[i])
+                    i += 1
+            symbols = out
+        return symbols

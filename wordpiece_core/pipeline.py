@@ -1,0 +1,270 @@
+"""The full pipeline: normalize → pre-tokenize → model → post-process, and decode.
+
+`Tokenizer.encode` returns an `Encoding` whose offsets are character offsets
+into the ORIGINAL input: every normalizer works character by character and
+reports which input character each output character came from, and byte-level
+characters are traced back to the character whose UTF-8 bytes they spell.
+
+Special tokens written in the input (e.g. a literal ``[SEP]``) are matched first,
+longest first, on the original text, as Hugging Face's added-token handling does;
+the text between them goes through the pipeline.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .models import BPEModel, WordPieceModel, WordResult
+from .normalizers import normalize_aligned
+from .pre_tokenizers import pre_tokenize, unicode_to_bytes
+
+
+@dataclass(frozen=True)
+class WordTrace:
+    """How one pre-tokenized word was encoded (for the playground)."""
+
+    word: str  # as the model saw it (normalized; byte-level characters for byte-level)
+    offsets: tuple[int, int]  # in the original text
+    result: WordResult
+
+
+@dataclass(frozen=True)
+class Encoding:
+    tokens: list[str]
+    ids: list[int | None]
+    offsets: list[tuple[int, int]]
+    word_ids: list[int | None]
+    type_ids: list[int]
+    special_tokens_mask: list[int]
+    attention_mask: list[int]
+    words: list[WordTrace] = field(default_factory=list)
+
+    def as_json(self, trace: bool = False) -> dict:
+        out: dict = {"tokens": self.tokens, "ids": self.ids, "offsets": [list(o) for o in self.offsets]}
+        if trace:
+            out["trace"] = [word_trace_json(w) for w in self.words]
+        return out
+
+
+def word_trace_json(w: WordTrace) -> dict:
+    r = w.result
+    out: dict = {"word": w.word, "offsets": list(w.offsets), "tokens": list(r.tokens)}
+    if r.scan:
+        out["scan"] = [{"position": s.position, "tried": list(s.tried), "found": s.found} for s in r.scan]
+    if r.initial_split:
+        out["initial"] = list(r.initial_split)
+        out["merges"] = [{"rank": m.rank, "left": m.left, "right": m.right, "new_token": m.new_token,
+                          "split": list(m.split_after)} for m in r.merges]
+    if r.unknown:
+        out["unknown"] = r.reason
+    return out
+
+
+@dataclass(frozen=True)
+class Template:
+    """Post-processing: special tokens around one sequence or a pair."""
+
+    single: tuple[tuple[str, int], ...]  # ("$A", type) or ("[CLS]", type)
+    pair: tuple[tuple[str, int], ...]
+
+    @staticmethod
+    def bert() -> Template:
+        return Template(
+            single=(("[CLS]", 0), ("$A", 0), ("[SEP]", 0)),
+            pair=(("[CLS]", 0), ("$A", 0), ("[SEP]", 0), ("$B", 1), ("[SEP]", 1)),
+        )
+
+
+class Tokenizer:
+    def __init__(self, model: WordPieceModel | BPEModel, normalizer: str = "none",
+                 pre_tokenizer: str = "whitespace", add_prefix_space: bool = False,
+                 special_tokens: tuple[str, ...] = (), template: Template | None = None,
+                 trim_offsets: bool = True, trim_prefix_space: bool | None = None,
+                 decoder: str | None = None) -> None:
+        self.model = model
+        self.normalizer = normalizer
+        self.pre_tokenizer = pre_tokenizer
+        self.add_prefix_space = add_prefix_space
+        self.special_tokens = tuple(t for t in special_tokens if t in model.vocab)
+        self.template = template
+        self.trim_offsets = trim_offsets and pre_tokenizer == "byte-level"
+        # Hugging Face's ByteLevel post-processor has its own add_prefix_space flag.
+        self.trim_prefix_space = add_prefix_space if trim_prefix_space is None else trim_prefix_space
+        if decoder is None:
+            decoder = "byte-level" if pre_tokenizer == "byte-level" else (
+                "wordpiece" if getattr(model, "prefix", None) else "join")
+        self.decoder = decoder
+        self.id_to_token = {i: t for t, i in model.vocab.items()}
+        self._specials_longest = sorted(self.special_tokens, key=len, reverse=True)
+
+    @property
+    def vocab(self) -> dict[str, int]:
+        return self.model.vocab
+
+    # ----- encoding -------------------------------------------------------------------
+    def _split_specials(self, text: str) -> list[tuple[str, int, bool]]:
+        """(segment, start, is_special), matching special tokens leftmost-longest."""
+        if not self._specials_longest:
+            return [(text, 0, False)]
+        out: list[tuple[str, int, bool]] = []
+        i = last = 0
+        while i < len(text):
+            for tok in self._specials_longest:
+                if text.startswith(tok, i):
+                    if last < i:
+                        out.append((text[last:i], last, False))
+                    out.append((tok, i, True))
+                    i += len(tok)
+                    last = i
+                    break
+            else:
+                i += 1
+        if last < len(text):
+            out.append((text[last:], last, False))
+        return out
+
+    def _segment(self, text: str, base: int, trace: bool) -> list[tuple[WordTrace, list[tuple[int, int]]]]:
+        """Encode one special-free segment: per word, the trace and the original token offsets."""
+        normalized, source = normalize_aligned(text, self.normalizer)
+        byte_level = self.pre_tokenizer == "byte-level"
+        words = pre_tokenize(normalized, self.pre_tokenizer, self.add_prefix_space)
+        prefix_shift = 1 if (byte_level and self.add_prefix_space and normalized and not normalized.startswith(" ")) else 0
+        out = []
+        for word, (start, end) in words:
+            result = self.model.tokenize(word, trace)
+            if byte_level:
+                # Each byte-level character maps back to the normalized character it came from.
+                chars = _byte_level_sources(normalized, start, end, prefix_shift and start == 0)
+            else:
+                chars = list(range(start, end))
+            offsets = []
+            for s, e in result.spans:
+                if e <= s:
+                    offsets.append((base, base))
+                    continue
+                first, last = chars[s], chars[e - 1]
+                offsets.append((base + _orig(source, first, text), base + _orig(source, last, text, end=True)))
+            o_start = base + (_orig(source, chars[0], text) if chars else 0)
+            o_end = base + (_orig(source, chars[-1], text, end=True) if chars else 0)
+            out.append((WordTrace(word, (o_start, o_end), result), offsets))
+        return out
+
+    def _encode_one(self, text: str, trace: bool):
+        tokens, ids, offsets, word_ids, words = [], [], [], [], []
+        specials_mask = []
+        vocab = self.vocab
+        for segment, start, special in self._split_specials(text):
+            if special:
+                tokens.append(segment)
+                ids.append(vocab[segment])
+                offsets.append((start, start + len(segment)))
+                word_ids.append(None)
+                specials_mask.append(1)
+                continue
+            for wt, offs in self._segment(segment, start, trace):
+                index = len(words)
+                words.append(wt)
+                for tok, off in zip(wt.result.tokens, offs):
+                    tokens.append(tok)
+                    ids.append(vocab.get(tok))
+                    offsets.append(off)
+                    word_ids.append(index)
+                    specials_mask.append(0)
+        if self.trim_offsets:
+            offsets = [_trim(tok, off, i, self.trim_prefix_space) for i, (tok, off) in enumerate(zip(tokens, offsets))]
+        return tokens, ids, offsets, word_ids, specials_mask, words
+
+    def encode(self, text: str, pair: str | None = None, add_special_tokens: bool = True,
+               trace: bool = False) -> Encoding:
+        a = self._encode_one(text, trace)
+        b = self._encode_one(pair, trace) if pair is not None else None
+        tokens, ids, offsets, word_ids, type_ids, mask = [], [], [], [], [], []
+        words: list[WordTrace] = []
+        template = self.template if add_special_tokens else None
+        parts = (template.pair if b is not None else template.single) if template else (
+            (("$A", 0), ("$B", 1)) if b is not None else (("$A", 0),))
+        for name, type_id in parts:
+            if name in ("$A", "$B"):
+                seq = a if name == "$A" else b
+                t, i, o, w, m, wt = seq
+                tokens += t
+                ids += i
+                offsets += o
+                word_ids += w
+                type_ids += [type_id] * len(t)
+                mask += m
+                words += wt
+            else:
+                tokens.append(name)
+                ids.append(self.vocab.get(name))
+                offsets.append((0, 0))
+                word_ids.append(None)
+                type_ids.append(type_id)
+                mask.append(1)
+        return Encoding(tokens, ids, offsets, word_ids, type_ids, mask, [1] * len(tokens), words)
+
+    # ----- decoding -------------------------------------------------------------------
+    def decode(self, ids: list[int], skip_special_tokens: bool = True) -> str:
+        specials = set(self.special_tokens)
+        tokens = [self.id_to_token[i] for i in ids if i in self.id_to_token]
+        if skip_special_tokens:
+            tokens = [t for t in tokens if t not in specials]
+        if self.decoder == "byte-level":
+            table = unicode_to_bytes()
+            pieces: list[str] = []
+            for t in tokens:
+                if t in specials:
+                    pieces.append(t)
+                else:
+                    pieces.append(bytes(table[c] for c in t if c in table).decode("utf-8", errors="replace"))
+            return "".join(pieces)
+        if self.decoder == "wordpiece":
+            prefix = getattr(self.model, "prefix", "##") or "##"
+            out = []
+            for i, t in enumerate(tokens):
+                piece = t[len(prefix):] if t.startswith(prefix) else (" " if i else "") + t
+                # Like Hugging Face's decoder, the clean-up applies to each piece on its own.
+                out.append(cleanup(piece))
+            return "".join(out)
+        return " ".join(tokens)
+
+
+def cleanup(text: str) -> str:
+    """Hugging Face's WordPiece decoder clean-up: no space before punctuation and contractions."""
+    for a, b in ((" .", "."), (" ?", "?"), (" !", "!"), (" ,", ","), (" ' ", "'"), (" n't", "n't"),
+                 (" 'm", "'m"), (" do not", " don't"), (" 's", "'s"), (" 've", "'ve"), (" 're", "'re")):
+        text = text.replace(a, b)
+    return text
+
+
+def _orig(source: list[int], index: int, text: str, end: bool = False) -> int:
+    """Original character offset for a normalized character index."""
+    if not source:
+        return 0
+    pos = source[min(index, len(source) - 1)]
+    return pos + 1 if end else pos
+
+
+def _byte_level_sources(normalized: str, start: int, end: int, added_space: bool) -> list[int]:
+    """For each byte-level character of the word normalized[start:end], its source character index."""
+    out: list[int] = []
+    if added_space:
+        out.append(0)  # the added prefix space stands for the first character
+    for i in range(start, end):
+        out.extend([i] * len(normalized[i].encode("utf-8")))
+    return out
+
+
+def _trim(token: str, offsets: tuple[int, int], i: int, add_prefix_space: bool) -> tuple[int, int]:
+    """ByteLevel trim_offsets: leave leading and trailing spaces (Ġ) out of the offsets."""
+    start, end = offsets
+    lead = len(token) - len(token.lstrip("Ġ"))
+    trail = len(token) - len(token.rstrip("Ġ"))
+    if lead or trail:
+        if lead:
+            if (i == 0 or start == 0) and add_prefix_space and lead == 1:
+                lead = 0
+            start = min(start + lead, end)
+        if trail and end >= trail:
+            end = max(end - trail, start)
+    return (start, end)
