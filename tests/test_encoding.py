@@ -19,20 +19,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from unicode_sets import unicode_text
+from corpora import BERT_SPECIALS, COURSE, TOY  # noqa: F401
 from wordpiece_core import TextSettings, count_words, train_bpe, train_wordpiece
 from wordpiece_core.formats import load_tokenizer, output_files, tokenizer_from_training, write_outputs
 from wordpiece_core.models import BPEModel, WordPieceModel
 from wordpiece_core.sampling import sample_lines
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TOY = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}
-COURSE = [
-    "This is the Hugging Face Course.",
-    "This chapter is about tokenization.",
-    "This section shows several tokenizer algorithms.",
-    "Hopefully, you will be able to understand how they are trained and generate tokens.",
-]
-BERT_SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 
 
 def course_wordpiece():

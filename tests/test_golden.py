@@ -16,17 +16,11 @@ merges hu+##g; the arithmetic says hu+##gs alone has 1/15 and wins.
 
 from fractions import Fraction
 
+from corpora import BERT_SPECIALS, COURSE, TOY  # noqa: F401
 from wordpiece_core import TextSettings, count_words, train_bpe, train_wordpiece
 from wordpiece_core.replay import candidates_at, splits_at
 
-TOY = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}
 
-COURSE = [
-    "This is the Hugging Face Course.",
-    "This chapter is about tokenization.",
-    "This section shows several tokenizer algorithms.",
-    "Hopefully, you will be able to understand how they are trained and generate tokens.",
-]
 
 
 def test_toy_bpe_three_merges():

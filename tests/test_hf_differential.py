@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 
 from unicode_sets import unicode_text
+from corpora import BERT_SPECIALS, COURSE, TOY  # noqa: F401
 from wordpiece_core import TextSettings, count_words, train_bpe
 from wordpiece_core.normalizers import normalize
 from wordpiece_core.pre_tokenizers import pre_tokenize
@@ -33,12 +34,6 @@ HF_PRE = {
     "byte-level": pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True),
 }
 
-COURSE = [
-    "This is the Hugging Face Course.",
-    "This chapter is about tokenization.",
-    "This section shows several tokenizer algorithms.",
-    "Hopefully, you will be able to understand how they are trained and generate tokens.",
-]
 
 
 def hf_merges(lines, normalizer, pre, vocab_size, specials, min_frequency=0):

@@ -159,14 +159,8 @@ class BPEModel:
     def apply_in_order(self, word: str) -> list[str]:
         """The course's replay: every merge in learned order, each over the whole word."""
         symbols, _ = self.initial(word)
+        from .replay import merge_everywhere
+
         for a, b in self.merges:
-            i, out = 0, []
-            while i < len(symbols):
-                if i + 1 < len(symbols) and symbols[i] == a and symbols[i + 1] == b:
-                    out.append(self._merged(a, b))
-                    i += 2
-                else:
-                    out.append(symbols[i])
-                    i += 1
-            symbols = out
+            symbols = merge_everywhere(symbols, a, b, self._merged(a, b))
         return symbols

@@ -33,19 +33,22 @@ def apply_ranked(symbols: list[str], ranks: dict[tuple[str, str], int], prefix: 
                 best, best_rank = pair, r
         if best is None:
             break
-        a, b = best
-        merged = merge_token(a, b, prefix)
-        out: list[str] = []
-        i = 0
-        while i < len(symbols):
-            if i + 1 < len(symbols) and symbols[i] == a and symbols[i + 1] == b:
-                out.append(merged)
-                i += 2
-            else:
-                out.append(symbols[i])
-                i += 1
-        symbols = out
+        symbols = merge_everywhere(symbols, best[0], best[1], merge_token(best[0], best[1], prefix))
     return symbols
+
+
+def merge_everywhere(symbols: list[str], a: str, b: str, merged: str) -> list[str]:
+    """Replace every occurrence of the pair (a, b), left to right, by `merged`."""
+    out: list[str] = []
+    i = 0
+    while i < len(symbols):
+        if i + 1 < len(symbols) and symbols[i] == a and symbols[i + 1] == b:
+            out.append(merged)
+            i += 2
+        else:
+            out.append(symbols[i])
+            i += 1
+    return out
 
 
 def splits_at(training: Training, step: int) -> list[list[str]]:

@@ -1,0 +1,12 @@
+"""The seeds' corpora, shared by the tests."""
+
+TOY = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}
+
+COURSE = [
+    "This is the Hugging Face Course.",
+    "This chapter is about tokenization.",
+    "This section shows several tokenizer algorithms.",
+    "Hopefully, you will be able to understand how they are trained and generate tokens.",
+]
+
+BERT_SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
