@@ -103,12 +103,9 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
     t.set_defaults(func=run_train)
 
-    try:
-        from .encode_cli import add_encode_parser
-    except ImportError:  # pragma: no cover - encode arrives with the encoders
-        pass
-    else:
-        add_encode_parser(sub)
+    from .encode_cli import add_encode_parser
+
+    add_encode_parser(sub)
     return parser
 
 

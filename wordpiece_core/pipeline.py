@@ -143,9 +143,9 @@ class Tokenizer:
                     offsets.append((base, base))
                     continue
                 first, last = chars[s], chars[e - 1]
-                offsets.append((base + _orig(source, first, text), base + _orig(source, last, text, end=True)))
-            o_start = base + (_orig(source, chars[0], text) if chars else 0)
-            o_end = base + (_orig(source, chars[-1], text, end=True) if chars else 0)
+                offsets.append((base + _orig(source, first), base + _orig(source, last, end=True)))
+            o_start = base + (_orig(source, chars[0]) if chars else 0)
+            o_end = base + (_orig(source, chars[-1], end=True) if chars else 0)
             out.append((WordTrace(word, (o_start, o_end), result), offsets))
         return out
 
@@ -237,7 +237,7 @@ def cleanup(text: str) -> str:
     return text
 
 
-def _orig(source: list[int], index: int, text: str, end: bool = False) -> int:
+def _orig(source: list[int], index: int, end: bool = False) -> int:
     """Original character offset for a normalized character index."""
     if not source:
         return 0

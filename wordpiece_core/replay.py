@@ -121,13 +121,5 @@ def candidates_at(training: Training, step: int, limit: int | None = None) -> li
 
 
 def _merged_occurrences(splits: list[list[str]], counts: tuple[int, ...], a: str, b: str) -> int:
-    total = 0
-    for split, f in zip(splits, counts):
-        i = 0
-        while i < len(split) - 1:
-            if split[i] == a and split[i + 1] == b:
-                total += f
-                i += 2
-            else:
-                i += 1
-    return total
+    """Weighted number of merges a left-to-right pass of (a, b) would make."""
+    return sum(f * (len(split) - len(merge_everywhere(split, a, b, ""))) for split, f in zip(splits, counts))
