@@ -123,3 +123,15 @@ def candidates_at(training: Training, step: int, limit: int | None = None) -> li
 def _merged_occurrences(splits: list[list[str]], counts: tuple[int, ...], a: str, b: str) -> int:
     """Weighted number of merges a left-to-right pass of (a, b) would make."""
     return sum(f * (len(split) - len(merge_everywhere(split, a, b, ""))) for split, f in zip(splits, counts))
+
+
+def words_around(training: Training, step: int, indices: list[int]) -> list[tuple[list[str], list[str]]]:
+    """The splits of the words `indices` just before and just after merge `step` (1-based)."""
+    prefix = training.config.prefix
+    ranks = {(s.left, s.right): i for i, s in enumerate(training.steps[: step - 1])}
+    merge = training.steps[step - 1]
+    out = []
+    for i in indices:
+        before = apply_ranked(training.initial_split(training.words[i]), ranks, prefix) if ranks else training.initial_split(training.words[i])
+        out.append((before, merge_everywhere(before, merge.left, merge.right, merge.new_token)))
+    return out

@@ -1,0 +1,4 @@
+import streamlit as st
+
+st.title("compare")
+st.info("Coming soon.")

@@ -1,0 +1,4 @@
+import streamlit as st
+
+st.title("corpora")
+st.info("Coming soon.")

@@ -1,0 +1,4 @@
+import streamlit as st
+
+st.title("playground")
+st.info("Coming soon.")

@@ -1,0 +1,177 @@
+"""Train step by step: one merge at a time, with the arithmetic, the candidates and the corpus."""
+
+import streamlit as st
+
+from wordpiece_ui import charts, chips, notes, session, tables
+
+SPEEDS = {"1 step/s": 1.0, "slow (2 s)": 2.0, "fast (0.4 s)": 0.4}
+CORPUS_ROWS = 12
+
+settings = st.session_state["settings"]
+st.title("Train step by step")
+counts = session.corpus(settings)
+training = session.training(settings, counts) if counts else None
+if training is None:
+    st.stop()
+
+key = session.training_key(counts, session.config_for(settings))
+n = len(training.steps)
+algorithm = training.config.algorithm
+name = session.ALGORITHM_LABELS[algorithm]
+st.caption(
+    f"**{counts.name}**: {counts.types:,} distinct words, {counts.tokens:,} in all · {name} · "
+    f"start: {len(training.initial_vocab):,} tokens ({len(training.config.special_tokens)} special) · "
+    f"{n:,} merges → {len(training.vocab):,} tokens"
+    + ("" if len(training.vocab) >= settings.vocab_size else f" · stopped early: {training.stop_reason}")
+)
+if n == 0:
+    st.warning(f"Nothing to merge: {training.stop_reason}. Raise the vocabulary size or pick a bigger corpus.")
+    st.stop()
+
+st.session_state["step_value"] = max(1, min(int(st.session_state.get("step_value", 1)), n))
+playing = bool(st.session_state.get("playing")) and st.session_state["step_value"] < n
+st.session_state["playing"] = playing
+
+
+def go(delta: int) -> None:
+    st.session_state["step_value"] = max(1, min(st.session_state["step_value"] + delta, n))
+    st.session_state["playing"] = False
+
+
+def slid() -> None:
+    st.session_state["step_value"] = st.session_state["step_slider"]
+
+
+def toggle_play() -> None:
+    st.session_state["playing"] = not st.session_state.get("playing")
+
+
+@st.fragment(run_every=SPEEDS[st.session_state.get("speed", "1 step/s")] if playing else None)
+def step_view() -> None:
+    if st.session_state.get("playing"):
+        if st.session_state.get("_play_started"):
+            st.session_state["step_value"] = min(n, st.session_state["step_value"] + 1)
+        st.session_state["_play_started"] = True
+        if st.session_state["step_value"] >= n:
+            st.session_state["playing"] = False
+    else:
+        st.session_state["_play_started"] = False
+    if bool(st.session_state.get("playing")) != playing:
+        st.rerun()  # start or stop the timer
+    step_no = st.session_state["step_value"]
+    st.session_state["step_slider"] = step_no
+    session.sync_url(settings, step=step_no)
+
+    prev, slider, nxt, play, speed = st.columns([1.3, 7, 1.3, 1.4, 1.6], vertical_alignment="bottom")
+    prev.button("Prev", icon=":material/chevron_left:", on_click=go, args=(-1,), disabled=step_no <= 1, width="stretch")
+    slider.slider("Step", 1, max(n, 2) if n > 1 else 2, key="step_slider", on_change=slid, disabled=n == 1)
+    nxt.button("Next", icon=":material/chevron_right:", icon_position="right", on_click=go, args=(1,), disabled=step_no >= n, width="stretch")
+    play.button("Pause" if st.session_state.get("playing") else "Play", on_click=toggle_play,
+                icon=":material/pause:" if st.session_state.get("playing") else ":material/play_arrow:",
+                disabled=step_no >= n and not st.session_state.get("playing"), width="stretch")
+    speed.selectbox("Speed", list(SPEEDS), key="speed", label_visibility="collapsed")
+
+    step = training.steps[step_no - 1]
+    st.header(f"Step {step_no} of {n}:  {step.left} + {step.right} → {step.new_token}", anchor=False)
+
+    table, complete = session.candidates(key, training, step_no, st.session_state.get("show_all", False))
+    tied = [c for c in step.candidates if c.score == step.score]
+
+    left, right = st.columns([5, 6])
+    with left:
+        st.markdown(f"##### {tables.formula(algorithm)}")
+        st.markdown(f"## {tables.arithmetic(step, algorithm)}")
+        st.markdown(
+            f"count(`{step.left} {step.right}`) = {step.pair_count:,} · count(`{step.left}`) = {step.left_count:,} · "
+            f"count(`{step.right}`) = {step.right_count:,}  (occurrences in the current splits, weighted by word counts)"
+        )
+        if step.ties > 1:
+            st.warning(tables.tie_sentence(step, training.config.tie_break, tied), icon="⚖️")
+        else:
+            st.success(tables.tie_sentence(step, training.config.tie_break, tied))
+        metrics = st.columns(4)
+        for col, (label, value) in zip(metrics, tables.step_summary(step).items()):
+            col.metric(label, value)
+    with right:
+        top = table.head(12)
+        value = "score" if algorithm == "wordpiece" else "count(ab)"
+        label = "shown" if algorithm == "wordpiece" else None
+        top = top.assign(shown=[e if len(e) <= 9 else tables.fmt_score(v) for e, v in zip(top["exact"], top["score"])]) \
+            if algorithm == "wordpiece" else top
+        st.altair_chart(charts.candidates_bar(top, value, f"Top {len(top)} candidates by {name} score", label),
+                        width="stretch")
+
+    st.subheader("Candidates at this step", anchor=False)
+    tabs = st.tabs([f"{name} ranking", "BPE view of the same pairs"] if algorithm == "wordpiece"
+                   else [f"{name} ranking"])
+    with tabs[0]:
+        size = st.segmented_control("Show", ["top 10", "top 25", "all"], default="top 10", key="cand_rows")
+        st.session_state["show_all"] = size == "all"
+        rows = table if size == "all" else table.head(10 if size == "top 10" else 25)
+        st.dataframe(rows, hide_index=True, width="stretch",
+                     column_config={"score": st.column_config.NumberColumn(format="%.5g"),
+                                    "Δ log-likelihood": st.column_config.NumberColumn(format="%+.3f"),
+                                    "score × |V| (seed 003)": st.column_config.NumberColumn(format="%.4g")})
+        scope = "every pair" if complete else f"the top {len(table)} pairs the trainer recorded (choose *all* to recount every pair)"
+        st.caption(f"{len(table):,} candidates shown from {scope}. Click a column header to sort.")
+    if algorithm == "wordpiece":
+        with tabs[1]:
+            bpe_pick = table.sort_values(["count(ab)", "rank"], ascending=[False, True]).iloc[0]
+            where = "of all pairs" if complete else f"among these {len(table)} pairs"
+            st.markdown(
+                f"BPE would merge **{bpe_pick['pair']}** (count {bpe_pick['count(ab)']:,}, the most frequent {where}); "
+                f"WordPiece merges **{step.left} + {step.right}** (count {step.pair_count:,}) because dividing by "
+                f"count(a) × count(b) penalises pairs made of common tokens."
+            )
+            view = table.sort_values(["count(ab)", "rank"], ascending=[False, True]).head(12)
+            st.altair_chart(charts.candidates_bar(view, "count(ab)", "The same pairs by raw count (BPE's score)",
+                                                  highlight=bpe_pick["pair"]), width="stretch")
+
+    st.subheader("The corpus before → after", anchor=False)
+    change, touched = tables.corpus_change(training, step_no, CORPUS_ROWS)
+    st.caption(f"The merge touched {touched:,} distinct word(s)"
+               + (f"; the {CORPUS_ROWS} most frequent are shown." if touched > CORPUS_ROWS else ".")
+               + " Dashed: the pair that merges; solid: the new token.")
+    st.markdown(chips.before_after_rows(change.to_dict("records"), step.left, step.right, step.new_token),
+                unsafe_allow_html=True)
+
+    vocab_col, notes_col = st.columns([4, 6])
+    with vocab_col:
+        st.subheader("Vocabulary so far", anchor=False)
+        vocab = session.vocab_table(key, training)
+        so_far = vocab[vocab["added at step"] <= step_no].iloc[::-1]
+        st.caption(f"{len(so_far):,} tokens after step {step_no}; newest first, ★ = added by this step.")
+        so_far = so_far.assign(new=so_far["added at step"].map(lambda s: "★" if s == step_no else ""))
+        st.dataframe(so_far[["new", "id", "token", "added at step", "kind"]], hide_index=True,
+                     width="stretch", height=320)
+    with notes_col:
+        st.subheader("Teaching notes", anchor=False)
+        for note in notes.for_step(settings.corpus, training, step):
+            st.markdown(note)
+
+    st.subheader("Over all steps", anchor=False)
+    frame = session.steps_table(key, training)
+    c1, c2, c3 = st.columns(3)
+    c1.altair_chart(charts.over_steps(frame, "score" if algorithm == "wordpiece" else "count(ab)",
+                                      "Chosen score per step" if algorithm == "wordpiece" else "Chosen count per step",
+                                      step_no, log=True), width="stretch")
+    c2.altair_chart(charts.over_steps(frame, "vocabulary", "Vocabulary size", step_no,
+                                      start=len(training.initial_vocab)), width="stretch")
+    c3.altair_chart(charts.over_steps(frame, "tokens per word", "Average tokens per word", step_no,
+                                      start=tables.start_tokens_per_word(training)), width="stretch")
+
+
+session.share_box(settings, step=st.session_state["step_value"])
+step_view()
+
+st.subheader("Downloads", anchor=False)
+files = session.downloads(key, training, settings.normalizer, settings.pre_tokenizer)
+stem = f"{settings.corpus}-{algorithm}-{settings.vocab_size}"
+cols = st.columns(5)
+for col, (fname, mime) in zip(cols, [("trace.csv", "text/csv"), ("trace.jsonl", "application/jsonl"),
+                                     ("vocab.txt", "text/plain"), ("merges.txt", "text/plain"),
+                                     ("tokenizer.json", "application/json")]):
+    col.download_button(fname, icon=":material/download:", data=files[fname], file_name=f"{stem}-{fname}", mime=mime,
+                        width="stretch", on_click="ignore")
+if algorithm == "wordpiece":
+    st.caption("merges.txt lists WordPiece's merges in training order; WordPiece encodes with the vocabulary alone.")

@@ -1,0 +1,82 @@
+"""Altair charts of trace DataFrames (built by tables.py). Colours are Okabe–Ito,
+readable by colour-blind viewers and on light and dark backgrounds."""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+
+CHOSEN = "#D55E00"  # vermillion: the merge taken
+TIED = "#E69F00"  # orange: tied with it, not taken
+OTHER = "#0072B2"  # blue: the rest
+BPE_PICK = "#009E73"  # bluish green: what BPE would take
+MAX_LINE_POINTS = 1500
+
+
+def _status(frame: pd.DataFrame, best_col: str) -> pd.Series:
+    best = frame[best_col].max()
+    status = frame[best_col].apply(lambda v: "tied" if v == best else "other")
+    status.iloc[0] = "chosen"
+    return status
+
+
+def candidates_bar(frame: pd.DataFrame, value: str, title: str, label: str | None = None,
+                   highlight: str | None = None) -> alt.Chart:
+    """Horizontal bars of the candidates (best first); the chosen pair in vermillion, ties in orange.
+
+    `highlight` names a pair to mark instead (the BPE view marks BPE's own pick).
+    """
+    data = frame.copy()
+    data["status"] = _status(data, value) if highlight is None else data["pair"].map(
+        lambda p: "BPE's pick" if p == highlight else ("WordPiece's pick" if p == frame["pair"].iloc[0] else "other"))
+    data["label"] = data[label] if label else data[value].map(lambda v: f"{v:,}")
+    domain = ["chosen", "tied", "other"] if highlight is None else ["BPE's pick", "WordPiece's pick", "other"]
+    colours = [CHOSEN, TIED, OTHER] if highlight is None else [BPE_PICK, CHOSEN, OTHER]
+    order = list(data["pair"]) if highlight is None else list(data.sort_values(value, ascending=False, kind="stable")["pair"])
+    base = alt.Chart(data).properties(height=alt.Step(30)).encode(
+        y=alt.Y("pair:N", sort=order, title=None, axis=alt.Axis(labelFontSize=15, labelLimit=260)),
+        x=alt.X(field=value, type="quantitative", title=value, axis=alt.Axis(labelFontSize=12, titleFontSize=13)),
+        tooltip=[alt.Tooltip(field=c, type="nominal" if c in ("pair", "exact") else "quantitative")
+                 for c in ["rank", "pair", "count(ab)", "count(a)", "count(b)", "exact", "score"] if c in data.columns],
+    )
+    bars = base.mark_bar().encode(
+        color=alt.Color("status:N", scale=alt.Scale(domain=domain, range=colours),
+                        legend=alt.Legend(orient="bottom", title=None, labelFontSize=13)),
+    )
+    text = base.mark_text(align="left", dx=4, fontSize=14).encode(text="label:N")
+    return alt.layer(bars, text, title=title)
+
+
+def _thin(frame: pd.DataFrame) -> pd.DataFrame:
+    if len(frame) <= MAX_LINE_POINTS:
+        return frame
+    every = -(-len(frame) // MAX_LINE_POINTS)
+    keep = frame.iloc[::every]
+    return pd.concat([keep, frame.iloc[[-1]]]).drop_duplicates("step")
+
+
+def over_steps(frame: pd.DataFrame, value: str, title: str, current: int, log: bool = False,
+               start: float | None = None) -> alt.Chart:
+    """A line of `value` per step with the current step marked (long traces are thinned to 1,500 points)."""
+    data = _thin(frame[["step", value]])
+    if start is not None:
+        data = pd.concat([pd.DataFrame({"step": [0], value: [start]}), data])
+    scale = alt.Scale(type="log") if log and (data[value] > 0).all() else alt.Scale(zero=False)
+    line = alt.Chart(data, title=title).mark_line(point=len(data) <= 60, color=OTHER).encode(
+        x=alt.X("step:Q", title="step"),
+        y=alt.Y(field=value, type="quantitative", title=value, scale=scale),
+        tooltip=[alt.Tooltip(field="step", type="quantitative"), alt.Tooltip(field=value, type="quantitative")],
+    )
+    rule = alt.Chart(pd.DataFrame({"step": [current]})).mark_rule(color=CHOSEN, strokeWidth=2).encode(x="step:Q")
+    return (line + rule).properties(height=220)
+
+
+def length_histogram(lengths: pd.DataFrame, title: str) -> alt.Chart:
+    """Token lengths (characters, without ##) as bars; `lengths` has columns length, tokens, kind."""
+    return alt.Chart(lengths, title=title).mark_bar().encode(
+        x=alt.X("length:O", title="characters"),
+        y=alt.Y("tokens:Q", title="tokens"),
+        color=alt.Color("kind:N", scale=alt.Scale(range=[OTHER, TIED, CHOSEN, BPE_PICK])),
+        xOffset="kind:N",
+        tooltip=["kind", "length", "tokens"],
+    ).properties(height=240)

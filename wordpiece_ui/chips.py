@@ -1,0 +1,80 @@
+"""Tokens as HTML chips (for st.markdown with unsafe_allow_html). Every token is escaped.
+
+Colours: Okabe–Ito, with a solid border as well as a fill so meaning never rests on hue
+alone; text keeps the theme's colour, so chips read on light and dark backgrounds.
+"""
+
+from __future__ import annotations
+
+import html
+
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442")
+STYLE = """
+<style>
+.wpl-row {display:flex; flex-wrap:wrap; align-items:center; gap:.35rem; margin:.15rem 0 .45rem 0;}
+.wpl-word {font-weight:600; min-width:7rem; font-size:1.05rem;}
+.wpl-count {opacity:.7; font-size:.9rem; min-width:3.5rem;}
+.wpl-chip {font-family:ui-monospace, SFMono-Regular, Menlo, monospace; font-size:1.1rem; padding:.1rem .4rem;
+  border:1px solid rgba(128,128,128,.55); border-radius:.35rem; white-space:pre;}
+.wpl-pair {border:2px dashed #E69F00; background:rgba(230,159,0,.18);}
+.wpl-new {border:2px solid #D55E00; background:rgba(213,94,0,.20); font-weight:700;}
+.wpl-arrow {opacity:.7; font-size:1.2rem; padding:0 .3rem;}
+.wpl-special {border-style:dotted; opacity:.8;}
+.wpl-unk {border:2px solid #CC79A7; background:rgba(204,121,167,.25);}
+.wpl-text {line-height:2.4; font-size:1.15rem;}
+.wpl-text .wpl-chip {margin-right:.05rem;}
+.wpl-legend {font-size:.9rem; opacity:.85;}
+</style>
+"""
+
+
+def esc(text: str) -> str:
+    return html.escape(text, quote=True)
+
+
+def chip(token: str, css: str = "", title: str | None = None, colour: int | None = None) -> str:
+    style = ""
+    if colour is not None:
+        c = PALETTE[colour % len(PALETTE)]
+        style = f' style="border-color:{c}; background:{c}33; border-width:2px"'
+    tip = f' title="{esc(title)}"' if title else ""
+    return f'<span class="wpl-chip {css}"{style}{tip}>{esc(token)}</span>'
+
+
+def split_with_pair(symbols: list[str], left: str, right: str) -> str:
+    """A split with every (left, right) occurrence that will merge highlighted."""
+    out = []
+    i = 0
+    while i < len(symbols):
+        if i + 1 < len(symbols) and symbols[i] == left and symbols[i + 1] == right:
+            out.append(chip(symbols[i], "wpl-pair") + chip(symbols[i + 1], "wpl-pair"))
+            i += 2
+        else:
+            out.append(chip(symbols[i]))
+            i += 1
+    return "".join(out)
+
+
+def split_with_new(symbols: list[str], new_token: str) -> str:
+    return "".join(chip(t, "wpl-new" if t == new_token else "") for t in symbols)
+
+
+def before_after_rows(rows: list[dict], left: str, right: str, new_token: str) -> str:
+    """Rows of word, count, split before (pair marked) → split after (new token marked)."""
+    parts = [STYLE]
+    for r in rows:
+        parts.append(
+            '<div class="wpl-row">'
+            f'<span class="wpl-word">{esc(r["word"])}</span>'
+            f'<span class="wpl-count">×{r["count"]:,}</span>'
+            f'{split_with_pair(r["before"], left, right)}'
+            '<span class="wpl-arrow">→</span>'
+            f'{split_with_new(r["after"], new_token)}'
+            "</div>"
+        )
+    return "".join(parts)
+
+
+def token_cloud(tokens: list[str], new_token: str | None) -> str:
+    return STYLE + '<div class="wpl-row">' + "".join(
+        chip(t, "wpl-new" if t == new_token else "") for t in tokens) + "</div>"

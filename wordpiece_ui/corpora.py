@@ -1,0 +1,127 @@
+"""The corpora the app offers: the embedded samples, pasted text and uploaded files.
+
+Every corpus becomes word counts (the trainers' input) through `wordpiece_core`;
+this module only knows where the text comes from and states the limits. Problems
+come back as `WordPieceError` with a sentence a person can act on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+
+from wordpiece_core.corpus import TextSettings, count_text, decode_text, parse_word_counts
+from wordpiece_core.errors import WordPieceError
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SAMPLES_DIR = os.path.join(ROOT, "sample_corpora")
+CUSTOM_IDS = ("paste", "upload")
+MAX_UPLOAD_MB = 20  # also server.maxUploadSize in .streamlit/config.toml
+MAX_PASTE_CHARS = 1_000_000
+MAX_WORD_TYPES = 200_000
+
+
+@dataclass(frozen=True)
+class SampleCorpus:
+    id: str
+    file: str
+    title: str
+    description: str
+    vocab_size: int
+    normalizer: str
+    pre_tokenizer: str
+    specials: str
+    min_frequency: int
+
+    @property
+    def is_word_counts(self) -> bool:
+        return self.file.endswith(".tsv")
+
+
+@dataclass(frozen=True)
+class WordCounts:
+    """A corpus ready to train on: its words in order of first appearance, and a digest."""
+
+    name: str
+    counts: tuple[tuple[str, int], ...]
+    digest: str  # of the source bytes and the text settings: the cache key
+
+    @property
+    def types(self) -> int:
+        return len(self.counts)
+
+    @property
+    def tokens(self) -> int:
+        return sum(n for _, n in self.counts)
+
+
+@lru_cache(maxsize=1)
+def samples() -> tuple[SampleCorpus, ...]:
+    with open(os.path.join(SAMPLES_DIR, "catalog.json"), encoding="utf-8") as fh:
+        return tuple(SampleCorpus(**entry) for entry in json.load(fh))
+
+
+def sample_by_id(corpus_id: str) -> SampleCorpus | None:
+    return next((s for s in samples() if s.id == corpus_id), None)
+
+
+def sample_bytes(corpus_id: str) -> bytes:
+    sample = sample_by_id(corpus_id)
+    if sample is None:
+        raise WordPieceError(f"there is no sample corpus called '{corpus_id}'")
+    with open(os.path.join(SAMPLES_DIR, sample.file), "rb") as fh:
+        return fh.read()
+
+
+def digest(data: bytes, *parts: object) -> str:
+    h = hashlib.sha256(data)
+    for p in parts:
+        h.update(b"\x00" + str(p).encode("utf-8"))
+    return h.hexdigest()[:20]
+
+
+def word_counts_from_bytes(data: bytes, name: str, is_tsv: bool, settings: TextSettings) -> WordCounts:
+    """Decode, then count words (text) or parse ``word<TAB>count`` lines (TSV)."""
+    if len(data) > MAX_UPLOAD_MB * 1024 * 1024:
+        raise WordPieceError(
+            f"{name} is {len(data) / 1024 / 1024:.1f} MB; the limit is {MAX_UPLOAD_MB} MB. "
+            "Upload a sample of it, or a .tsv of word counts (much smaller for the same text)."
+        )
+    if not data.strip():
+        raise WordPieceError(f"{name} is empty: there are no words to train on")
+    text = decode_text(data, name)
+    counts = parse_word_counts(text, name) if is_tsv else count_text(text, settings)
+    if not counts:
+        raise WordPieceError(f"{name} has no words once {'parsed' if is_tsv else 'pre-tokenized'}")
+    if len(counts) > MAX_WORD_TYPES:
+        raise WordPieceError(
+            f"{name} has {len(counts):,} distinct words; the app trains on at most {MAX_WORD_TYPES:,}. "
+            "The command line (python -m wordpiece_core train) has no such limit."
+        )
+    key = digest(data, is_tsv, settings.normalizer, settings.pre_tokenizer, settings.add_prefix_space)
+    return WordCounts(name, tuple(counts.items()), key)
+
+
+def load_sample(corpus_id: str, settings: TextSettings) -> WordCounts:
+    sample = sample_by_id(corpus_id)
+    if sample is None:
+        raise WordPieceError(f"there is no sample corpus called '{corpus_id}'")
+    return word_counts_from_bytes(sample_bytes(corpus_id), sample.title, sample.is_word_counts, settings)
+
+
+def load_paste(text: str, settings: TextSettings) -> WordCounts:
+    if len(text) > MAX_PASTE_CHARS:
+        raise WordPieceError(
+            f"the pasted text has {len(text):,} characters; the limit is {MAX_PASTE_CHARS:,}. Upload it as a file instead."
+        )
+    return word_counts_from_bytes(text.encode("utf-8"), "the pasted text", False, settings)
+
+
+def load_upload(name: str, data: bytes, settings: TextSettings) -> WordCounts:
+    lower = name.lower()
+    if not lower.endswith((".txt", ".tsv", ".text")):
+        raise WordPieceError(f"{name}: upload a .txt file (plain text) or a .tsv of word<TAB>count lines")
+    return word_counts_from_bytes(data, name, lower.endswith(".tsv"), settings)

@@ -1,0 +1,129 @@
+"""The settings every page shares, and their URL form (the shareable-link contract).
+
+Query parameters: ``corpus``, ``algorithm`` (wordpiece | bpe), ``vocab_size``,
+``normalizer``, ``pre_tokenizer``, ``tie_break`` (first | hf), ``min_frequency``,
+``specials`` (bert | unk | none | endoftext) and, on the Train page, ``step``.
+A missing parameter takes the corpus' suggested value; a bad one is replaced by
+that value and reported in words, never an error page.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Mapping
+
+from wordpiece_core.normalizers import NORMALIZERS
+from wordpiece_core.pre_tokenizers import PRE_TOKENIZERS
+
+from .corpora import CUSTOM_IDS, SampleCorpus, sample_by_id, samples
+
+ALGORITHMS = ("wordpiece", "bpe")
+TIE_BREAKS = ("first", "hf")
+SPECIALS = {
+    "bert": ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"),
+    "unk": ("[UNK]",),
+    "endoftext": ("<|endoftext|>",),
+    "none": (),
+}
+SPECIALS_LABELS = {
+    "bert": "[PAD] [UNK] [CLS] [SEP] [MASK]",
+    "unk": "[UNK]",
+    "endoftext": "<|endoftext|>",
+    "none": "none",
+}
+MAX_VOCAB = 50_000
+MAX_MIN_FREQUENCY = 1_000_000
+
+
+@dataclass(frozen=True)
+class Settings:
+    corpus: str = "course-toy"
+    algorithm: str = "wordpiece"
+    vocab_size: int = 30
+    normalizer: str = "none"
+    pre_tokenizer: str = "whitespace"
+    tie_break: str = "first"
+    min_frequency: int = 0
+    specials: str = "none"
+
+    @property
+    def special_tokens(self) -> tuple[str, ...]:
+        return SPECIALS[self.specials]
+
+    def to_query(self) -> dict[str, str]:
+        return {
+            "corpus": self.corpus,
+            "algorithm": self.algorithm,
+            "vocab_size": str(self.vocab_size),
+            "normalizer": self.normalizer,
+            "pre_tokenizer": self.pre_tokenizer,
+            "tie_break": self.tie_break,
+            "min_frequency": str(self.min_frequency),
+            "specials": self.specials,
+        }
+
+    def with_algorithm(self, algorithm: str) -> Settings:
+        return replace(self, algorithm=algorithm)
+
+
+def defaults_for(corpus_id: str) -> Settings:
+    """The suggested settings of a corpus (custom corpora get the English paragraphs' ones)."""
+    sample = sample_by_id(corpus_id) or sample_by_id("english-paragraphs")
+    assert sample is not None
+    return Settings(
+        corpus=corpus_id,
+        vocab_size=sample.vocab_size,
+        normalizer=sample.normalizer,
+        pre_tokenizer=sample.pre_tokenizer,
+        min_frequency=sample.min_frequency,
+        specials=sample.specials,
+    )
+
+
+def _int(text: str, low: int, high: int) -> int | None:
+    try:
+        value = int(str(text).strip())
+    except ValueError:
+        return None
+    return value if low <= value <= high else None
+
+
+def from_query(params: Mapping[str, str]) -> tuple[Settings, int | None, list[str]]:
+    """Settings and step from query parameters, plus a human message per parameter ignored."""
+    problems: list[str] = []
+    corpus = params.get("corpus", "course-toy")
+    known = {s.id for s in samples()} | set(CUSTOM_IDS)
+    if corpus not in known:
+        problems.append(f"there is no sample corpus called '{corpus}'; showing the course's toy words")
+        corpus = "course-toy"
+    base = defaults_for(corpus)
+    values: dict[str, object] = {}
+    choices = {
+        "algorithm": ALGORITHMS,
+        "normalizer": tuple(NORMALIZERS),
+        "pre_tokenizer": tuple(PRE_TOKENIZERS),
+        "tie_break": TIE_BREAKS,
+        "specials": tuple(SPECIALS),
+    }
+    for key, allowed in choices.items():
+        if key in params:
+            if params[key] in allowed:
+                values[key] = params[key]
+            else:
+                problems.append(f"{key}='{params[key]}' is not one of {', '.join(allowed)}; using {getattr(base, key)}")
+    numbers = {"vocab_size": (1, MAX_VOCAB), "min_frequency": (0, MAX_MIN_FREQUENCY)}
+    for key, (low, high) in numbers.items():
+        if key in params:
+            value = _int(params[key], low, high)
+            if value is None:
+                problems.append(f"{key}='{params[key]}' must be a whole number from {low:,} to {high:,}; using {getattr(base, key)}")
+            else:
+                values[key] = value
+    step = None
+    if "step" in params:
+        step = _int(params["step"], 0, 10_000_000)
+        if step is None:
+            problems.append(f"step='{params['step']}' must be a whole number; starting at step 1")
+    return replace(base, **values), step, problems  # type: ignore[arg-type]
+
+

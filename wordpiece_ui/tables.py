@@ -1,0 +1,153 @@
+"""Trace records → pandas DataFrames and display strings (no Streamlit here).
+
+Every number comes from the core's records; nothing is counted or scored here
+beyond arithmetic on recorded totals (tokens per word after each step).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pandas as pd
+
+from wordpiece_core.replay import words_around
+from wordpiece_core.trace import TIE_RULES, Candidate, MergeStep, Training
+
+
+def fmt_score(x: float) -> str:
+    """0.05 → '0.05', 1/36 → '0.0278', tiny values in scientific form, counts with separators."""
+    if x == 0:
+        return "0"
+    if abs(x) >= 1:
+        return f"{x:,.0f}" if float(x).is_integer() else f"{x:,.2f}"
+    if abs(x) >= 0.001:
+        return f"{x:.4f}".rstrip("0").rstrip(".")
+    return f"{x:.3g}"
+
+
+def fmt_exact(score: Fraction) -> str:
+    return str(score.numerator) if score.denominator == 1 else f"{score.numerator}/{score.denominator}"
+
+
+def arithmetic(step: MergeStep | Candidate, algorithm: str) -> str:
+    """The score written out with the step's numbers: '5 / (20 × 5) = 1/20 = 0.05'."""
+    if algorithm == "bpe":
+        return f"count({step.left} {step.right}) = {step.pair_count:,}"
+    exact = fmt_exact(step.score)
+    shown = fmt_score(float(step.score))
+    sign = "=" if Fraction(shown) == step.score else "≈"
+    return f"{step.pair_count:,} / ({step.left_count:,} × {step.right_count:,}) = {exact} {sign} {shown}"
+
+
+def formula(algorithm: str) -> str:
+    if algorithm == "bpe":
+        return "score = count(a b), the number of times the pair occurs"
+    return "score = count(a b) / (count(a) × count(b))"
+
+
+def tie_sentence(step: MergeStep, tie_break: str, tied: list[Candidate]) -> str:
+    if step.ties <= 1:
+        return "No tie: this pair's score is strictly the best."
+    names = ", ".join(f"{c.left} + {c.right}" for c in tied[:12])
+    more = f" and {step.ties - len(tied[:12])} more" if step.ties > len(tied[:12]) else ""
+    return (
+        f"{step.ties}-way tie at {fmt_exact(step.score)}: {names}{more}. "
+        f"The rule ('{tie_break}') takes {TIE_RULES[tie_break]}."
+    )
+
+
+def steps_frame(training: Training) -> pd.DataFrame:
+    """One row per merge, with the running tokens-per-word."""
+    initial_tokens = sum(len(training.initial_split(w)) * n for w, n in zip(training.words, training.counts))
+    words = max(1, sum(training.counts))
+    rows = []
+    tokens = initial_tokens
+    for s in training.steps:
+        tokens -= s.merged_count
+        rows.append(
+            {
+                "step": s.step,
+                "merge": f"{s.left} + {s.right}",
+                "new token": s.new_token,
+                "count(ab)": s.pair_count,
+                "count(a)": s.left_count,
+                "count(b)": s.right_count,
+                "score": float(s.score),
+                "exact": fmt_exact(s.score),
+                "ties": s.ties,
+                "vocabulary": s.vocab_size,
+                "tokens per word": tokens / words,
+                "Δ log-likelihood": s.loglik_delta,
+                "merged": s.merged_count,
+                "words touched": len(s.words_touched),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def start_tokens_per_word(training: Training) -> float:
+    initial = sum(len(training.initial_split(w)) * n for w, n in zip(training.words, training.counts))
+    return initial / max(1, sum(training.counts))
+
+
+def candidates_frame(candidates: list[Candidate] | tuple[Candidate, ...], algorithm: str) -> pd.DataFrame:
+    """The candidate table: rank, pair, the score's parts, the score, and the BPE view."""
+    rows = []
+    for c in candidates:
+        rows.append(
+            {
+                "rank": c.rank,
+                "pair": f"{c.left} + {c.right}",
+                "new token": c.new_token,
+                "count(ab)": c.pair_count,
+                "count(a)": c.left_count,
+                "count(b)": c.right_count,
+                "score": float(c.score),
+                "exact": fmt_exact(c.score),
+                "score × |V| (seed 003)": c.scaled_score,
+                "Δ log-likelihood": c.loglik_delta,
+            }
+        )
+    frame = pd.DataFrame(rows)
+    if frame.empty:
+        return frame
+    # BPE's order of the same pairs: by raw count; equal counts keep the trainer's order.
+    frame["BPE rank"] = frame["count(ab)"].rank(method="first", ascending=False).astype(int)
+    if algorithm == "bpe":
+        frame = frame.drop(columns=["score × |V| (seed 003)", "BPE rank", "exact"])
+    return frame
+
+
+def vocab_frame(training: Training) -> pd.DataFrame:
+    """Every token of the final vocabulary with the step that added it (0 = at the start)."""
+    specials = set(training.config.special_tokens)
+    rows = [
+        {"id": i, "token": t, "added at step": 0, "kind": "special" if t in specials else "alphabet"}
+        for i, t in enumerate(training.initial_vocab)
+    ]
+    next_id = len(rows)
+    for s in training.steps:
+        if not s.new_token_existed:
+            rows.append({"id": next_id, "token": s.new_token, "added at step": s.step, "kind": "merge"})
+            next_id += 1
+    return pd.DataFrame(rows)
+
+
+def corpus_change(training: Training, step: int, limit: int) -> tuple[pd.DataFrame, int]:
+    """The words a merge touched (most frequent first), split before and after; and how many it touched."""
+    s = training.steps[step - 1]
+    touched = sorted(s.words_touched, key=lambda i: (-training.counts[i], i))
+    shown = touched[:limit]
+    rows = []
+    for i, (before, after) in zip(shown, words_around(training, step, shown)):
+        rows.append({"word": training.words[i], "count": training.counts[i], "before": before, "after": after})
+    return pd.DataFrame(rows), len(touched)
+
+
+def step_summary(step: MergeStep) -> dict[str, str]:
+    return {
+        "merged": f"{step.merged_count:,}",
+        "words": f"{len(step.words_touched):,}",
+        "vocabulary": f"{step.vocab_size:,}",
+        "Δ log L": f"{step.loglik_delta:+.2f}",
+    }
