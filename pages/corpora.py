@@ -1,4 +1,40 @@
+"""Corpora and notes: what each sample corpus is, and where the seeds disagree."""
+
 import streamlit as st
 
-st.title("corpora")
-st.info("Coming soon.")
+from wordpiece_ui import session
+from wordpiece_ui.corpora import MAX_PASTE_CHARS, MAX_UPLOAD_MB, MAX_WORD_TYPES
+
+settings = st.session_state["settings"]
+session.sync_url(settings)
+st.title("Corpora and notes")
+
+st.subheader("Sample corpora", anchor=False)
+st.caption("Pick one in the sidebar, or open it on the Train page with its suggested settings.")
+st.dataframe(session.samples_table(), hide_index=True, width="stretch",
+             column_config={"open": st.column_config.LinkColumn("open", display_text="Train on it")})
+st.markdown(
+    f"**Your own text**: paste up to {MAX_PASTE_CHARS:,} characters, or upload a UTF-8 `.txt` file (one document per line) "
+    f"or a `.tsv` of `word<TAB>count` lines, up to {MAX_UPLOAD_MB} MB and {MAX_WORD_TYPES:,} distinct words. "
+    "Binary, empty or non-UTF-8 files are refused with the reason and the position of the first bad byte."
+)
+
+st.subheader("Where the seeds disagree", anchor=False)
+st.markdown("""
+The app is built from five seed documents: the Hugging Face course's WordPiece (seed 000) and BPE (seed 002)
+sections, two WordPiece tutorials (seeds 001 and 003) and a likelihood derivation (seed 004).
+
+| question | what the seeds do | what this app does |
+|---|---|---|
+| the score | count(ab) / (count(a) × count(b)) in seeds 000, 001, 004; seed 003 multiplies it by the vocabulary size | the plain score; seed 003's product is a column (*score × \\|V\\|*): it scales a step's scores alike, so the winner is the same |
+| ties | the course takes the first best pair it meets; Hugging Face's BpeTrainer the smallest ids | a setting (*Tie-break*), and every step says how many pairs tied |
+| the course's toy step 3 | the prose says `hu` + `##g` (1/15) | the numbers give `hu` + `##gs` 1/15 and `hu` + `##g` 2/45; `hu` + `##gs` is merged |
+| seed 003's example | (q, ##u) scores 29 | `##u` also occurs in *jumps*: count(##u) = 2, so 1 × 29 / (1 × 2) |
+| seed 004's example | count(e) = 11; merges (l, ##o) at 1/7 | count(e) = 17; (w, ##i) and (##i, ##d) score 1/3 and win; its code's 20-token output matches ours |
+| Hugging Face's `WordPieceTrainer` | called WordPiece | it is BPE with the `##` prefix (it ranks by count); see *BPE vs WordPiece* |
+| minimum frequency | seeds 001 and 004 drop rare pairs | a setting (*Min pair frequency*) |
+""")
+st.markdown(
+    "Every step also records the **exact** change of the corpus' unigram log-likelihood (seed 004's derivation), "
+    "shown beside the score on the Train page, so you can see where the score's approximation picks a different pair."
+)

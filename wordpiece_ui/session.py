@@ -178,7 +178,7 @@ def corpus(settings: Settings) -> WordCounts | None:
 # ---------------------------------------------------------------- training
 
 
-def config_for(settings: Settings, algorithm: str | None = None, prefix: str | None = "##") -> TrainerConfig:
+def config_for(settings: Settings, algorithm: str | None = None, prefix: str | None = None) -> TrainerConfig:
     algorithm = algorithm or settings.algorithm
     return TrainerConfig(
         algorithm=algorithm,  # type: ignore[arg-type]
@@ -209,7 +209,7 @@ def _train(digest: str, config: TrainerConfig, _counts: tuple[tuple[str, int], .
 
 
 def training(settings: Settings, counts: WordCounts, algorithm: str | None = None,
-             prefix: str | None = "##") -> Training | None:
+             prefix: str | None = None) -> Training | None:
     """The cached training for these settings (a progress bar shows while it runs)."""
     config = config_for(settings, algorithm, prefix)
     try:
@@ -257,3 +257,21 @@ def downloads(key: str, _training: Training, normalizer: str, pre_tokenizer: str
     files.setdefault("merges.txt", "".join(f"{s.left} {s.right}\n" for s in _training.steps))
     files["trace.csv"] = tables.steps_frame(_training).to_csv(index=False)
     return files
+
+
+@st.cache_data(show_spinner=False)
+def samples_table() -> pd.DataFrame:
+    """One row per sample corpus: what it is, its size, and a link that opens it on the Train page."""
+    rows = []
+    for s in samples():
+        counts = _sample_counts(s.id, s.normalizer, s.pre_tokenizer)
+        rows.append({
+            "corpus": s.title,
+            "id": s.id,
+            "description": s.description,
+            "distinct words": counts.types,
+            "words": counts.tokens,
+            "suggested vocabulary": s.vocab_size,
+            "open": "./?" + urlencode(defaults_for(s.id).to_query()),
+        })
+    return pd.DataFrame(rows)
