@@ -1,5 +1,7 @@
 """Train step by step: one merge at a time, with the arithmetic, the candidates and the corpus."""
 
+import functools
+
 import streamlit as st
 
 from wordpiece_ui import charts, chips, notes, session, tables
@@ -89,7 +91,7 @@ def step_view() -> None:
             st.warning(tables.tie_sentence(step, training.config.tie_break, tied), icon="⚖️")
         else:
             st.success(tables.tie_sentence(step, training.config.tie_break, tied))
-        metrics = st.columns(4)
+        metrics = st.columns(3)
         for col, (label, value) in zip(metrics, tables.step_summary(step).items()):
             col.metric(label, value)
     with right:
@@ -98,8 +100,7 @@ def step_view() -> None:
         label = "shown" if algorithm == "wordpiece" else None
         top = top.assign(shown=[e if len(e) <= 9 else tables.fmt_score(v) for e, v in zip(top["exact"], top["score"])]) \
             if algorithm == "wordpiece" else top
-        st.altair_chart(charts.candidates_bar(top, value, f"Top {len(top)} candidates by {name} score", label),
-                        width="stretch")
+        session.chart(charts.candidates_bar(top, value, f"Top {len(top)} candidates by {name} score", label))
 
     st.subheader("Candidates at this step", anchor=False)
     tabs = st.tabs([f"{name} ranking", "BPE view of the same pairs"] if algorithm == "wordpiece"
@@ -124,8 +125,8 @@ def step_view() -> None:
                 f"count(a) × count(b) penalises pairs made of common tokens."
             )
             view = table.sort_values(["count(ab)", "rank"], ascending=[False, True]).head(12)
-            st.altair_chart(charts.candidates_bar(view, "count(ab)", "The same pairs by raw count (BPE's score)",
-                                                  highlight=bpe_pick["pair"]), width="stretch")
+            session.chart(charts.candidates_bar(view, "count(ab)", "The same pairs by raw count (BPE's score)",
+                                                highlight=bpe_pick["pair"]))
 
     st.subheader("The corpus before → after", anchor=False)
     change, touched = tables.corpus_change(training, step_no, CORPUS_ROWS)
@@ -150,28 +151,29 @@ def step_view() -> None:
             st.markdown(note)
 
     st.subheader("Over all steps", anchor=False)
-    frame = session.steps_table(key, training)
     c1, c2, c3 = st.columns(3)
-    c1.altair_chart(charts.over_steps(frame, "score" if algorithm == "wordpiece" else "count(ab)",
-                                      "Chosen score per step" if algorithm == "wordpiece" else "Chosen count per step",
-                                      step_no, log=True), width="stretch")
-    c2.altair_chart(charts.over_steps(frame, "vocabulary", "Vocabulary size", step_no,
-                                      start=len(training.initial_vocab)), width="stretch")
-    c3.altair_chart(charts.over_steps(frame, "tokens per word", "Average tokens per word", step_no,
-                                      start=tables.start_tokens_per_word(training)), width="stretch")
+    chosen = ("score", "Chosen score per step") if algorithm == "wordpiece" else ("count(ab)", "Chosen count per step")
+    with c1:
+        session.chart(charts.mark_step(session.steps_chart(key, *chosen, True, None, training), step_no))
+    with c2:
+        session.chart(charts.mark_step(session.steps_chart(key, "vocabulary", "Vocabulary size", False,
+                                                           len(training.initial_vocab), training), step_no))
+    with c3:
+        session.chart(charts.mark_step(session.steps_chart(key, "tokens per word", "Average tokens per word", False,
+                                                           tables.start_tokens_per_word(training), training), step_no))
 
 
 session.share_box(settings, step=st.session_state["step_value"])
 step_view()
 
 st.subheader("Downloads", anchor=False)
-files = session.downloads(key, training, settings.normalizer, settings.pre_tokenizer)
 stem = f"{settings.corpus}-{algorithm}-{settings.vocab_size}"
 cols = st.columns(5)
 for col, (fname, mime) in zip(cols, [("trace.csv", "text/csv"), ("trace.jsonl", "application/jsonl"),
                                      ("vocab.txt", "text/plain"), ("merges.txt", "text/plain"),
                                      ("tokenizer.json", "application/json")]):
-    col.download_button(fname, icon=":material/download:", data=files[fname], file_name=f"{stem}-{fname}", mime=mime,
-                        width="stretch", on_click="ignore")
+    col.download_button(fname, icon=":material/download:", file_name=f"{stem}-{fname}", mime=mime, width="stretch",
+                        on_click="ignore", data=functools.partial(session.download_file, key, training,
+                                                                  settings.normalizer, settings.pre_tokenizer, fname))
 if algorithm == "wordpiece":
     st.caption("merges.txt lists WordPiece's merges in training order; WordPiece encodes with the vocabulary alone.")

@@ -55,20 +55,36 @@ def _thin(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([keep, frame.iloc[[-1]]]).drop_duplicates("step")
 
 
-def over_steps(frame: pd.DataFrame, value: str, title: str, current: int, log: bool = False,
-               start: float | None = None) -> alt.Chart:
-    """A line of `value` per step with the current step marked (long traces are thinned to 1,500 points)."""
+def over_steps(frame: pd.DataFrame, value: str, title: str, log: bool = False,
+               start: float | None = None) -> dict:
+    """A line of `value` per step, as a Vega-Lite spec (long traces thinned to 1,500 points).
+
+    Returned as a dict so a viewer can cache it and add the current-step marker with
+    `mark_step` without rebuilding (and re-validating) the whole chart at every step.
+    """
     data = _thin(frame[["step", value]])
     if start is not None:
         data = pd.concat([pd.DataFrame({"step": [0], value: [start]}), data])
     scale = alt.Scale(type="log") if log and (data[value] > 0).all() else alt.Scale(zero=False)
-    line = alt.Chart(data, title=title).mark_line(point=len(data) <= 60, color=OTHER).encode(
+    line = alt.Chart(data).mark_line(point=len(data) <= 60, color=OTHER).encode(
         x=alt.X("step:Q", title="step"),
         y=alt.Y(field=value, type="quantitative", title=value, scale=scale),
         tooltip=[alt.Tooltip(field="step", type="quantitative"), alt.Tooltip(field=value, type="quantitative")],
     )
-    rule = alt.Chart(pd.DataFrame({"step": [current]})).mark_rule(color=CHOSEN, strokeWidth=2).encode(x="step:Q")
-    return (line + rule).properties(height=220)
+    rule = alt.Chart(pd.DataFrame({"step": [0]})).mark_rule(color=CHOSEN, strokeWidth=2).encode(x="step:Q")
+    return alt.layer(line, rule, title=title).properties(height=220).to_dict()
+
+
+def mark_step(spec: dict, step: int) -> dict:
+    """The chart from `over_steps` with its marker moved to `step` (a shallow copy)."""
+    layers = list(spec["layer"])
+    layers[1] = {**layers[1], "data": {"values": [{"step": step}]}}
+    return {**spec, "layer": layers}
+
+
+def spec(chart: alt.TopLevelMixin) -> dict:
+    """An Altair chart as a Vega-Lite dict, without re-validating the schema (built by code, not users)."""
+    return chart.to_dict(validate=False)
 
 
 def length_histogram(lengths: pd.DataFrame, title: str) -> alt.Chart:

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import threading
 from urllib.parse import urlencode
 
 import pandas as pd
@@ -24,7 +25,7 @@ from wordpiece_core.pre_tokenizers import PRE_TOKENIZERS
 from wordpiece_core.replay import candidates_at
 from wordpiece_core.trace import TrainerConfig, Training
 
-from . import tables
+from . import charts, tables
 from .corpora import (MAX_PASTE_CHARS, MAX_UPLOAD_MB, WordCounts, load_paste, load_sample, load_upload,
                       sample_by_id, samples)
 from .settings import (ALGORITHMS, MAX_MIN_FREQUENCY, MAX_VOCAB, SPECIALS, SPECIALS_LABELS, TIE_BREAKS, Settings,
@@ -225,14 +226,28 @@ def training_key(counts: WordCounts, config: TrainerConfig) -> str:
     return f"{counts.digest}|{config}"
 
 
-@st.cache_data(show_spinner=False, max_entries=24)
+# Tables and charts derived from a training are shared like the training itself
+# (never mutated by the pages), so a step change does not unpickle them again.
+
+
+@st.cache_resource(show_spinner=False, max_entries=24)
 def steps_table(key: str, _training: Training) -> pd.DataFrame:
     return tables.steps_frame(_training)
 
 
-@st.cache_data(show_spinner=False, max_entries=24)
+@st.cache_resource(show_spinner=False, max_entries=24)
 def vocab_table(key: str, _training: Training) -> pd.DataFrame:
     return tables.vocab_frame(_training)
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def steps_chart(key: str, value: str, title: str, log: bool, start: float | None, _training: Training) -> dict:
+    return charts.over_steps(steps_table(key, _training), value, title, log=log, start=start)
+
+
+def chart(spec: dict | object) -> None:
+    """Show an Altair chart (or its Vega-Lite dict) across the column."""
+    st.vega_lite_chart(spec if isinstance(spec, dict) else charts.spec(spec), width="stretch")
 
 
 @st.cache_data(show_spinner="Recounting every pair at this step…", max_entries=64)
@@ -248,15 +263,29 @@ def candidates(key: str, training: Training, step: int, show_all: bool) -> tuple
     return tables.candidates_frame(s.candidates, training.config.algorithm), False
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
-def downloads(key: str, _training: Training, normalizer: str, pre_tokenizer: str) -> dict[str, str]:
-    """File name → content: the files the command line writes, plus the trace as CSV."""
+_FILES: dict[str, dict[str, str]] = {}
+_FILES_LOCK = threading.Lock()
+
+
+def download_file(key: str, training: Training, normalizer: str, pre_tokenizer: str, name: str) -> str:
+    """One file of a training's download set, built on the first click (not on every rerun).
+
+    The set is what the command line writes (tokenizer.json, vocab.txt, trace.jsonl, …),
+    plus merges.txt for WordPiece (its merges in order) and the trace as CSV.
+    Called by st.download_button outside the script run, so no Streamlit calls here.
+    """
     from wordpiece_core.formats import output_files
 
-    files = output_files(_training, normalizer, pre_tokenizer)
-    files.setdefault("merges.txt", "".join(f"{s.left} {s.right}\n" for s in _training.steps))
-    files["trace.csv"] = tables.steps_frame(_training).to_csv(index=False)
-    return files
+    with _FILES_LOCK:
+        files = _FILES.get(key)
+        if files is None:
+            files = output_files(training, normalizer, pre_tokenizer)
+            files.setdefault("merges.txt", "".join(f"{s.left} {s.right}\n" for s in training.steps))
+            files["trace.csv"] = tables.steps_frame(training).to_csv(index=False)
+            if len(_FILES) >= 4:
+                _FILES.pop(next(iter(_FILES)))
+            _FILES[key] = files
+    return files[name]
 
 
 @st.cache_data(show_spinner=False)

@@ -146,8 +146,7 @@ def corpus_change(training: Training, step: int, limit: int) -> tuple[pd.DataFra
 
 def step_summary(step: MergeStep) -> dict[str, str]:
     return {
-        "merged": f"{step.merged_count:,}",
-        "words": f"{len(step.words_touched):,}",
+        "merged (× count)": f"{step.merged_count:,}",
+        "words touched": f"{len(step.words_touched):,}",
         "vocabulary": f"{step.vocab_size:,}",
-        "Δ log L": f"{step.loglik_delta:+.2f}",
     }

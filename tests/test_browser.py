@@ -1,0 +1,127 @@
+"""Browser tests: Debian's Chromium (driven by Playwright) against a real `streamlit run`.
+
+Each test loads a page, uses it, asserts there is no Streamlit exception box and no
+JavaScript page error, and saves a screenshot under artifacts/screenshots/.
+"""
+
+import os
+
+import pytest
+
+from browser import CHROMIUM, CHROMIUM_ARGS, SHOTS, StreamlitServer, wait_idle
+
+playwright = pytest.importorskip("playwright.sync_api")
+if not os.path.exists(CHROMIUM):
+    pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium); .ci/run installs it", allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def server():
+    os.makedirs(SHOTS, exist_ok=True)
+    s = StreamlitServer()
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with playwright.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1440, "height": 2400})
+    pg = context.new_page()
+    pg.errors = []
+    pg.on("pageerror", lambda e: pg.errors.append(str(e)))
+    yield pg
+    context.close()
+
+
+def check(page, name):
+    wait_idle(page)
+    page.screenshot(path=os.path.join(SHOTS, f"{name}.png"), full_page=True)
+    assert page.locator('[data-testid="stException"]').count() == 0, page.locator('[data-testid="stException"]').first.inner_text()
+    assert not page.errors, page.errors
+
+
+def header(page):
+    return page.locator("h2").filter(has_text="Step ").first.inner_text()
+
+
+def test_shared_link_opens_step_1_of_the_toy_corpus(server, page):
+    page.goto(server.url + "/?corpus=course-toy&algorithm=wordpiece&step=1")
+    page.get_by_text("##g + ##s → ##gs").first.wait_for(timeout=60_000)
+    check(page, "train-step-1")
+    assert "Step 1 of 9" in header(page)
+    assert page.get_by_text("5 / (20 × 5) = 1/20 = 0.05").count() >= 1
+
+
+def test_shared_link_step_2_shows_the_tie_and_next_moves_on(server, page):
+    page.goto(server.url + "/?corpus=course-toy&algorithm=wordpiece&step=2")
+    page.get_by_text("6-way tie at 1/36").first.wait_for(timeout=60_000)
+    assert page.get_by_text("15 / (15 × 36) = 1/36 ≈ 0.0278").count() >= 1
+    check(page, "train-step-2-tie")
+    page.get_by_role("button", name="Next").click()
+    page.get_by_text("hu + ##gs → hugs").first.wait_for(timeout=30_000)
+    check(page, "train-step-3")
+    assert "step=3" in page.url
+    page.get_by_role("button", name="Prev").click()
+    page.get_by_text("h + ##u → hu").first.wait_for(timeout=30_000)
+    assert "step=2" in page.url
+
+
+def test_slider_keyboard_and_play(server, page):
+    page.goto(server.url + "/?corpus=course-toy&algorithm=wordpiece&step=1")
+    page.get_by_text("##g + ##s → ##gs").first.wait_for(timeout=60_000)
+    page.get_by_role("slider").first.focus()
+    page.keyboard.press("ArrowRight")
+    page.get_by_text("h + ##u → hu").first.wait_for(timeout=30_000)
+    page.get_by_role("button", name="Play").click()
+    page.get_by_text("Step 4 of 9").first.wait_for(timeout=30_000)
+    page.get_by_role("button", name="Pause").click()
+    wait_idle(page)
+    check(page, "train-after-play")
+
+
+def test_sidebar_settings_are_kept_across_pages(server, page):
+    page.goto(server.url + "/?corpus=course-toy&algorithm=bpe&step=1")
+    page.get_by_text("u + g → ug").first.wait_for(timeout=60_000)
+    check(page, "train-bpe")
+    page.get_by_role("link", name="Corpora and notes").click()
+    page.get_by_text("Sample corpora").first.wait_for(timeout=30_000)
+    check(page, "corpora")
+    assert "algorithm=bpe" in page.url
+    page.get_by_role("link", name="Train step by step").click()
+    page.get_by_text("u + g → ug").first.wait_for(timeout=30_000)
+    check(page, "train-bpe-again")
+
+
+@pytest.mark.parametrize("path,name", [("/compare", "compare"), ("/playground", "playground"),
+                                       ("/?corpus=wordfreq-de&step=100", "train-german")])
+def test_every_page_loads(server, page, path, name):
+    page.goto(server.url + path)
+    wait_idle(page)
+    page.wait_for_timeout(1500)
+    check(page, name)
+
+
+def test_downloads_are_built_on_click(server, page, tmp_path):
+    page.goto(server.url + "/?corpus=course-toy&algorithm=wordpiece&step=1")
+    page.get_by_text("##g + ##s → ##gs").first.wait_for(timeout=60_000)
+    got = {}
+    for name in ["trace.csv", "vocab.txt", "merges.txt", "tokenizer.json"]:
+        with page.expect_download(timeout=30_000) as info:
+            page.get_by_role("button", name=name).click()
+        path = tmp_path / name
+        info.value.save_as(path)
+        got[name] = path.read_text(encoding="utf-8")
+    assert got["vocab.txt"].split("\n")[:7] == ["##g", "##n", "##s", "##u", "b", "h", "p"]
+    assert got["merges.txt"].split("\n")[0] == "##g ##s"
+    assert got["trace.csv"].split("\n")[1].startswith("1,##g + ##s,##gs,5,20,5,0.05,1/20,1")
+    import json
+    assert json.loads(got["tokenizer.json"])["model"]["type"] == "WordPiece"
+    check(page, "train-downloads")
