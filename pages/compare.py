@@ -1,4 +1,116 @@
+"""BPE vs WordPiece: the same corpus and settings, both trainings side by side."""
+
 import streamlit as st
 
-st.title("compare")
-st.info("Coming soon.")
+from wordpiece_ui import charts, chips, compare, session
+from wordpiece_ui.corpora import sample_by_id
+
+MAX_HELDOUT = 5_000
+URL_TEXT_LIMIT = 1_000
+
+session.require_navigation()
+settings = st.session_state["settings"]
+st.title("BPE vs WordPiece")
+st.caption("Both trained on the same corpus with the sidebar's settings. Tokens are matched by their letters: "
+           "WordPiece's `##ug` and BPE's `ug` count as the same token (plain BPE does not mark word-internal pieces).")
+
+sample = sample_by_id(settings.corpus)
+session.keep("hf", False, bool)
+session.keep("heldout", sample.heldout if sample else "")
+st.toggle("Also show what Hugging Face's WordPieceTrainer learns (BPE with the ## prefix)", key="hf",
+          on_change=session.remember, args=("hf",))
+
+counts = session.corpus(settings)
+runs = session.trained_pair(settings, counts, st.session_state["hf"]) if counts else {}
+if not runs:
+    st.stop()
+trainings = {name: t for name, (_, t) in runs.items()}
+bpe, wp = trainings["BPE"], trainings["WordPiece"]
+
+timeline, first_diff = compare.timelines(trainings)
+shared = compare.shared_steps("BPE", bpe, "WordPiece", wp)
+ov = compare.overlap(bpe, wp)
+m = st.columns(5)
+m[0].metric("BPE merges", f"{len(bpe.steps):,}")
+m[1].metric("WordPiece merges", f"{len(wp.steps):,}")
+m[2].metric("first different step", "never" if first_diff is None else f"{first_diff:,}")
+m[3].metric("shared tokens", f"{ov.shared:,}")
+m[4].metric("Jaccard overlap", f"{ov.jaccard:.2f}")
+
+st.subheader("Merge timelines, aligned by step", anchor=False)
+if first_diff is not None:
+    st.markdown(f"The algorithms agree up to step {first_diff - 1:,}; **step {first_diff:,}** is the first whose new "
+                "tokens differ (marked ◆). The *… in …* columns say when the other algorithm learned the same token.")
+marked = timeline.assign(**{"": ["◆" if s == first_diff else "" for s in timeline["step"]]})
+st.dataframe(marked[[""] + [c for c in marked.columns if c != ""]], hide_index=True, width="stretch", height=360)
+
+st.subheader("Follow a token", anchor=False)
+left, right = st.columns([2, 3])
+with left:
+    options = list(shared.sort_values("WordPiece")["token"]) if len(shared) else []
+    session.keep("follow", options[0] if options else "")
+    if st.session_state["follow"] not in options:
+        st.session_state["follow"] = options[0] if options else None
+    follow = st.selectbox("A token both learned", options, key="follow", on_change=session.remember, args=("follow",))
+    if follow:
+        row = shared[shared["token"] == follow].iloc[0]
+        for name in ("BPE", "WordPiece"):
+            s = trainings[name].steps[int(row[name]) - 1]
+            st.markdown(f"**{name}** learned `{follow}` at **step {s.step:,}**: `{s.left}` + `{s.right}` "
+                        f"(count {s.pair_count:,}" + (f", score {s.score_float:.3g})" if name == "WordPiece" else ")"))
+        st.caption("Points above the diagonal were learned earlier by BPE; below it, earlier by WordPiece. "
+                   "Hover a point to see its token.")
+with right:
+    if len(shared):
+        session.chart(charts.shared_scatter(shared, "BPE", "WordPiece", follow))
+    else:
+        st.info("The two vocabularies share no merged token yet.")
+
+st.subheader("Vocabulary overlap", anchor=False)
+c1, c2, c3 = st.columns([1, 2, 2])
+c1.markdown(f"BPE: **{ov.a_size:,}** tokens  \nWordPiece: **{ov.b_size:,}**  \nshared: **{ov.shared:,}**  \n"
+            f"Jaccard = {ov.shared:,} / {ov.a_size + ov.b_size - ov.shared:,} = **{ov.jaccard:.3f}**")
+c2.caption(f"Only BPE learned ({len(ov.a_only):,})")
+c2.dataframe({"token": ov.a_only}, hide_index=True, width="stretch", height=220)
+c3.caption(f"Only WordPiece learned ({len(ov.b_only):,})")
+c3.dataframe({"token": ov.b_only}, hide_index=True, width="stretch", height=220)
+
+st.subheader("The same words, tokenized by both", anchor=False)
+tokenizers = {name: session.tokenizer(key, settings.normalizer, settings.pre_tokenizer, t) for name, (key, t) in runs.items()}
+st.text_area(f"Held-out text (not in the corpus; up to {MAX_HELDOUT:,} characters are encoded)", key="heldout",
+             on_change=session.remember, args=("heldout",), height=90)
+heldout = st.session_state["heldout"] or ""
+if len(heldout) > MAX_HELDOUT:
+    st.warning(f"The text has {len(heldout):,} characters; the first {MAX_HELDOUT:,} are encoded (your text is kept).")
+held = heldout[:MAX_HELDOUT]
+cols = st.columns(len(tokenizers))
+for col, (name, tok) in zip(cols, tokenizers.items()):
+    with col:
+        st.markdown(f"**{name}**")
+        if held.strip():
+            enc = tok.encode(held, add_special_tokens=False)
+            st.markdown(chips.over_text(held, enc.tokens, enc.offsets, enc.word_ids), unsafe_allow_html=True)
+            st.caption(f"{len(enc.tokens):,} tokens")
+rows = []
+for name, tok in tokenizers.items():
+    t = trainings[name]
+    rows.append({"tokenizer": name, "on": "corpus words"} | compare.corpus_metrics(tok, t.words, t.counts).row())
+    if held.strip():
+        rows.append({"tokenizer": name, "on": "held-out text"} | compare.text_metrics(tok, held).row())
+st.dataframe(rows, hide_index=True, width="stretch",
+             column_config={c: st.column_config.NumberColumn(format="%.2f") for c in rows[0] if c not in ("tokenizer", "on")})
+st.caption("Fertility = tokens per word; [UNK] words = words with a piece the vocabulary cannot spell; "
+           "continuation pieces = tokens after the first of their word (WordPiece writes them with ##). "
+           "Corpus figures are weighted by word counts.")
+top_words = [w for w, _ in sorted(zip(wp.words, wp.counts), key=lambda x: -x[1])[:12]]
+st.dataframe(compare.words_table(tokenizers, top_words), hide_index=True, width="stretch")
+
+st.subheader("Token lengths in each vocabulary", anchor=False)
+session.chart(charts.length_histogram(compare.length_histogram(trainings),
+                                      "Vocabulary tokens by length (letters, ## not counted), as in seed 004's chart of BERT's vocabulary"))
+
+url_extra = {"hf": "1" if st.session_state["hf"] else None,
+             "heldout": heldout if len(heldout) <= URL_TEXT_LIMIT and heldout != (sample.heldout if sample else "") else None,
+             "follow": follow or None}
+session.sync_url(settings, **url_extra)
+session.share_box(settings, "compare", **url_extra)

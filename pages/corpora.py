@@ -5,6 +5,7 @@ import streamlit as st
 from wordpiece_ui import session
 from wordpiece_ui.corpora import MAX_PASTE_CHARS, MAX_UPLOAD_MB, MAX_WORD_TYPES
 
+session.require_navigation()
 settings = st.session_state["settings"]
 session.sync_url(settings)
 st.title("Corpora and notes")

@@ -1,4 +1,145 @@
+"""Encoder playground: type text, see it tokenized live, and how each word was cut."""
+
 import streamlit as st
 
-st.title("playground")
-st.info("Coming soon.")
+from wordpiece_core.errors import WordPieceError
+from wordpiece_ui import chips, encodings, session
+from wordpiece_ui.corpora import sample_by_id
+
+MAX_TEXT = 20_000  # characters encoded live; longer text is kept, and its start is encoded
+URL_TEXT_LIMIT = 1_000
+SOURCES = {"trained": "The tokenizer trained in the sidebar", "file": "A tokenizer file (tokenizer.json or vocab.txt)"}
+
+session.require_navigation()
+settings = st.session_state["settings"]
+st.title("Encoder playground")
+sample = sample_by_id(settings.corpus)
+session.keep("source", "trained")
+session.keep("text", sample.heldout if sample else "Type something here.")
+session.keep("pair", "")
+session.keep("special", True, bool)
+if st.session_state["source"] not in SOURCES:
+    st.session_state["source"] = "trained"
+
+st.segmented_control("Tokenizer", list(SOURCES), format_func=SOURCES.get, key="source", required=True,
+                     on_change=session.remember, args=("source",))
+tokenizer, kind, label = None, None, ""
+if st.session_state["source"] == "trained":
+    counts = session.corpus(settings)
+    training = session.training(settings, counts) if counts else None
+    if training is not None:
+        key = session.training_key(counts, session.config_for(settings))
+        tokenizer = session.tokenizer(key, settings.normalizer, settings.pre_tokenizer, training)
+        kind = settings.algorithm
+        label = (f"{session.ALGORITHM_LABELS[kind]} trained on {counts.name}: {len(training.vocab):,} tokens · "
+                 f"normalizer {settings.normalizer} · pre-tokenizer {settings.pre_tokenizer}")
+else:
+    file = st.file_uploader(f"tokenizer.json (WordPiece or BPE) or a BERT vocab.txt, up to {encodings.MAX_TOKENIZER_MB} MB",
+                            type=["json", "txt"], key="tokenizer_file")
+    if file is None:
+        st.info("Choose a tokenizer file, or switch back to the tokenizer trained in the sidebar.")
+    else:
+        try:
+            tokenizer = session.uploaded_tokenizer(file.name, file.getvalue())
+            kind = tokenizer.model.kind
+            label = f"{file.name}: {kind}, {len(tokenizer.vocab):,} tokens · normalizer {tokenizer.normalizer} · pre-tokenizer {tokenizer.pre_tokenizer}"
+        except WordPieceError as exc:
+            st.error(f"Cannot use this file: {exc}")
+if tokenizer is None:
+    st.stop()
+st.caption(label)
+
+left, right = st.columns([3, 2])
+left.text_area(f"Text (the first {MAX_TEXT:,} characters are encoded)", key="text", height=120,
+               on_change=session.remember, args=("text",))
+right.text_area("Second sentence (optional: a pair, as for question answering)", key="pair", height=120,
+                on_change=session.remember, args=("pair",))
+st.toggle("Add special tokens ([CLS] … [SEP] when the vocabulary has them)", key="special",
+          on_change=session.remember, args=("special",))
+text, pair = st.session_state["text"] or "", st.session_state["pair"] or ""
+url_extra = {"source": st.session_state["source"] if st.session_state["source"] != "trained" else None,
+             "text": text if len(text) <= URL_TEXT_LIMIT else None,
+             "pair": pair if pair and len(pair) <= URL_TEXT_LIMIT else None,
+             "special": None if st.session_state["special"] else "0"}
+session.sync_url(settings, **url_extra)
+if len(text) > URL_TEXT_LIMIT:
+    st.caption(f"Texts over {URL_TEXT_LIMIT:,} characters are not put in the shareable link.")
+if not text.strip() and not pair.strip():
+    st.info("Type or paste some text above to see it encoded.")
+    st.stop()
+for name, value in (("text", text), ("second sentence", pair)):
+    if len(value) > MAX_TEXT:
+        st.warning(f"The {name} has {len(value):,} characters; the first {MAX_TEXT:,} are encoded. Your text is kept as it is.")
+a, b = text[:MAX_TEXT], pair[:MAX_TEXT] if pair.strip() else None
+
+enc = tokenizer.encode(a, b, add_special_tokens=st.session_state["special"], trace=True)
+specials = set(tokenizer.special_tokens)
+dropped = encodings.dropped_characters(a, [enc.offsets[i] for i, t in enumerate(enc.type_ids) if t == 0 and not enc.special_tokens_mask[i]])
+if b:
+    dropped += encodings.dropped_characters(b, [enc.offsets[i] for i, t in enumerate(enc.type_ids) if t == 1 and not enc.special_tokens_mask[i]])
+m = st.columns(5)
+m[0].metric("tokens", f"{len(enc.tokens):,}")
+m[1].metric("characters", f"{len(a) + len(b or ''):,}")
+m[2].metric("words", f"{len(enc.words):,}")
+m[3].metric("[UNK]", f"{encodings.unknown_count(enc):,}")
+m[4].metric("dropped characters", f"{dropped:,}", help="Characters the vocabulary cannot spell and that BPE without [UNK] drops (struck through below).")
+
+st.subheader("Tokens over the text", anchor=False)
+st.caption("Each chip is one token laid over the characters it came from (hover for the token and its id); "
+           "dotted chips are special tokens, pink ones [UNK].")
+in_a = [i for i, t in enumerate(enc.type_ids) if t == 0]
+in_b = [i for i, t in enumerate(enc.type_ids) if t == 1]
+for seq_text, idx in ((a, in_a), (b, in_b)):
+    if idx:
+        st.markdown(chips.over_text(seq_text, [enc.tokens[i] for i in idx], [enc.offsets[i] for i in idx],
+                                    [enc.ids[i] for i in idx], specials), unsafe_allow_html=True)
+ids = [i for i in enc.ids if i is not None]
+st.markdown("**ids:** `" + " ".join(str(i) if i is not None else "∅" for i in enc.ids) + "`")
+st.markdown("**decoded:** " + (f"`{tokenizer.decode(ids)}`" if ids else "(nothing)"))
+with st.expander("Token table"):
+    st.dataframe(encodings.tokens_frame(enc, [a, b or ""]), hide_index=True, width="stretch")
+
+st.subheader("How each word was cut", anchor=False)
+words = enc.words
+
+
+@st.fragment(run_every=1.0 if st.session_state.get("trace_playing") else None)
+def word_trace() -> None:
+    if not words:
+        st.info("No words (only special tokens).")
+        return
+    n = len(words)
+    if st.session_state.get("trace_playing"):
+        st.session_state["trace_word"] = st.session_state.get("trace_word", 1) % n + 1
+    st.session_state["trace_word"] = max(1, min(st.session_state.get("trace_word", 1), n))
+    c1, c2 = st.columns([6, 1], vertical_alignment="bottom")
+    if n > 1:
+        c1.slider("Word", 1, n, key="trace_word")
+    playing = st.session_state.get("trace_playing", False)
+
+    def toggle() -> None:
+        st.session_state["trace_playing"] = not playing
+
+    c2.button("Pause" if playing else "Play", icon=":material/pause:" if playing else ":material/play_arrow:",
+              on_click=toggle, width="stretch", disabled=n == 1)
+    w = words[st.session_state["trace_word"] - 1]
+    st.markdown(f"#### Word {st.session_state['trace_word']} of {n}: `{w.word}`")
+    st.markdown(encodings.word_sentence(w, kind))
+    table = encodings.scan_frame(w) if kind == "wordpiece" else encodings.merges_frame(w)
+    st.dataframe(table, hide_index=True, width="stretch")
+
+
+word_trace()
+
+if st.session_state["source"] == "trained":
+    st.subheader("BPE and WordPiece on the same text", anchor=False)
+    runs = session.trained_pair(settings, counts)
+    cols = st.columns(2)
+    for col, (name, (key, t)) in zip(cols, runs.items()):
+        tok = session.tokenizer(key, settings.normalizer, settings.pre_tokenizer, t)
+        e = tok.encode(a, add_special_tokens=False)
+        with col:
+            st.markdown(f"**{name}**: {len(e.tokens):,} tokens, {encodings.unknown_count(e)} [UNK]")
+            st.markdown(chips.over_text(a, e.tokens, e.offsets, e.ids, set(tok.special_tokens)), unsafe_allow_html=True)
+
+session.share_box(settings, "playground", **url_extra)

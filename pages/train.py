@@ -9,6 +9,7 @@ from wordpiece_ui import charts, chips, notes, session, tables
 SPEEDS = {"1 step/s": 1.0, "slow (2 s)": 2.0, "fast (0.4 s)": 0.4}
 CORPUS_ROWS = 12
 
+session.require_navigation()
 settings = st.session_state["settings"]
 st.title("Train step by step")
 counts = session.corpus(settings)

@@ -61,14 +61,18 @@ class WordPieceModel:
     kind = "wordpiece"
 
     def __init__(self, vocab: dict[str, int], unk_token: str = "[UNK]", prefix: str = "##",
-                 max_input_chars_per_word: int = 100) -> None:
+                 max_input_chars_per_word: int = 100, strict_unk: bool = True) -> None:
         self.vocab = vocab
         self.unk_token = unk_token
         self.prefix = prefix
         self.max_chars = max_input_chars_per_word
+        # Hugging Face refuses to encode an uncoverable word when [UNK] is missing from the
+        # vocabulary; with strict_unk=False the word still becomes [UNK] (with no id), which
+        # is what a viewer wants to show for a toy vocabulary without special tokens.
+        self.strict_unk = strict_unk
 
     def _unk(self, word: str, scan: tuple[ScanStep, ...], reason: str) -> WordResult:
-        if self.unk_token not in self.vocab:
+        if self.strict_unk and self.unk_token not in self.vocab:
             raise WordPieceError(
                 f"the word {word[:40]!r} cannot be covered and the vocabulary has no {self.unk_token} token"
             )

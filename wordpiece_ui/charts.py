@@ -96,3 +96,27 @@ def length_histogram(lengths: pd.DataFrame, title: str) -> alt.Chart:
         xOffset="kind:N",
         tooltip=["kind", "length", "tokens"],
     ).properties(height=240)
+
+
+def shared_scatter(frame: pd.DataFrame, a: str, b: str, selected: str | None) -> alt.Chart:
+    """Each shared token at (its step in a, its step in b); the diagonal = learned at the same step.
+
+    Hovering a point shows the token; the followed token is drawn large in vermillion.
+    """
+    data = frame.assign(followed=frame["token"] == selected)
+    top = int(max(frame[a].max(), frame[b].max())) if len(frame) else 1
+    hover = alt.selection_point(on="pointerover", fields=["token"], empty=False, nearest=True)
+    points = alt.Chart(data).mark_circle().encode(
+        x=alt.X(field=a, type="quantitative", title=f"step in {a}", scale=alt.Scale(domain=[0, top])),
+        y=alt.Y(field=b, type="quantitative", title=f"step in {b}", scale=alt.Scale(domain=[0, top])),
+        color=alt.condition(alt.datum.followed, alt.value(CHOSEN), alt.value(OTHER)),
+        size=alt.when(alt.datum.followed).then(alt.value(220)).when(hover).then(alt.value(140)).otherwise(alt.value(40)),
+        tooltip=[alt.Tooltip(field="token", type="nominal"), alt.Tooltip(field=a, type="quantitative"),
+                 alt.Tooltip(field=b, type="quantitative")],
+    ).add_params(hover)
+    labels = alt.Chart(data).mark_text(dx=8, align="left", fontSize=14, fontWeight="bold").encode(
+        x=alt.X(field=a, type="quantitative"), y=alt.Y(field=b, type="quantitative"), text="token:N",
+    ).transform_filter(alt.datum.followed)
+    diagonal = alt.Chart(pd.DataFrame({a: [0, top], b: [0, top]})).mark_line(color="#999999", strokeDash=[4, 4]).encode(
+        x=alt.X(field=a, type="quantitative"), y=alt.Y(field=b, type="quantitative"))
+    return alt.layer(diagonal, points, labels, title="When each shared token was learned").properties(height=380)

@@ -23,6 +23,8 @@ STYLE = """
 .wpl-unk {border:2px solid #CC79A7; background:rgba(204,121,167,.25);}
 .wpl-text {line-height:2.4; font-size:1.15rem;}
 .wpl-text .wpl-chip {margin-right:.05rem;}
+.wpl-gap {display:inline-block; width:.8rem;}
+.wpl-skipped {text-decoration:line-through; opacity:.6;}
 .wpl-legend {font-size:.9rem; opacity:.85;}
 </style>
 """
@@ -78,3 +80,40 @@ def before_after_rows(rows: list[dict], left: str, right: str, new_token: str) -
 def token_cloud(tokens: list[str], new_token: str | None) -> str:
     return STYLE + '<div class="wpl-row">' + "".join(
         chip(t, "wpl-new" if t == new_token else "") for t in tokens) + "</div>"
+
+
+def _gap(text: str) -> str:
+    """Text between tokens: whitespace as a visible gap (line breaks kept), anything else as is."""
+    if text.strip():
+        return f'<span class="wpl-skipped" title="not part of any token">{esc(text)}</span>'
+    return "<br>" * text.count("\n") if "\n" in text else '<span class="wpl-gap"></span>'
+
+
+def over_text(text: str, tokens: list[str], offsets: list[tuple[int, int]], ids: list | None = None,
+              specials: set[str] | frozenset[str] = frozenset(), unk: str = "[UNK]") -> str:
+    """The original text with each token's span drawn as a chip (hover: the token and its id).
+
+    Special tokens (no span) appear as dotted chips where they occur; pieces that share
+    characters with the previous token (byte-level pieces of one character) show the token.
+    """
+    parts = [STYLE, '<div class="wpl-text" dir="auto">']
+    pos = 0
+    for i, (tok, (s, e)) in enumerate(zip(tokens, offsets)):
+        tip = f"{tok} · id {ids[i]}" if ids is not None and ids[i] is not None else tok
+        if s == e:  # added by the post-processor: no characters behind it
+            parts.append(chip(tok, "wpl-special", tip))
+            continue
+        if s > pos:
+            parts.append(_gap(text[pos:s]))
+        shown = text[s:e] if s >= pos else tok
+        if tok == unk:
+            parts.append(chip(shown, "wpl-unk", f"[UNK] for {text[s:e]!r}"))
+        elif tok in specials:
+            parts.append(chip(shown, "wpl-special", tip))
+        else:
+            parts.append(chip(shown, "", tip, colour=i))
+        pos = max(pos, e)
+    if pos < len(text):
+        parts.append(_gap(text[pos:]))
+    parts.append("</div>")
+    return "".join(parts)

@@ -35,6 +35,7 @@ class SampleCorpus:
     pre_tokenizer: str
     specials: str
     min_frequency: int
+    heldout: str = ""  # a sentence not in the corpus, for the Compare page
 
     @property
     def is_word_counts(self) -> bool:

@@ -38,6 +38,23 @@ ALGORITHM_LABELS = {"wordpiece": "WordPiece", "bpe": "BPE"}
 CUSTOM_LABELS = {"paste": "Paste your own text…", "upload": "Upload a file (.txt or .tsv)…"}
 
 
+def require_navigation() -> None:
+    """Make sure app.py's st.navigation runs this session's pages.
+
+    A fresh server decides, before any script has called st.navigation, that an app with
+    a `pages/` folder uses the old pages-directory mode; the first visitor of a shared
+    link such as /compare would then get pages/compare.py alone, without app.py's
+    sidebar. st.navigation switches the mode off, but only once it has run. Called first
+    by app.py and by every page: in the old mode it switches it off and reruns, and the
+    rerun goes through app.py to the page the URL names.
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
 def _key(field: str) -> str:
     return f"s_{field}"
 
@@ -60,6 +77,8 @@ def _apply_corpus_defaults() -> None:
     for field in ("vocab_size", "normalizer", "pre_tokenizer", "min_frequency", "specials"):
         st.session_state[_key(field)] = getattr(d, field)
     st.session_state["step_value"] = 1
+    for key in ("heldout", "keep_heldout", "follow", "keep_follow"):
+        st.session_state.pop(key, None)
 
 
 def _reset_step() -> None:
@@ -108,6 +127,29 @@ def sidebar() -> Settings:
     for problem in st.session_state.get("url_problems", []):
         sb.warning(f"Link: {problem}")
     return Settings(**{f: st.session_state[_key(f)] for f in FIELDS})
+
+
+def keep(key: str, default: object, kind: type = str) -> None:
+    """Prepare a page widget's state: from the URL on the session's first visit, then
+    remembered across page switches (Streamlit forgets widgets that are not drawn).
+    Pass `on_change=remember, args=(key,)` to the widget."""
+    store = "keep_" + key
+    if store not in st.session_state:
+        raw = st.query_params.get(key) if not st.session_state.get(f"_url_used_{key}") else None
+        st.session_state[f"_url_used_{key}"] = True
+        if raw is None:
+            value = default
+        elif kind is bool:
+            value = raw not in ("0", "false", "no", "")
+        else:
+            value = raw
+        st.session_state[store] = value
+    if key not in st.session_state:
+        st.session_state[key] = st.session_state[store]
+
+
+def remember(key: str) -> None:
+    st.session_state["keep_" + key] = st.session_state[key]
 
 
 def page_url(settings: Settings, page: str = "", **extra: object) -> str:
@@ -304,3 +346,34 @@ def samples_table() -> pd.DataFrame:
             "open": "./?" + urlencode(defaults_for(s.id).to_query()),
         })
     return pd.DataFrame(rows)
+
+
+@st.cache_resource(show_spinner=False, max_entries=24)
+def tokenizer(key: str, normalizer: str, pre_tokenizer: str, _training: Training):
+    """The trained tokenizer (the one its tokenizer.json describes), ready to encode."""
+    from wordpiece_core.formats import tokenizer_from_training
+
+    tok = tokenizer_from_training(_training, normalizer, pre_tokenizer)
+    tok.model.strict_unk = False  # a vocabulary without [UNK] still shows unknown words as [UNK]
+    return tok
+
+
+def trained_pair(settings: Settings, counts: WordCounts, hf_variant: bool = False) -> dict[str, tuple[str, Training]]:
+    """Name → (cache key, training) for BPE and WordPiece (and BPE with ##) on the same settings."""
+    out: dict[str, tuple[str, Training]] = {}
+    wanted = [("BPE", "bpe", None), ("WordPiece", "wordpiece", "##")]
+    if hf_variant:
+        wanted.append(("HF WordPieceTrainer (BPE with ##)", "bpe", "##"))
+    for name, algorithm, prefix in wanted:
+        t = training(settings, counts, algorithm, prefix)
+        if t is None:
+            return {}
+        out[name] = (training_key(counts, config_for(settings, algorithm, prefix)), t)
+    return out
+
+
+@st.cache_resource(show_spinner="Loading the tokenizer…", max_entries=4)
+def uploaded_tokenizer(name: str, data: bytes):
+    from .encodings import load_uploaded_tokenizer
+
+    return load_uploaded_tokenizer(name, data)

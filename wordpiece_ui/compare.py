@@ -1,0 +1,170 @@
+"""Two trainings side by side: timelines, shared tokens, overlap and encoding metrics.
+
+Plain BPE marks no word-internal pieces while WordPiece writes them as ``##ug``, so
+tokens are matched by their letters (the prefix dropped): WordPiece's ``##ug`` and
+BPE's ``ug`` are "the same token". With the ``##`` variant of BPE (what Hugging Face's
+WordPieceTrainer trains) the match is exact as well.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+import pandas as pd
+
+from wordpiece_core.pipeline import Tokenizer
+from wordpiece_core.trace import Training
+
+
+def surface(token: str, prefix: str | None) -> str:
+    return token[len(prefix):] if prefix and token.startswith(prefix) else token
+
+
+def learned_at(training: Training) -> dict[str, int]:
+    """Letters of each token a merge made → the first step that made it."""
+    prefix = training.config.prefix
+    out: dict[str, int] = {}
+    for s in training.steps:
+        out.setdefault(surface(s.new_token, prefix), s.step)
+    return out
+
+
+def timelines(trainings: dict[str, Training]) -> tuple[pd.DataFrame, int | None]:
+    """One row per step: each algorithm's merge, and where the other one learned the same token.
+
+    Returns the table and the first step whose new tokens differ (None if they never do).
+    """
+    names = list(trainings)
+    steps = {n: learned_at(t) for n, t in trainings.items()}
+    longest = max(len(t.steps) for t in trainings.values())
+    rows = []
+    first_diff = None
+    for i in range(longest):
+        row: dict[str, object] = {"step": i + 1}
+        made = []
+        for n in names:
+            t = trainings[n]
+            if i < len(t.steps):
+                s = t.steps[i]
+                row[n] = f"{s.left} + {s.right} → {s.new_token}"
+                made.append(surface(s.new_token, t.config.prefix))
+            else:
+                row[n] = ""
+                made.append(None)
+        same = len(set(made)) == 1 and made[0] is not None
+        if not same and first_diff is None:
+            first_diff = i + 1
+        row["same token"] = "✓" if same else ""
+        for n, tok in zip(names, made):
+            for other in names:
+                if other != n:
+                    at = steps[other].get(tok) if tok else None
+                    row[f"{n} token in {other}"] = f"step {at}" if at else "—"
+        rows.append(row)
+    return pd.DataFrame(rows), first_diff
+
+
+def shared_steps(a_name: str, a: Training, b_name: str, b: Training) -> pd.DataFrame:
+    """Tokens both learned by merging, with the step in each."""
+    sa, sb = learned_at(a), learned_at(b)
+    rows = [{"token": tok, a_name: sa[tok], b_name: sb[tok]} for tok in sa if tok in sb]
+    return pd.DataFrame(rows, columns=["token", a_name, b_name])
+
+
+@dataclass(frozen=True)
+class Overlap:
+    a_only: list[str]
+    b_only: list[str]
+    shared: int
+    a_size: int
+    b_size: int
+
+    @property
+    def jaccard(self) -> float:
+        union = self.a_size + self.b_size - self.shared
+        return self.shared / union if union else 1.0
+
+
+def overlap(a: Training, b: Training) -> Overlap:
+    """Vocabulary overlap by letters (the ``##`` of continuation pieces dropped)."""
+    va = {surface(t, a.config.prefix) for t in a.vocab}
+    vb = {surface(t, b.config.prefix) for t in b.vocab}
+    return Overlap(sorted(va - vb), sorted(vb - va), len(va & vb), len(va), len(vb))
+
+
+def _unknown(result, tokenizer: Tokenizer) -> bool:
+    if result.unknown:
+        return True
+    unk = getattr(tokenizer.model, "unk_token", None) or "[UNK]"
+    covered = sum(e - s for s, e in result.spans)
+    return unk in result.tokens or covered < len(result.word)
+
+
+@dataclass
+class Metrics:
+    words: int = 0
+    tokens: int = 0
+    chars: int = 0
+    unknown_words: int = 0
+    continuation: int = 0
+
+    def add(self, result, tokenizer: Tokenizer, weight: int = 1) -> None:
+        self.words += weight
+        self.tokens += weight * len(result.tokens)
+        self.chars += weight * len(result.word)
+        self.unknown_words += weight * _unknown(result, tokenizer)
+        self.continuation += weight * max(0, len(result.tokens) - 1)
+
+    def row(self) -> dict[str, float]:
+        return {
+            "tokens per word (fertility)": self.tokens / self.words if self.words else 0.0,
+            "[UNK] words (%)": 100 * self.unknown_words / self.words if self.words else 0.0,
+            "characters per token": self.chars / self.tokens if self.tokens else 0.0,
+            "continuation pieces (%)": 100 * self.continuation / self.tokens if self.tokens else 0.0,
+            "word-initial pieces (%)": 100 * (self.tokens - self.continuation) / self.tokens if self.tokens else 0.0,
+        }
+
+
+def corpus_metrics(tokenizer: Tokenizer, words: tuple[str, ...], counts: tuple[int, ...]) -> Metrics:
+    """Metrics over the training words (already normalized and pre-tokenized), weighted by count."""
+    m = Metrics()
+    for w, n in zip(words, counts):
+        m.add(tokenizer.model.tokenize(w), tokenizer, n)
+    return m
+
+
+def text_metrics(tokenizer: Tokenizer, text: str) -> Metrics:
+    m = Metrics()
+    for wt in tokenizer.encode(text, add_special_tokens=False).words:
+        m.add(wt.result, tokenizer)
+    return m
+
+
+def words_table(tokenizers: dict[str, Tokenizer], words: list[str]) -> pd.DataFrame:
+    rows = []
+    for w in words:
+        row = {"word": w}
+        for name, tok in tokenizers.items():
+            row[name] = " ".join(tok.model.tokenize(w).tokens)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def length_histogram(trainings: dict[str, Training]) -> pd.DataFrame:
+    """Vocabulary token lengths (letters, prefix dropped) by algorithm and kind (seed 004's chart)."""
+    rows = []
+    for name, t in trainings.items():
+        prefix = t.config.prefix
+        specials = set(t.config.special_tokens)
+        counter: Counter[tuple[str, int]] = Counter()
+        for tok in t.vocab:
+            if tok in specials:
+                continue
+            if prefix:
+                kind = f"{name}: ## pieces" if tok.startswith(prefix) else f"{name}: word starts"
+            else:
+                kind = f"{name}: any position"
+            counter[(kind, len(surface(tok, prefix)))] += 1
+        rows += [{"kind": k, "length": n, "tokens": c} for (k, n), c in counter.items()]
+    return pd.DataFrame(rows, columns=["kind", "length", "tokens"]).sort_values(["kind", "length"])

@@ -1,0 +1,97 @@
+"""Encodings (wordpiece_core.pipeline) → tables and sentences for the playground."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+import pandas as pd
+
+from wordpiece_core.errors import WordPieceError
+from wordpiece_core.formats import load_tokenizer
+from wordpiece_core.pipeline import Encoding, Tokenizer, WordTrace
+
+MAX_TOKENIZER_MB = 20
+
+
+def load_uploaded_tokenizer(name: str, data: bytes) -> Tokenizer:
+    """A tokenizer.json or BERT vocab.txt from uploaded bytes (errors say what is wrong)."""
+    if not data.strip():
+        raise WordPieceError(f"{name} is empty")
+    if len(data) > MAX_TOKENIZER_MB * 1024 * 1024:
+        raise WordPieceError(f"{name} is over {MAX_TOKENIZER_MB} MB")
+    base = os.path.basename(name) or "tokenizer.json"
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, base)
+        with open(path, "wb") as fh:
+            fh.write(data)
+        try:
+            return load_tokenizer(path)
+        except WordPieceError as exc:
+            raise WordPieceError(str(exc).replace(path, name).replace(folder + os.sep, "")) from None
+
+
+def tokens_frame(enc: Encoding, texts: list[str]) -> pd.DataFrame:
+    """One row per token: id, offsets and the text they cover, word, sequence, special flag."""
+    rows = []
+    for i, tok in enumerate(enc.tokens):
+        s, e = enc.offsets[i]
+        seq = enc.type_ids[i]
+        source = texts[seq] if seq < len(texts) else texts[0]
+        rows.append({
+            "#": i,
+            "token": tok,
+            "id": enc.ids[i],
+            "offsets": f"{s}–{e}",
+            "text": source[s:e] if not enc.special_tokens_mask[i] else "",
+            "word": enc.word_ids[i],
+            "sequence": "A" if seq == 0 else "B",
+            "special": "✓" if enc.special_tokens_mask[i] else "",
+        })
+    frame = pd.DataFrame(rows, columns=["#", "token", "id", "offsets", "text", "word", "sequence", "special"])
+    return frame.astype({"id": "Int64", "word": "Int64"})
+
+
+def dropped_characters(text: str, offsets: list[tuple[int, int]]) -> int:
+    """Non-space characters no token covers (BPE without [UNK] drops unknown characters)."""
+    covered = bytearray(len(text))
+    for s, e in offsets:
+        covered[s:e] = b"\x01" * (e - s)
+    return sum(1 for i, ch in enumerate(text) if not covered[i] and not ch.isspace())
+
+
+def unknown_count(enc: Encoding, unk: str = "[UNK]") -> int:
+    return sum(1 for t in enc.tokens if t == unk)
+
+
+def scan_frame(word: WordTrace) -> pd.DataFrame:
+    """WordPiece's longest-match scan: at each position the pieces tried, longest first."""
+    rows = []
+    for step in word.result.scan:
+        for j, piece in enumerate(step.tried):
+            hit = piece == step.found and j == len(step.tried) - 1
+            rows.append({"position": step.position, "tried": piece,
+                         "in vocabulary?": "✓ taken" if hit else "✗"})
+        if step.found is None:
+            rows.append({"position": step.position, "tried": "(nothing left)", "in vocabulary?": "→ whole word is [UNK]"})
+    return pd.DataFrame(rows, columns=["position", "tried", "in vocabulary?"])
+
+
+def merges_frame(word: WordTrace) -> pd.DataFrame:
+    """BPE: the merges applied to the word, in the order applied (lowest rank first)."""
+    rows = [{"order": 0, "merge": "(start: characters)", "rank": "", "split": " ".join(word.result.initial_split)}]
+    for k, m in enumerate(word.result.merges, start=1):
+        rows.append({"order": k, "merge": f"{m.left} + {m.right} → {m.new_token}", "rank": m.rank + 1,
+                     "split": " ".join(m.split_after)})
+    return pd.DataFrame(rows)
+
+
+def word_sentence(word: WordTrace, kind: str) -> str:
+    r = word.result
+    if r.unknown:
+        return f"`{word.word}` became **[UNK]**: {r.reason}."
+    if kind == "wordpiece":
+        return (f"`{word.word}` → {' '.join(f'`{t}`' for t in r.tokens)}: at each position the longest piece in the "
+                "vocabulary is taken; later pieces carry `##`.")
+    return (f"`{word.word}` → {' '.join(f'`{t}`' for t in r.tokens)}: starting from characters, the learned merge "
+            f"with the lowest rank present is applied, {len(r.merges)} time(s).")
