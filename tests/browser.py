@@ -60,4 +60,6 @@ def wait_idle(page, timeout: float = 60_000) -> None:
                   !document.querySelector('[data-testid="stStatusWidget"]').innerText.includes('Running')""",
         timeout=timeout,
     )
-    page.wait_for_timeout(600)
+    page.wait_for_function("() => document.querySelectorAll('[data-testid=\"stSkeleton\"]').length === 0",
+                           timeout=timeout)
+    page.wait_for_timeout(800)

@@ -100,13 +100,48 @@ def test_sidebar_settings_are_kept_across_pages(server, page):
     check(page, "train-bpe-again")
 
 
-@pytest.mark.parametrize("path,name", [("/compare", "compare"), ("/playground", "playground"),
-                                       ("/?corpus=wordfreq-de&step=100", "train-german")])
-def test_every_page_loads(server, page, path, name):
-    page.goto(server.url + path)
+def test_compare_page_from_a_fresh_link(server, page):
+    page.goto(server.url + "/compare?corpus=course-toy&hf=1&heldout=hug%20mug")
+    page.get_by_text("Merge timelines, aligned by step").first.wait_for(timeout=60_000)
+    check(page, "compare-toy")
+    assert page.get_by_text("HF WordPieceTrainer (BPE with ##)").count() >= 1
+    assert page.get_by_text("first different step").count() == 1
+    page.get_by_role("link", name="Encoder playground").click()
+    page.get_by_text("How each word was cut").first.wait_for(timeout=60_000)
+    check(page, "playground-after-compare")
+
+
+def test_compare_page_on_a_real_corpus(server, page):
+    page.goto(server.url + "/compare?corpus=wordfreq-tr&vocab_size=600")
+    page.get_by_text("When each shared token was learned").first.wait_for(timeout=120_000)
+    check(page, "compare-turkish")
+
+
+def test_playground_types_text_and_steps_the_trace(server, page):
+    page.goto(server.url + "/playground?corpus=course-sentences&text=This%20is%20the%20course.")
+    page.get_by_text("How each word was cut").first.wait_for(timeout=60_000)
+    box = page.get_by_label("Text (the first 20,000 characters are encoded)")
+    box.fill("Hello 😀 wörld, 東京 שלום tokenization!")
+    box.press("Control+Enter")
+    page.get_by_text("Word 1 of").first.wait_for(timeout=30_000)
     wait_idle(page)
-    page.wait_for_timeout(1500)
-    check(page, name)
+    assert "tokenization" in page.url or "text=" in page.url
+    assert page.locator(".wpl-unk").count() >= 1
+    page.get_by_role("slider").first.focus()
+    page.keyboard.press("ArrowRight")
+    page.get_by_text("Word 2 of").first.wait_for(timeout=30_000)
+    check(page, "playground-unicode")
+
+
+def test_playground_dark_theme_is_readable(server, browser):
+    context = browser.new_context(viewport={"width": 1440, "height": 1800}, color_scheme="dark")
+    pg = context.new_page()
+    pg.errors = []
+    pg.on("pageerror", lambda e: pg.errors.append(str(e)))
+    pg.goto(server.url + "/playground?corpus=english-paragraphs&text=Students%20predicted%20the%20next%20merge.")
+    pg.get_by_text("How each word was cut").first.wait_for(timeout=60_000)
+    check(pg, "playground-dark")
+    context.close()
 
 
 def test_downloads_are_built_on_click(server, page, tmp_path):

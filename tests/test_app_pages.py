@@ -1,0 +1,179 @@
+"""AppTest for the Compare and Playground pages (issue 5): rendering, URL state, bad input."""
+
+import json
+import os
+
+import pytest
+
+from test_app import ROOT, _navigation_apps_keep_their_entry_script  # noqa: F401  (autouse fixture)
+
+AppTest = pytest.importorskip("streamlit.testing.v1").AppTest
+
+
+def page(path, **params):
+    """Open a page the way a shared link does: the first run already goes to that page."""
+    at = AppTest.from_file(os.path.join(ROOT, "app.py"), default_timeout=180)
+    for k, v in params.items():
+        at.query_params[k] = str(v)
+    at.switch_page(path).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def markdown(at):
+    return "\n".join(m.value for m in at.markdown)
+
+
+def metrics(at):
+    return {m.label: m.value for m in at.metric}
+
+
+# ---------------------------------------------------------------- compare
+
+
+def test_compare_toy_corpus_first_difference_and_overlap():
+    at = page("pages/compare.py", corpus="course-toy")
+    m = metrics(at)
+    assert m["first different step"] == "1"  # BPE: u + g; WordPiece: ##g + ##s
+    assert m["BPE merges"] == "7" and m["WordPiece merges"] == "9"
+    timeline = at.dataframe[0].value
+    assert timeline.loc[0, "BPE"] == "u + g → ug"
+    assert timeline.loc[0, "WordPiece"] == "##g + ##s → ##gs"
+    # BPE's step 3 makes hug; WordPiece made hug at its step 4 (hu + ##g), and the row says so
+    assert timeline.loc[2, "BPE"] == "h + ug → hug"
+    assert timeline.loc[2, "BPE token in WordPiece"] == "step 4"
+    assert timeline.loc[0, "BPE token in WordPiece"] == "—"  # WordPiece never learns ##ug
+    assert "Jaccard" in markdown(at)
+
+
+def test_compare_hf_variant_and_follow_are_in_the_url():
+    at = page("pages/compare.py", corpus="course-toy")
+    at.toggle(key="hf").set_value(True).run()
+    assert not at.exception
+    assert "HF WordPieceTrainer (BPE with ##)" in at.dataframe[0].value.columns
+    assert at.query_params.get("hf") in ("1", ["1"])
+    token = at.selectbox(key="follow").options[1]
+    at.selectbox(key="follow").set_value(token).run()
+    assert at.query_params.get("follow") in (token, [token])
+    assert f"learned `{token}`" in markdown(at)
+
+
+def test_compare_opens_from_a_link_with_heldout_text():
+    at = page("pages/compare.py", corpus="course-toy", heldout="hug mug", hf="1")
+    assert at.text_area(key="heldout").value == "hug mug"
+    assert at.toggle(key="hf").value is True
+    rows = [d.value for d in at.dataframe if "tokenizer" in getattr(d.value, "columns", [])]
+    assert rows, "metrics table missing"
+    held = rows[0][rows[0]["on"] == "held-out text"]
+    wp = held[held["tokenizer"] == "WordPiece"].iloc[0]
+    assert wp["[UNK] words (%)"] == 50.0  # "mug": m is not in the toy alphabet
+
+
+@pytest.mark.parametrize("corpus", ["wordfreq-de", "english-paragraphs"])
+def test_compare_real_corpora(corpus):
+    at = page("pages/compare.py", corpus=corpus)
+    assert int(metrics(at)["shared tokens"].replace(",", "")) > 10
+
+
+def test_compare_huge_heldout_text_is_cut_with_a_message():
+    at = page("pages/compare.py", corpus="course-toy")
+    at.text_area(key="heldout").set_value("hug " * 250_000).run()
+    assert not at.exception
+    assert any("first 5,000 are encoded" in w.value for w in at.warning)
+
+
+# ---------------------------------------------------------------- playground
+
+
+def test_playground_encodes_from_the_url():
+    at = page("pages/playground.py", corpus="course-toy", text="hugs bun", pair="pug")
+    m = metrics(at)
+    assert m["tokens"] == "3" and m["[UNK]"] == "0"  # hugs | bun | pug: whole words by now, no specials
+    assert "**decoded:** `hugs bun pug`" in markdown(at)
+    assert at.query_params.get("text") in ("hugs bun", ["hugs bun"])
+
+
+def test_playground_special_tokens_toggle_and_pair_types():
+    at = page("pages/playground.py", corpus="course-sentences", text="This is it", pair="Is it?")
+    frame = at.dataframe[0].value
+    assert frame["token"].iloc[0] == "[CLS]" and list(frame["token"]).count("[SEP]") == 2
+    assert set(frame["sequence"]) == {"A", "B"}
+    at.toggle(key="special").set_value(False).run()
+    frame = at.dataframe[0].value
+    assert "[CLS]" not in list(frame["token"])
+    assert at.query_params.get("special") in ("0", ["0"])
+
+
+def test_playground_word_trace_steps_through_words():
+    at = page("pages/playground.py", corpus="course-toy", text="hugs bug mug")
+    assert "Word 1 of 3" in markdown(at)
+    scan = at.dataframe[1].value
+    assert list(scan["tried"])[:1] == ["hugs"]
+    at.slider(key="trace_word").set_value(3).run()
+    assert "`mug` became **[UNK]**" in markdown(at)
+
+
+def test_playground_bpe_trace_lists_merges_in_order():
+    at = page("pages/playground.py", corpus="course-toy", algorithm="bpe", text="hugs")
+    merges = at.dataframe[1].value
+    assert list(merges["merge"])[1:] == ["u + g → ug", "h + ug → hug", "hug + s → hugs"][: len(merges) - 1]
+
+
+@pytest.mark.parametrize("text", ["", "   "])
+def test_playground_empty_text_asks_for_text(text):
+    at = page("pages/playground.py", corpus="course-toy", text="x")
+    at.text_area(key="text").set_value(text).run()
+    assert not at.exception
+    assert any("Type or paste" in i.value for i in at.info)
+
+
+def test_playground_one_megabyte_paste_is_kept_and_its_start_encoded():
+    at = page("pages/playground.py", corpus="english-paragraphs")
+    big = ("Tokenizers learn merges from counts. " * 30_000)[:1_000_000]
+    at.text_area(key="text").set_value(big).run()
+    assert not at.exception
+    assert at.text_area(key="text").value == big
+    assert any("first 20,000 are encoded" in w.value for w in at.warning)
+    assert "text" not in at.query_params
+
+
+@pytest.mark.parametrize("text", ["I ❤️ tokenizers 🤗👩‍👩‍👧", "東京で日本語を勉強します", "שלום עולם", "مرحبا بالعالم", "e\u0301te\u0301 Ｆｕｌｌ"])
+def test_playground_odd_unicode(text):
+    at = page("pages/playground.py", corpus="english-paragraphs", text=text)
+    assert int(metrics(at)["tokens"]) > 0
+
+
+def upload_tokenizer(at, name, data):
+    at.segmented_control(key="source").set_value("file").run()
+    at.file_uploader(key="tokenizer_file").set_value((name, data, "application/octet-stream")).run()
+    assert not at.exception
+    return at
+
+
+@pytest.mark.parametrize("name,data,message", [
+    ("tokenizer.json", b"{not json", "not valid JSON"),
+    ("tokenizer.json", json.dumps({"model": {"type": "Unigram", "vocab": []}}).encode(), "Unigram"),
+    ("vocab.txt", b"\x00\x01\x00\x02" * 100, "binary"),
+    ("vocab.txt", b"", "empty"),
+])
+def test_playground_bad_tokenizer_files_give_a_message(name, data, message):
+    at = upload_tokenizer(page("pages/playground.py", corpus="course-toy", text="hug"), name, data)
+    assert any(message in e.value for e in at.error), [e.value for e in at.error]
+
+
+def test_playground_loads_a_trained_tokenizer_json():
+    from wordpiece_core import train_wordpiece
+    from wordpiece_core.formats import tokenizer_json
+    from corpora import BERT_SPECIALS, TOY
+
+    doc = tokenizer_json(train_wordpiece(TOY, 30, special_tokens=BERT_SPECIALS), "none", "whitespace")
+    at = upload_tokenizer(page("pages/playground.py", corpus="course-toy", text="hugs bun"),
+                          "tokenizer.json", json.dumps(doc).encode())
+    frame = at.dataframe[0].value
+    assert list(frame["token"]) == ["[CLS]", "hugs", "bun", "[SEP]"]
+
+
+def test_playground_loads_a_bert_vocab_txt():
+    vocab = "\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "un", "##aff", "##able", "a", "##ff"]).encode()
+    at = upload_tokenizer(page("pages/playground.py", corpus="course-toy", text="unaffable"), "vocab.txt", vocab)
+    assert list(at.dataframe[0].value["token"]) == ["[CLS]", "un", "##aff", "##able", "[SEP]"]
