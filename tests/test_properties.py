@@ -89,3 +89,41 @@ def test_min_score_threshold(corpus, threshold):
     steps, _, _ = oracle_train(corpus, "wordpiece", 60, min_score=threshold)
     assert [(s.left, s.right) for s in got.steps] == [(s["left"], s["right"]) for s in steps]
     assert all(s.score >= threshold for s in got.steps)
+
+
+def _rescan(model, word):
+    """BPE by definition: merge the lowest-rank adjacent pair, leftmost among equals, one at a time."""
+    symbols, _ = model.initial(word)
+    while True:
+        best = None
+        for i in range(len(symbols) - 1):
+            r = model.ranks.get((symbols[i], symbols[i + 1]))
+            if r is not None and (best is None or r < best[0]):
+                best = (r, i)
+        if best is None:
+            return symbols
+        r, i = best
+        symbols[i : i + 2] = [model._merged(symbols[i], symbols[i + 1])]
+
+
+_pieces = st.text(alphabet="abc", min_size=1, max_size=3)
+
+
+@settings(max_examples=300, deadline=None)
+@given(merges=st.lists(st.tuples(_pieces, _pieces), max_size=12, unique=True),
+       words=st.lists(st.text(alphabet="abcd", min_size=1, max_size=14), min_size=1, max_size=8))
+def test_bpe_heap_encoder_equals_the_rescan_definition(merges, words):
+    from wordpiece_core.models import BPEModel
+
+    vocab = {ch: i for i, ch in enumerate("abc")}
+    for a, b in merges:
+        vocab.setdefault(a + b, len(vocab))
+    model = BPEModel(vocab, merges)
+    for word in words:
+        result = model.tokenize(word, trace=True)
+        assert list(result.tokens) == _rescan(model, word)
+        assert list(model.tokenize(word).tokens) == list(result.tokens)  # cached path agrees
+        if "d" not in word:  # 'd' is not in the vocabulary and, with no [UNK], is dropped
+            assert [word[s:e] for s, e in result.spans] == list(result.tokens)
+        if result.merges:
+            assert list(result.merges[-1].split_after) == list(result.tokens)

@@ -20,9 +20,12 @@ word, and the trace.
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass, field
 
 from .errors import WordPieceError
+
+CACHE_WORDS = 100_000  # results kept per model for words seen before (as Hugging Face caches)
 
 
 @dataclass(frozen=True)
@@ -70,6 +73,7 @@ class WordPieceModel:
         # vocabulary; with strict_unk=False the word still becomes [UNK] (with no id), which
         # is what a viewer wants to show for a toy vocabulary without special tokens.
         self.strict_unk = strict_unk
+        self._cache: dict[str, WordResult] = {}
 
     def _unk(self, word: str, scan: tuple[ScanStep, ...], reason: str) -> WordResult:
         if self.strict_unk and self.unk_token not in self.vocab:
@@ -79,6 +83,17 @@ class WordPieceModel:
         return WordResult(word, (self.unk_token,), ((0, len(word)),), scan=scan, unknown=True, reason=reason)
 
     def tokenize(self, word: str, trace: bool = False) -> WordResult:
+        if not trace:
+            cached = self._cache.get(word)
+            if cached is not None:
+                return cached
+            result = self._tokenize(word, False)
+            if len(self._cache) < CACHE_WORDS:
+                self._cache[word] = result
+            return result
+        return self._tokenize(word, True)
+
+    def _tokenize(self, word: str, trace: bool) -> WordResult:
         if len(word) > self.max_chars:
             return self._unk(word, (), f"longer than {self.max_chars} characters")
         vocab, prefix = self.vocab, self.prefix
@@ -118,6 +133,7 @@ class BPEModel:
         self.ranks = {pair: i for i, pair in enumerate(self.merges)}
         self.unk_token = unk_token if unk_token in vocab else None
         self.prefix = prefix or None
+        self._cache: dict[str, WordResult] = {}
 
     def _merged(self, a: str, b: str) -> str:
         if self.prefix and b.startswith(self.prefix):
@@ -140,25 +156,49 @@ class BPEModel:
         return symbols, spans
 
     def tokenize(self, word: str, trace: bool = False) -> WordResult:
+        """Merges by rank, lowest first, leftmost among equals: O(n log n) with a heap of
+        (rank, position) over a linked list of symbols; stale entries are skipped."""
+        if not trace:
+            cached = self._cache.get(word)
+            if cached is not None:
+                return cached
         symbols, spans = self.initial(word)
         first = tuple(symbols)
         applied: list[MergeApplied] = []
         ranks = self.ranks
-        while len(symbols) > 1:
-            best_rank, best_i = None, -1
-            for i in range(len(symbols) - 1):
-                r = ranks.get((symbols[i], symbols[i + 1]))
-                if r is not None and (best_rank is None or r < best_rank):
-                    best_rank, best_i = r, i
-            if best_rank is None:
-                break
-            a, b = symbols[best_i], symbols[best_i + 1]
-            new = self._merged(a, b)
-            symbols[best_i : best_i + 2] = [new]
-            spans[best_i : best_i + 2] = [(spans[best_i][0], spans[best_i + 1][1])]
+        n = len(symbols)
+        nxt = list(range(1, n)) + [-1]
+        prv = list(range(-1, n - 1))
+        alive = [True] * n
+        heap = [(r, i) for i in range(n - 1) if (r := ranks.get((symbols[i], symbols[i + 1]))) is not None]
+        heapq.heapify(heap)
+        while heap:
+            rank, i = heapq.heappop(heap)
+            j = nxt[i]
+            if not alive[i] or j < 0 or ranks.get((symbols[i], symbols[j])) != rank:
+                continue  # stale: the pair changed since this entry was pushed
+            a, b = symbols[i], symbols[j]
+            symbols[i] = self._merged(a, b)
+            spans[i] = (spans[i][0], spans[j][1])
+            alive[j] = False
+            nxt[i] = nxt[j]
+            if nxt[j] >= 0:
+                prv[nxt[j]] = i
+            for left in (prv[i], i):
+                right = nxt[left] if left >= 0 else -1
+                if left >= 0 and right >= 0:
+                    r = ranks.get((symbols[left], symbols[right]))
+                    if r is not None:
+                        heapq.heappush(heap, (r, left))
             if trace:
-                applied.append(MergeApplied(best_rank, a, b, new, tuple(symbols)))
-        return WordResult(word, tuple(symbols), tuple(spans), merges=tuple(applied), initial_split=first)
+                split = tuple(symbols[k] for k in range(n) if alive[k])
+                applied.append(MergeApplied(rank, a, b, symbols[i], split))
+        keep = [k for k in range(n) if alive[k]]
+        result = WordResult(word, tuple(symbols[k] for k in keep), tuple(spans[k] for k in keep),
+                            merges=tuple(applied), initial_split=first)
+        if not trace and len(self._cache) < CACHE_WORDS:
+            self._cache[word] = result
+        return result
 
     def apply_in_order(self, word: str) -> list[str]:
         """The course's replay: every merge in learned order, each over the whole word."""
