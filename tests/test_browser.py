@@ -48,21 +48,25 @@ def check(page, name):
     assert not page.errors, page.errors
 
 
+def visit(page, url, text, timeout=60_000):
+    """Open a link and wait until `text` is on screen."""
+    page.goto(url)
+    page.get_by_text(text).first.wait_for(timeout=timeout)
+
+
 def header(page):
     return page.locator("h2").filter(has_text="Step ").first.inner_text()
 
 
 def test_shared_link_opens_step_1_of_the_toy_corpus(server, page):
-    page.goto(server.url + "/?corpus=course-toy&algorithm=wordpiece&step=1")
-    page.get_by_text("##g + ##s → ##gs").first.wait_for(timeout=60_000)
+    visit(page, server.url + "/?corpus=course-toy&algorithm=wordpiece&step=1", "##g + ##s → ##gs", 60_000)
     check(page, "train-step-1")
     assert "Step 1 of 9" in header(page)
     assert page.get_by_text("5 / (20 × 5) = 1/20 = 0.05").count() >= 1
 
 
 def test_shared_link_step_2_shows_the_tie_and_next_moves_on(server, page):
-    page.goto(server.url + "/?corpus=course-toy&algorithm=wordpiece&step=2")
-    page.get_by_text("6-way tie at 1/36").first.wait_for(timeout=60_000)
+    visit(page, server.url + "/?corpus=course-toy&algorithm=wordpiece&step=2", "6-way tie at 1/36", 60_000)
     assert page.get_by_text("15 / (15 × 36) = 1/36 ≈ 0.0278").count() >= 1
     check(page, "train-step-2-tie")
     page.get_by_role("button", name="Next").click()
@@ -75,8 +79,7 @@ def test_shared_link_step_2_shows_the_tie_and_next_moves_on(server, page):
 
 
 def test_slider_keyboard_and_play(server, page):
-    page.goto(server.url + "/?corpus=course-toy&algorithm=wordpiece&step=1")
-    page.get_by_text("##g + ##s → ##gs").first.wait_for(timeout=60_000)
+    visit(page, server.url + "/?corpus=course-toy&algorithm=wordpiece&step=1", "##g + ##s → ##gs", 60_000)
     page.get_by_role("slider").first.focus()
     page.keyboard.press("ArrowRight")
     page.get_by_text("h + ##u → hu").first.wait_for(timeout=30_000)
@@ -88,8 +91,7 @@ def test_slider_keyboard_and_play(server, page):
 
 
 def test_sidebar_settings_are_kept_across_pages(server, page):
-    page.goto(server.url + "/?corpus=course-toy&algorithm=bpe&step=1")
-    page.get_by_text("u + g → ug").first.wait_for(timeout=60_000)
+    visit(page, server.url + "/?corpus=course-toy&algorithm=bpe&step=1", "u + g → ug", 60_000)
     check(page, "train-bpe")
     page.get_by_role("link", name="Corpora and notes").click()
     page.get_by_text("Sample corpora").first.wait_for(timeout=30_000)
@@ -101,8 +103,7 @@ def test_sidebar_settings_are_kept_across_pages(server, page):
 
 
 def test_compare_page_from_a_fresh_link(server, page):
-    page.goto(server.url + "/compare?corpus=course-toy&hf=1&heldout=hug%20mug")
-    page.get_by_text("Merge timelines, aligned by step").first.wait_for(timeout=60_000)
+    visit(page, server.url + "/compare?corpus=course-toy&hf=1&heldout=hug%20mug", "Merge timelines, aligned by step", 60_000)
     check(page, "compare-toy")
     assert page.get_by_text("HF WordPieceTrainer (BPE with ##)").count() >= 1
     assert page.get_by_text("first different step").count() == 1
@@ -112,14 +113,12 @@ def test_compare_page_from_a_fresh_link(server, page):
 
 
 def test_compare_page_on_a_real_corpus(server, page):
-    page.goto(server.url + "/compare?corpus=wordfreq-tr&vocab_size=600")
-    page.get_by_text("When each shared token was learned").first.wait_for(timeout=120_000)
+    visit(page, server.url + "/compare?corpus=wordfreq-tr&vocab_size=600", "When each shared token was learned", 120_000)
     check(page, "compare-turkish")
 
 
 def test_playground_types_text_and_steps_the_trace(server, page):
-    page.goto(server.url + "/playground?corpus=course-sentences&text=This%20is%20the%20course.")
-    page.get_by_text("How each word was cut").first.wait_for(timeout=60_000)
+    visit(page, server.url + "/playground?corpus=course-sentences&text=This%20is%20the%20course.", "How each word was cut", 60_000)
     box = page.get_by_label("Text (the first 20,000 characters are encoded)")
     box.fill("Hello 😀 wörld, 東京 שלום tokenization!")
     box.press("Control+Enter")
@@ -145,8 +144,7 @@ def test_playground_dark_theme_is_readable(server, browser):
 
 
 def test_downloads_are_built_on_click(server, page, tmp_path):
-    page.goto(server.url + "/?corpus=course-toy&algorithm=wordpiece&step=1")
-    page.get_by_text("##g + ##s → ##gs").first.wait_for(timeout=60_000)
+    visit(page, server.url + "/?corpus=course-toy&algorithm=wordpiece&step=1", "##g + ##s → ##gs", 60_000)
     got = {}
     for name in ["trace.csv", "vocab.txt", "merges.txt", "tokenizer.json"]:
         with page.expect_download(timeout=30_000) as info:
