@@ -8,7 +8,6 @@ import streamlit as st
 
 from wordpiece_ui import session
 
-session.require_navigation()
 st.set_page_config(page_title="WordPiece Lab", page_icon=":material/extension:", layout="wide")
 
 PAGES = [

@@ -103,8 +103,13 @@ st.subheader("How each word was cut", anchor=False)
 words = enc.words
 
 
-@st.fragment(run_every=1.0 if st.session_state.get("trace_playing") else None)
+PLAYING = bool(st.session_state.get("trace_playing"))
+
+
+@st.fragment(run_every=1.0 if PLAYING else None)
 def word_trace() -> None:
+    if bool(st.session_state.get("trace_playing")) != PLAYING:
+        st.rerun()  # start or stop the timer: it is fixed when the fragment is defined
     if not words:
         st.info("No words (only special tokens).")
         return

@@ -158,3 +158,22 @@ def test_downloads_are_built_on_click(server, page, tmp_path):
     import json
     assert json.loads(got["tokenizer.json"])["model"]["type"] == "WordPiece"
     check(page, "train-downloads")
+
+
+def test_training_a_bigger_corpus_shows_a_progress_bar(server, page):
+    page.goto(server.url + "/?corpus=wordfreq-en&vocab_size=7000&step=6000")
+    page.wait_for_selector('[data-testid="stProgress"]', timeout=60_000)  # while training runs
+    assert "merges" in page.locator('[data-testid="stProgress"]').inner_text()
+    page.get_by_text("Step 6000 of").first.wait_for(timeout=120_000)
+    assert page.locator('[data-testid="stProgress"]').count() == 0  # gone once trained
+    check(page, "train-english-step-6000")
+
+
+def test_playground_trace_plays_word_by_word(server, page):
+    visit(page, server.url + "/playground?corpus=course-toy&algorithm=bpe&text=hug%20pug%20hugs%20bun",
+          "Word 1 of 4")
+    page.get_by_role("button", name="Play").click()
+    page.get_by_text("Word 3 of 4").first.wait_for(timeout=30_000)
+    page.get_by_role("button", name="Pause").click()
+    wait_idle(page)
+    check(page, "playground-bpe-trace")

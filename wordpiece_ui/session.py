@@ -3,15 +3,17 @@
 - The sidebar's widgets live in app.py's run, so their values survive moving
   between pages. On a session's first run they are filled from the URL.
 - Corpora are cached with `st.cache_data` (keyed on the bytes and text settings).
-- Trainings are cached with `st.cache_resource`, keyed on the corpus digest and the
-  trainer settings: a `Training` is immutable, and unpickling an 8,000-merge trace on
-  every rerun (what `st.cache_data` does) costs over a second; sharing it costs nothing.
+- Trainings are kept in a store made by `st.cache_resource`, keyed on the corpus digest
+  and the trainer settings: a `Training` is immutable, and unpickling an 8,000-merge
+  trace on every rerun (what `st.cache_data` does) costs over a second; sharing it costs
+  nothing. The store is ours, not a cached function, so the progress bar shows live.
 - Derived tables are cached with `st.cache_data` under the same key.
 """
 
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from urllib.parse import urlencode
 
 import pandas as pd
@@ -45,8 +47,10 @@ def require_navigation() -> None:
     a `pages/` folder uses the old pages-directory mode; the first visitor of a shared
     link such as /compare would then get pages/compare.py alone, without app.py's
     sidebar. st.navigation switches the mode off, but only once it has run. Called first
-    by app.py and by every page: in the old mode it switches it off and reruns, and the
-    rerun goes through app.py to the page the URL names.
+    by every page: run directly in the old mode, it switches the mode off and reruns, and
+    the rerun goes through app.py to the page the URL names. (app.py itself needs no
+    guard: run in the old mode it calls st.navigation, which switches the mode off and
+    runs the page, and a rerun there would hold back the first visit's progress bar.)
     """
     from streamlit.runtime.pages_manager import PagesManager
 
@@ -235,33 +239,55 @@ def config_for(settings: Settings, algorithm: str | None = None, prefix: str | N
     )
 
 
-@st.cache_resource(show_spinner=False, max_entries=24)
-def _train(digest: str, config: TrainerConfig, _counts: tuple[tuple[str, int], ...]) -> Training:
-    bar = st.progress(0.0, text="Training…")
+TRAININGS_KEPT = 24
+
+
+@st.cache_resource(show_spinner=False)
+def _training_store() -> tuple[threading.Lock, OrderedDict]:
+    """Trainings shared by every session: (corpus digest, trainer config) → Training, least recently used last out.
+
+    A store of our own rather than a cached function, so that the progress bar can be drawn
+    while training runs (elements drawn inside a cached function are recorded for replay and
+    reach the browser only when it returns).
+    """
+    return threading.Lock(), OrderedDict()
+
+
+def training(settings: Settings, counts: WordCounts, algorithm: str | None = None,
+             prefix: str | None = None) -> Training | None:
+    """The training for these settings: from the store, or trained now with a progress bar."""
+    config = config_for(settings, algorithm, prefix)
+    lock, store = _training_store()
+    key = (counts.digest, config)
+    with lock:
+        if key in store:
+            store.move_to_end(key)
+            return store[key]
+    name = ALGORITHM_LABELS[config.algorithm] + (" with ##" if config.algorithm == "bpe" and config.prefix else "")
+    bar = st.progress(0.0, text=f"Training {name}…")
     shown = [-1]
 
     def progress(done: int, total: int) -> None:
         percent = int(100 * done / max(1, total))
         if percent != shown[0]:
             shown[0] = percent
-            bar.progress(percent / 100, text=f"Training: {done:,} of {total:,} merges")
+            bar.progress(percent / 100, text=f"Training {name}: {done:,} of {total:,} merges")
 
-    training = train(dict(_counts), config, progress)
-    bar.empty()
-    return training
-
-
-def training(settings: Settings, counts: WordCounts, algorithm: str | None = None,
-             prefix: str | None = None) -> Training | None:
-    """The cached training for these settings (a progress bar shows while it runs)."""
-    config = config_for(settings, algorithm, prefix)
     try:
-        return _train(counts.digest, config, counts.counts)
+        result = train(dict(counts.counts), config, progress)
     except WordPieceError as exc:
         st.error(f"Cannot train: {exc}")
+        return None
     except MemoryError:
         st.error("Training ran out of memory; lower the vocabulary size or use a smaller corpus.")
-    return None
+        return None
+    finally:
+        bar.empty()
+    with lock:
+        store[key] = result
+        while len(store) > TRAININGS_KEPT:
+            store.popitem(last=False)
+    return result
 
 
 def training_key(counts: WordCounts, config: TrainerConfig) -> str:
