@@ -177,3 +177,27 @@ def test_playground_loads_a_bert_vocab_txt():
     vocab = "\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "un", "##aff", "##able", "a", "##ff"]).encode()
     at = upload_tokenizer(page("pages/playground.py", corpus="course-toy", text="unaffable"), "vocab.txt", vocab)
     assert list(at.dataframe[0].value["token"]) == ["[CLS]", "un", "##aff", "##able", "[SEP]"]
+
+
+@pytest.mark.parametrize("path", ["pages/compare.py", "pages/playground.py", "pages/corpora.py"])
+def test_a_bad_upload_gives_a_message_on_every_page(path):
+    at = page(path, corpus="upload")
+    at.file_uploader(key="upload_file").set_value(("notes.txt", b"\xff\xfe\x00\x00" * 3000, "text/plain")).run()
+    assert not at.exception
+    if path != "pages/corpora.py":  # the corpora page does not train
+        assert any("Cannot use this corpus" in e.value for e in at.error), [e.value for e in at.error]
+
+
+@pytest.mark.parametrize("params,message", [
+    ({"min_frequency": "1000000"}, "no pair occurs at least 1000000 times"),
+    ({"vocab_size": "3"}, "already fill the vocabulary size"),
+])
+def test_settings_that_allow_no_merge_explain_why(params, message):
+    at = page("pages/train.py", corpus="course-toy", **params)
+    assert any(message in w.value for w in at.warning), [w.value for w in at.warning]
+
+
+def test_the_share_box_holds_the_current_link():
+    at = page("pages/train.py", corpus="course-toy", algorithm="wordpiece", step="2")
+    link = at.code[0].value
+    assert "corpus=course-toy" in link and "algorithm=wordpiece" in link and "step=2" in link
