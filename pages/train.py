@@ -28,7 +28,7 @@ st.caption(
     + ("" if len(training.vocab) >= settings.vocab_size else f" · stopped early: {training.stop_reason}")
 )
 if n == 0:
-    st.warning(f"Nothing to merge: {training.stop_reason}. Raise the vocabulary size or pick a bigger corpus.")
+    st.warning(f"Nothing to merge: {training.stop_reason}. Change the vocabulary size or the min pair frequency in the sidebar, or pick a bigger corpus.")
     st.stop()
 
 st.session_state["step_value"] = max(1, min(int(st.session_state.get("step_value", 1)), n))
@@ -49,7 +49,11 @@ def toggle_play() -> None:
     st.session_state["playing"] = not st.session_state.get("playing")
 
 
-@st.fragment(run_every=SPEEDS[st.session_state.get("speed", "1 step/s")] if playing else None)
+st.session_state.setdefault("speed", "1 step/s")
+speed_now = st.session_state["speed"]
+
+
+@st.fragment(run_every=SPEEDS[speed_now] if playing else None)
 def step_view() -> None:
     if st.session_state.get("playing"):
         if st.session_state.get("_play_started"):
@@ -59,8 +63,8 @@ def step_view() -> None:
             st.session_state["playing"] = False
     else:
         st.session_state["_play_started"] = False
-    if bool(st.session_state.get("playing")) != playing:
-        st.rerun()  # start or stop the timer
+    if bool(st.session_state.get("playing")) != playing or (playing and st.session_state.get("speed") != speed_now):
+        st.rerun()  # start, stop or re-time the timer: it is fixed when the fragment is defined
     step_no = st.session_state["step_value"]
     st.session_state["step_slider"] = step_no
     session.sync_url(settings, step=step_no)
