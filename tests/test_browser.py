@@ -42,7 +42,11 @@ def page(browser):
 
 
 def check(page, name):
+    """No exception box, no page error, no traceback in the server log; save a screenshot."""
     wait_idle(page)
+    with open(os.path.join(SHOTS, "streamlit.log"), encoding="utf-8", errors="replace") as fh:
+        log = fh.read()
+    assert "Traceback" not in log, log[log.index("Traceback"):][:3000]
     page.screenshot(path=os.path.join(SHOTS, f"{name}.png"), full_page=True)
     assert page.locator('[data-testid="stException"]').count() == 0, page.locator('[data-testid="stException"]').first.inner_text()
     assert not page.errors, page.errors

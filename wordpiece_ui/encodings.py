@@ -79,11 +79,11 @@ def scan_frame(word: WordTrace) -> pd.DataFrame:
 
 def merges_frame(word: WordTrace) -> pd.DataFrame:
     """BPE: the merges applied to the word, in the order applied (lowest rank first)."""
-    rows = [{"order": 0, "merge": "(start: characters)", "rank": "", "split": " ".join(word.result.initial_split)}]
+    rows = [{"order": 0, "merge": "(start: characters)", "rank": None, "split": " ".join(word.result.initial_split)}]
     for k, m in enumerate(word.result.merges, start=1):
         rows.append({"order": k, "merge": f"{m.left} + {m.right} → {m.new_token}", "rank": m.rank + 1,
                      "split": " ".join(m.split_after)})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows).astype({"rank": "Int64"})
 
 
 def word_sentence(word: WordTrace, kind: str) -> str:
