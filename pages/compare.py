@@ -27,7 +27,7 @@ if not runs:
 trainings = {name: t for name, (_, t) in runs.items()}
 bpe, wp = trainings["BPE"], trainings["WordPiece"]
 
-timeline, first_diff = compare.timelines(trainings)
+timeline, first_diff = compare.timelines(trainings, st.session_state.get("keep_follow"))
 shared = compare.shared_steps("BPE", bpe, "WordPiece", wp)
 ov = compare.overlap(bpe, wp)
 m = st.columns(5)
@@ -40,9 +40,9 @@ m[4].metric("Jaccard overlap", f"{ov.jaccard:.2f}")
 st.subheader("Merge timelines, aligned by step", anchor=False)
 if first_diff is not None:
     st.markdown(f"The algorithms agree up to step {first_diff - 1:,}; **step {first_diff:,}** is the first whose new "
-                "tokens differ (marked ◆). The *… in …* columns say when the other algorithm learned the same token.")
-marked = timeline.assign(**{"": ["◆" if s == first_diff else "" for s in timeline["step"]]})
-st.dataframe(marked[[""] + [c for c in marked.columns if c != ""]], hide_index=True, width="stretch", height=360)
+                "tokens differ (marked ◆). The *… in …* columns say when the other algorithm learned the same token; "
+                "★ marks the steps that made the token you follow below.")
+st.dataframe(timeline, hide_index=True, width="stretch", height=360)
 
 st.subheader("Follow a token", anchor=False)
 left, right = st.columns([2, 3])

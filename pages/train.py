@@ -92,6 +92,8 @@ def step_view() -> None:
             f"count(`{step.left} {step.right}`) = {step.pair_count:,} · count(`{step.left}`) = {step.left_count:,} · "
             f"count(`{step.right}`) = {step.right_count:,}  (occurrences in the current splits, weighted by word counts)"
         )
+        st.markdown(f"Exact change of the corpus' unigram log-likelihood if merged: **{step.loglik_delta:+.3f}** "
+                    "(seed 004; the score approximates it)")
         if step.ties > 1:
             st.warning(tables.tie_sentence(step, training.config.tie_break, tied), icon="⚖️")
         else:

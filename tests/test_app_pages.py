@@ -56,6 +56,8 @@ def test_compare_hf_variant_and_follow_are_in_the_url():
     at.selectbox(key="follow").set_value(token).run()
     assert at.query_params.get("follow") in (token, [token])
     assert f"learned `{token}`" in markdown(at)
+    marks = at.dataframe[0].value[""]
+    assert marks.str.contains("★").sum() >= 2  # the step in BPE and the step in WordPiece
 
 
 def test_compare_opens_from_a_link_with_heldout_text():

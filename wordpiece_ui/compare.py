@@ -30,10 +30,11 @@ def learned_at(training: Training) -> dict[str, int]:
     return out
 
 
-def timelines(trainings: dict[str, Training]) -> tuple[pd.DataFrame, int | None]:
+def timelines(trainings: dict[str, Training], follow: str | None = None) -> tuple[pd.DataFrame, int | None]:
     """One row per step: each algorithm's merge, and where the other one learned the same token.
 
     Returns the table and the first step whose new tokens differ (None if they never do).
+    The first column marks that step (◆) and the steps that made the token `follow` (★).
     """
     names = list(trainings)
     steps = {n: learned_at(t) for n, t in trainings.items()}
@@ -41,7 +42,7 @@ def timelines(trainings: dict[str, Training]) -> tuple[pd.DataFrame, int | None]
     rows = []
     first_diff = None
     for i in range(longest):
-        row: dict[str, object] = {"step": i + 1}
+        row: dict[str, object] = {"": "", "step": i + 1}
         made = []
         for n in names:
             t = trainings[n]
@@ -55,6 +56,9 @@ def timelines(trainings: dict[str, Training]) -> tuple[pd.DataFrame, int | None]
         same = len(set(made)) == 1 and made[0] is not None
         if not same and first_diff is None:
             first_diff = i + 1
+            row[""] += "◆"
+        if follow and follow in made:
+            row[""] += "★"
         row["same token"] = "✓" if same else ""
         for n, tok in zip(names, made):
             for other in names:

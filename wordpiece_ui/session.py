@@ -173,7 +173,7 @@ def sync_url(settings: Settings, **extra: object) -> None:
 
 
 def share_box(settings: Settings, page: str = "", **extra: object) -> None:
-    with st.expander("Share this view", icon=":material/link:"):
+    with st.expander("Share this view: copy a link that opens exactly this", icon=":material/link:"):
         if settings.corpus in CUSTOM_LABELS:
             st.caption("Your own corpus is not part of the link: whoever opens it sees the corpus choice, not your text.")
         st.caption("The link opens this page with these settings (copy it with the button at its right).")
