@@ -69,7 +69,7 @@ def step_view() -> None:
     st.session_state["step_slider"] = step_no
     session.sync_url(settings, step=step_no)
 
-    prev, slider, nxt, play, speed = st.columns([1.3, 7, 1.3, 1.4, 1.6], vertical_alignment="bottom")
+    prev, slider, nxt, play, speed = st.columns([1.7, 6, 1.7, 1.7, 2], vertical_alignment="bottom")
     prev.button("Prev", icon=":material/chevron_left:", on_click=go, args=(-1,), disabled=step_no <= 1, width="stretch")
     slider.slider("Step", 1, max(n, 2) if n > 1 else 2, key="step_slider", on_change=slid, disabled=n == 1)
     nxt.button("Next", icon=":material/chevron_right:", icon_position="right", on_click=go, args=(1,), disabled=step_no >= n, width="stretch")
