@@ -167,7 +167,7 @@ def step_view() -> None:
                                                            len(training.initial_vocab), training), step_no))
     with c3:
         session.chart(charts.mark_step(session.steps_chart(key, "tokens per word", "Average tokens per word", False,
-                                                           tables.start_tokens_per_word(training), training), step_no))
+                                                           session.start_tokens_per_word(key, training), training), step_no))
 
 
 session.share_box(settings, step=st.session_state["step_value"])

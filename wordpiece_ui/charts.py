@@ -3,6 +3,9 @@ readable by colour-blind viewers and on light and dark backgrounds."""
 
 from __future__ import annotations
 
+import json
+from functools import lru_cache
+
 import altair as alt
 import pandas as pd
 
@@ -20,31 +23,55 @@ def _status(frame: pd.DataFrame, best_col: str) -> pd.Series:
     return status
 
 
-def candidates_bar(frame: pd.DataFrame, value: str, title: str, label: str | None = None,
-                   highlight: str | None = None) -> alt.Chart:
-    """Horizontal bars of the candidates (best first); the chosen pair in vermillion, ties in orange.
+TOOLTIP_FIELDS = ("rank", "pair", "count(ab)", "count(a)", "count(b)", "exact", "score")
 
-    `highlight` names a pair to mark instead (the BPE view marks BPE's own pick).
-    """
-    data = frame.copy()
-    data["status"] = _status(data, value) if highlight is None else data["pair"].map(
-        lambda p: "BPE's pick" if p == highlight else ("WordPiece's pick" if p == frame["pair"].iloc[0] else "other"))
-    data["label"] = data[label] if label else data[value].map(lambda v: f"{v:,}")
-    domain = ["chosen", "tied", "other"] if highlight is None else ["BPE's pick", "WordPiece's pick", "other"]
-    colours = [CHOSEN, TIED, OTHER] if highlight is None else [BPE_PICK, CHOSEN, OTHER]
-    order = list(data["pair"]) if highlight is None else list(data.sort_values(value, ascending=False, kind="stable")["pair"])
-    base = alt.Chart(data).properties(height=alt.Step(30)).encode(
-        y=alt.Y("pair:N", sort=order, title=None, axis=alt.Axis(labelFontSize=15, labelLimit=260)),
+
+@lru_cache(maxsize=64)
+def _bar_template(value: str, title: str, bpe_view: bool, fields: tuple[str, ...]) -> dict:
+    """The bar chart without its data (named 'candidates'), built and validated by Altair once."""
+    domain = ["BPE's pick", "WordPiece's pick", "other"] if bpe_view else ["chosen", "tied", "other"]
+    colours = [BPE_PICK, CHOSEN, OTHER] if bpe_view else [CHOSEN, TIED, OTHER]
+    base = alt.Chart(alt.Data(name="candidates")).properties(height=alt.Step(30)).encode(
+        y=alt.Y("pair:N", sort=None, title=None,
+                axis=alt.Axis(labelFontSize=15, labelLimit=260)),
         x=alt.X(field=value, type="quantitative", title=value, axis=alt.Axis(labelFontSize=12, titleFontSize=13)),
-        tooltip=[alt.Tooltip(field=c, type="nominal" if c in ("pair", "exact") else "quantitative")
-                 for c in ["rank", "pair", "count(ab)", "count(a)", "count(b)", "exact", "score"] if c in data.columns],
+        tooltip=[alt.Tooltip(field=c, type="nominal" if c in ("pair", "exact") else "quantitative") for c in fields],
     )
     bars = base.mark_bar().encode(
         color=alt.Color("status:N", scale=alt.Scale(domain=domain, range=colours),
                         legend=alt.Legend(orient="bottom", title=None, labelFontSize=13)),
     )
     text = base.mark_text(align="left", dx=4, fontSize=14).encode(text="label:N")
-    return alt.layer(bars, text, title=title)
+    return alt.layer(bars, text, title=title).to_dict()
+
+
+def candidates_bar(frame: pd.DataFrame, value: str, title: str, label: str | None = None,
+                   highlight: str | None = None) -> dict:
+    """Horizontal bars of the candidates (best first); the chosen pair in vermillion, ties in orange.
+
+    `highlight` names a pair to mark instead (the BPE view marks BPE's own pick and orders
+    the bars by `value`). Returns a Vega-Lite dict: the chart is built once per shape and
+    only its rows change from step to step.
+    """
+    data = frame.copy()
+    if highlight is None:
+        data["status"] = _status(data, value)
+        data["order"] = range(len(data))
+    else:
+        first = frame.loc[frame["rank"].idxmin(), "pair"] if "rank" in frame else frame["pair"].iloc[0]
+        data["status"] = data["pair"].map(
+            lambda p: "BPE's pick" if p == highlight else ("WordPiece's pick" if p == first else "other"))
+        data["order"] = data[value].rank(method="first", ascending=False)
+    data["label"] = data[label] if label else data[value].map(lambda v: f"{v:,}")
+    fields = tuple(c for c in TOOLTIP_FIELDS if c in data.columns)
+    columns = list(dict.fromkeys([*fields, value, "status", "order", "label", "pair"]))
+    rows = json.loads(data[columns].to_json(orient="records"))
+    spec = _bar_template(value, title, highlight is not None, fields)
+    # Layered charts share the y domain, which only an explicit list can order.
+    order = [r["pair"] for r in sorted(rows, key=lambda r: r["order"])]
+    layers = [{**layer, "encoding": {**layer["encoding"], "y": {**layer["encoding"]["y"], "sort": order}}}
+              for layer in spec["layer"]]
+    return {**spec, "layer": layers, "datasets": {"candidates": rows}}
 
 
 def _thin(frame: pd.DataFrame) -> pd.DataFrame:

@@ -308,6 +308,11 @@ def vocab_table(key: str, _training: Training) -> pd.DataFrame:
     return tables.vocab_frame(_training)
 
 
+@st.cache_resource(show_spinner=False, max_entries=24)
+def start_tokens_per_word(key: str, _training: Training) -> float:
+    return tables.start_tokens_per_word(_training)
+
+
 @st.cache_resource(show_spinner=False, max_entries=64)
 def steps_chart(key: str, value: str, title: str, log: bool, start: float | None, _training: Training) -> dict:
     return charts.over_steps(steps_table(key, _training), value, title, log=log, start=start)

@@ -1,0 +1,74 @@
+"""The app's glue (wordpiece_ui) without Streamlit: tables, charts, chips, settings, comparison."""
+
+from corpora import TOY
+
+from wordpiece_core import train_bpe, train_wordpiece
+from wordpiece_core.formats import tokenizer_from_training
+from wordpiece_ui import charts, chips, compare, tables
+from wordpiece_ui.settings import Settings, from_query
+
+
+def test_arithmetic_is_written_with_the_steps_numbers():
+    t = train_wordpiece(TOY, 30)
+    assert [tables.arithmetic(s, "wordpiece") for s in t.steps[:3]] == [
+        "5 / (20 × 5) = 1/20 = 0.05",
+        "15 / (15 × 36) = 1/36 ≈ 0.0278",
+        "5 / (15 × 5) = 1/15 ≈ 0.0667",
+    ]
+    assert tables.arithmetic(train_bpe(TOY, 30).steps[0], "bpe") == "count(u g) = 20"
+
+
+def test_steps_frame_tokens_per_word_falls_to_one():
+    t = train_wordpiece(TOY, 30)
+    frame = tables.steps_frame(t)
+    assert tables.start_tokens_per_word(t) == (3 * 10 + 3 * 5 + 3 * 12 + 3 * 4 + 4 * 5) / 36
+    assert frame["tokens per word"].iloc[-1] == 1.0  # every word is one token at the end
+    assert list(frame["vocabulary"]) == [len(t.vocab_at(i)) for i in range(1, len(t.steps) + 1)]
+
+
+def test_candidates_bar_marks_winner_ties_and_bpe_pick():
+    t = train_wordpiece(TOY, 30)
+    frame = tables.candidates_frame(t.steps[1].candidates, "wordpiece")
+    spec = charts.candidates_bar(frame, "score", "t", "exact")
+    statuses = [r["status"] for r in spec["datasets"]["candidates"]]
+    assert statuses == ["chosen"] + ["tied"] * 5
+    by_count = frame.sort_values("count(ab)", ascending=False)
+    spec = charts.candidates_bar(by_count, "count(ab)", "t", highlight="p + ##u")
+    rows = {r["pair"]: r["status"] for r in spec["datasets"]["candidates"]}
+    assert rows["p + ##u"] == "BPE's pick" and rows["h + ##u"] == "WordPiece's pick"
+    assert spec["layer"][0]["encoding"]["y"]["sort"][0] == "p + ##u"
+
+
+def test_chips_escape_tokens():
+    html = chips.over_text("<b>x</b>", ["<b>x</b>"], [(0, 8)], [1])
+    assert "<b>x</b>" not in html.replace('<span class="wpl-chip', "") and "&lt;b&gt;" in html
+
+
+def test_chips_cover_the_text_and_mark_unknowns():
+    t = train_wordpiece(TOY, 30, special_tokens=["[UNK]", "[CLS]", "[SEP]"])
+    tok = tokenizer_from_training(t, "none", "whitespace")
+    enc = tok.encode("hugs mug")
+    html = chips.over_text("hugs mug", enc.tokens, enc.offsets, enc.ids, set(tok.special_tokens))
+    assert html.count("wpl-unk") == 2  # the CSS rule and the chip for "mug"
+    assert ">mug<" in html and "[CLS]" in html
+
+
+def test_settings_round_trip_through_the_url():
+    s = Settings(corpus="wordfreq-fi", algorithm="bpe", vocab_size=777, normalizer="bert", pre_tokenizer="bert",
+                 tie_break="hf", min_frequency=2, specials="unk")
+    back, step, problems = from_query(s.to_query() | {"step": "12"})
+    assert (back, step, problems) == (s, 12, [])
+
+
+def test_compare_on_the_toy_corpus():
+    bpe, wp = train_bpe(TOY, 30), train_wordpiece(TOY, 30)
+    timeline, first = compare.timelines({"BPE": bpe, "WordPiece": wp}, follow="hug")
+    assert first == 1 and timeline.loc[0, ""] == "◆"
+    assert timeline.loc[2, ""] == "★" and timeline.loc[3, ""] == "★"  # BPE step 3 and WordPiece step 4 make hug
+    ov = compare.overlap(bpe, wp)
+    # BPE: 7 letters + 7 merges; WordPiece: 7 + 9; by letters, only BPE has ug and un,
+    # only WordPiece has bu, gs (##gs), hu and pu
+    assert (ov.a_only, ov.b_only, ov.shared, ov.a_size, ov.b_size) == (["ug", "un"], ["bu", "gs", "hu", "pu"], 12, 14, 16)
+    assert ov.jaccard == 12 / 18
+    shared = compare.shared_steps("BPE", bpe, "WordPiece", wp)
+    assert shared.set_index("token").loc["hug"].tolist() == [3, 4]
