@@ -181,3 +181,18 @@ def test_playground_trace_plays_word_by_word(server, page):
     page.get_by_role("button", name="Pause").click()
     wait_idle(page)
     check(page, "playground-bpe-trace")
+
+
+def test_uploads_in_the_browser(server, page, tmp_path):
+    visit(page, server.url + "/?corpus=upload", "Choose a .txt or .tsv file")
+    bad = tmp_path / "photo.txt"
+    bad.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 20)
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(bad))
+    page.get_by_text("Cannot use this corpus").first.wait_for(timeout=30_000)
+    assert page.get_by_text("binary file").count() >= 1
+    check(page, "upload-binary")
+    good = tmp_path / "toy.tsv"
+    good.write_text("hug\t10\npug\t5\npun\t12\nbun\t4\nhugs\t5\n", encoding="utf-8")
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(good))
+    page.get_by_text("##g + ##s → ##gs").first.wait_for(timeout=30_000)
+    check(page, "upload-tsv")
