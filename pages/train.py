@@ -77,11 +77,28 @@ def step_view() -> None:
                 icon=":material/pause:" if st.session_state.get("playing") else ":material/play_arrow:",
                 disabled=step_no >= n and not st.session_state.get("playing"), width="stretch")
     speed.selectbox("Speed", list(SPEEDS), key="speed", label_visibility="collapsed")
+    st.toggle("Ask first: hide each merge until you reveal it (for a class)", key="quiz",
+              help="Shows the candidates' counts without scores; the class works out the winner, then you reveal it.")
 
     step = training.steps[step_no - 1]
+    table, complete = session.candidates(key, training, step_no, st.session_state.get("show_all", False))
+    if st.session_state.get("quiz") and st.session_state.get("revealed_step") != step_no:
+        st.header(f"Step {step_no} of {n}:  which pair merges next?", anchor=False)
+        st.markdown(f"##### {tables.formula(algorithm)}")
+        left, right = st.columns([3, 2])
+        with left:
+            st.caption("Candidates in alphabetical order, with their counts in the current splits (weighted by word counts)"
+                       + ("" if complete else f"; the {len(table)} best pairs the trainer recorded are among them") + ".")
+            quiz = tables.quiz_frame(table, algorithm)
+            st.dataframe(quiz, hide_index=True, width="stretch", height=min(400, 40 + 35 * len(quiz)))
+        with right:
+            st.caption("The most frequent words as they are split now.")
+            st.dataframe(tables.splits_before(training, step_no, 12), hide_index=True, width="stretch")
+        st.button("Reveal the merge", icon=":material/visibility:", type="primary",
+                  on_click=lambda: st.session_state.update(revealed_step=step_no))
+        return
     st.header(f"Step {step_no} of {n}:  {step.left} + {step.right} → {step.new_token}", anchor=False)
 
-    table, complete = session.candidates(key, training, step_no, st.session_state.get("show_all", False))
     tied = [c for c in step.candidates if c.score == step.score]
 
     left, right = st.columns([5, 6])

@@ -170,3 +170,18 @@ def test_corpora_page_lists_every_sample():
     assert not at.exception
     frame = at.dataframe[0].value
     assert {"course-toy", "course-sentences", "low-lower-newest-widest", "wordfreq-fi"} <= set(frame["id"])
+
+
+def test_ask_first_hides_the_merge_until_revealed():
+    at = app(corpus="course-toy", algorithm="wordpiece", step=2)
+    at.toggle(key="quiz").set_value(True).run()
+    assert not at.exception
+    assert at.header[0].value == "Step 2 of 9:  which pair merges next?"
+    assert "1/36" not in texts(at)  # no score until revealed
+    quiz = at.dataframe[0].value
+    assert list(quiz.columns) == ["pair", "count(ab)", "count(a)", "count(b)"]
+    assert list(quiz["pair"]) == sorted(quiz["pair"])
+    next(b for b in at.button if b.label == "Reveal the merge").click().run()
+    assert "h + ##u → hu" in at.header[0].value
+    next(b for b in at.button if b.label == "Next").click().run()
+    assert "which pair merges next?" in at.header[0].value  # the next step is hidden again

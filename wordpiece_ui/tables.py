@@ -150,3 +150,17 @@ def step_summary(step: MergeStep) -> dict[str, str]:
         "words touched": f"{len(step.words_touched):,}",
         "vocabulary": f"{step.vocab_size:,}",
     }
+
+
+def quiz_frame(candidates: pd.DataFrame, algorithm: str) -> pd.DataFrame:
+    """The candidates with their counts only, in alphabetical order: the class works out the score."""
+    cols = ["pair", "count(ab)"] + (["count(a)", "count(b)"] if algorithm == "wordpiece" else [])
+    return candidates[cols].sort_values("pair", kind="stable").reset_index(drop=True)
+
+
+def splits_before(training: Training, step: int, limit: int) -> pd.DataFrame:
+    """The most frequent words, split as they are just before merge `step`."""
+    top = sorted(range(len(training.words)), key=lambda i: (-training.counts[i], i))[:limit]
+    rows = [{"word": training.words[i], "count": training.counts[i], "split": " ".join(before)}
+            for i, (before, _) in zip(top, words_around(training, step, top))]
+    return pd.DataFrame(rows)
