@@ -239,7 +239,7 @@ def config_for(settings: Settings, algorithm: str | None = None, prefix: str | N
     )
 
 
-TRAININGS_KEPT = 24
+TRAININGS_KEPT = 8  # a large training holds tens of MB; the Compare page uses two or three at once
 
 
 @st.cache_resource(show_spinner=False)
