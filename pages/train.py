@@ -141,15 +141,15 @@ def step_view() -> None:
         st.caption(f"{len(table):,} candidates shown from {scope}. Click a column header to sort.")
     if algorithm == "wordpiece":
         with tabs[1]:
-            bpe_pick = table.sort_values(["count(ab)", "rank"], ascending=[False, True]).iloc[0]
+            view = tables.by_count(table)
+            bpe_pick = view.iloc[0]
             where = "of all pairs" if complete else f"among these {len(table)} pairs"
             st.markdown(
                 f"BPE would merge **{bpe_pick['pair']}** (count {bpe_pick['count(ab)']:,}, the most frequent {where}); "
                 f"WordPiece merges **{step.left} + {step.right}** (count {step.pair_count:,}) because dividing by "
                 f"count(a) × count(b) penalises pairs made of common tokens."
             )
-            view = table.sort_values(["count(ab)", "rank"], ascending=[False, True]).head(12)
-            session.chart(charts.candidates_bar(view, "count(ab)", "The same pairs by raw count (BPE's score)",
+            session.chart(charts.candidates_bar(view.head(12), "count(ab)", "The same pairs by raw count (BPE's score)",
                                                 highlight=bpe_pick["pair"]))
 
     st.subheader("The corpus before → after", anchor=False)

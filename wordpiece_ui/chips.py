@@ -77,11 +77,6 @@ def before_after_rows(rows: list[dict], left: str, right: str, new_token: str) -
     return "".join(parts)
 
 
-def token_cloud(tokens: list[str], new_token: str | None) -> str:
-    return STYLE + '<div class="wpl-row">' + "".join(
-        chip(t, "wpl-new" if t == new_token else "") for t in tokens) + "</div>"
-
-
 def _gap(text: str) -> str:
     """Text between tokens: whitespace as a visible gap (line breaks kept), anything else as is."""
     if text.strip():

@@ -62,9 +62,6 @@ class Settings:
             "specials": self.specials,
         }
 
-    def with_algorithm(self, algorithm: str) -> Settings:
-        return replace(self, algorithm=algorithm)
-
 
 def defaults_for(corpus_id: str) -> Settings:
     """The suggested settings of a corpus (custom corpora get the English paragraphs' ones)."""

@@ -58,10 +58,9 @@ def tie_sentence(step: MergeStep, tie_break: str, tied: list[Candidate]) -> str:
 
 def steps_frame(training: Training) -> pd.DataFrame:
     """One row per merge, with the running tokens-per-word."""
-    initial_tokens = sum(len(training.initial_split(w)) * n for w, n in zip(training.words, training.counts))
     words = max(1, sum(training.counts))
     rows = []
-    tokens = initial_tokens
+    tokens = _initial_tokens(training)
     for s in training.steps:
         tokens -= s.merged_count
         rows.append(
@@ -85,9 +84,17 @@ def steps_frame(training: Training) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _initial_tokens(training: Training) -> int:
+    return sum(len(training.initial_split(w)) * n for w, n in zip(training.words, training.counts))
+
+
 def start_tokens_per_word(training: Training) -> float:
-    initial = sum(len(training.initial_split(w)) * n for w, n in zip(training.words, training.counts))
-    return initial / max(1, sum(training.counts))
+    return _initial_tokens(training) / max(1, sum(training.counts))
+
+
+def by_count(candidates: pd.DataFrame) -> pd.DataFrame:
+    """The same candidates in BPE's order: by raw count, equal counts in the trainer's order."""
+    return candidates.sort_values(["count(ab)", "rank"], ascending=[False, True], kind="stable")
 
 
 def candidates_frame(candidates: list[Candidate] | tuple[Candidate, ...], algorithm: str) -> pd.DataFrame:
