@@ -25,6 +25,7 @@ configs = st.fixed_dictionaries(
         "vocab_size": st.integers(min_value=1, max_value=40),
         "special_tokens": st.sampled_from([(), ("[UNK]",), ("[PAD]", "[UNK]", "a")]),
         "bpe_prefix": st.sampled_from([None, None, "##"]),
+        "top_k": st.sampled_from([0, 1, 5]),  # 0 and 1 take the engine's winner-only path
     }
 )
 
@@ -33,7 +34,7 @@ def _config(c):
     prefix = "##" if c["algorithm"] == "wordpiece" else c["bpe_prefix"]
     return TrainerConfig(
         algorithm=c["algorithm"], vocab_size=c["vocab_size"], min_frequency=c["min_frequency"],
-        special_tokens=c["special_tokens"], tie_break=c["tie_break"], prefix=prefix, top_k=5,
+        special_tokens=c["special_tokens"], tie_break=c["tie_break"], prefix=prefix, top_k=c["top_k"],
     )
 
 

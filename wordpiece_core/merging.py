@@ -22,7 +22,7 @@ algorithm lives in the tests and must produce the identical trace.
 from __future__ import annotations
 
 import heapq
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from fractions import Fraction
 
@@ -32,6 +32,7 @@ from .trace import Candidate, MergeStep, TrainerConfig, Training, loglik_change
 Progress = Callable[[int, int], None]
 
 _FLOAT_WINDOW = 1e-9  # relative; float division is correctly rounded, so 1e-9 is ample
+_MAX_TOKENS = 0x10FFFF  # a token is one character, chr(id)
 
 
 def initial_alphabet(words: Iterable[str], config: TrainerConfig) -> list[str]:
@@ -89,6 +90,11 @@ def train(
 
 
 class _Engine:
+    """The training state. Each token is one character, chr(id), so a word's
+    split is a plain string and the C string routines find and rewrite pairs;
+    a pair is the two-character string of its tokens (comparing such strings
+    compares (id_left, id_right), which is the hf tie-break)."""
+
     def __init__(self, word_counts: dict[str, int], config: TrainerConfig, progress: Progress | None):
         self.config = config
         self.progress = progress
@@ -96,180 +102,212 @@ class _Engine:
         self.prefix = config.prefix or ""
         self.plen = len(self.prefix)
         self.word_list = list(word_counts)
-        self.freqs = [word_counts[w] for w in self.word_list]
+        self.freqs = list(word_counts.values())
         self.threshold = max(config.min_frequency, 1)
 
-        vocab: list[str] = []
-        for tok in config.special_tokens:
-            if tok not in vocab:
-                vocab.append(tok)
+        vocab: list[str] = list(dict.fromkeys(config.special_tokens))
         vocab.extend(initial_alphabet(self.word_list, config))
         self.initial_vocab = tuple(vocab)
         self.id_to_tok = list(vocab)
         self.tok_to_id = {t: i for i, t in enumerate(vocab)}
+        self.words = self._initial_splits()
 
-        tid = self.tok_to_id
-        prefix = self.prefix
-        words: list[list[int]] = []
-        for w in self.word_list:
-            if prefix:
-                words.append([tid[w[0]]] + [tid[prefix + c] for c in w[1:]])
-            else:
-                words.append([tid[c] for c in w])
-        self.words = words
-
-        tc = [0] * len(vocab)
-        pc: defaultdict[tuple[int, int], int] = defaultdict(int)
-        where: defaultdict[tuple[int, int], set[int]] = defaultdict(set)
-        for wi, (sym, f) in enumerate(zip(words, self.freqs)):
-            for t in sym:
-                tc[t] += f
-            for p in zip(sym, sym[1:]):
-                pc[p] += f
-                where[p].add(wi)
-        self.tc = tc
+        pc: dict[str, int] = {}
+        where: defaultdict[str, set[int]] = defaultdict(set)
+        tc: dict[str, int] = {}
+        get = pc.get
+        for wi, (s, f) in enumerate(zip(self.words, self.freqs)):
+            for ch in s:
+                tc[ch] = tc.get(ch, 0) + f
+            for i in range(len(s) - 1):
+                q = s[i : i + 2]
+                pc[q] = get(q, 0) + f
+                where[q].add(wi)
         self.pc = pc
         self.where = where
-        self.total = sum(tc)
-        self.pairs_of: dict[int, set[tuple[int, int]]] = {}
+        self.tc = tc
+        self.total = sum(tc.values())
+        thr = self.threshold
         if self.is_wp:
-            for p in pc:
-                self.pairs_of.setdefault(p[0], set()).add(p)
-                self.pairs_of.setdefault(p[1], set()).add(p)
-        self.heap = [(self._key(p), p[0], p[1]) for p, c in pc.items() if c >= self.threshold]
+            # Each token's count when its pairs were last pushed (see _requeue).
+            self.ref = dict(tc)
+            self.pairs_of: defaultdict[str, set[str]] = defaultdict(set)
+            for q in pc:
+                self.pairs_of[q[0]].add(q)
+                self.pairs_of[q[1]].add(q)
+            self.heap = [(-(c / (tc[q[0]] * tc[q[1]])), q) for q, c in pc.items() if c >= thr]
+        else:
+            self.heap = [(-c, q) for q, c in pc.items() if c >= thr]
         heapq.heapify(self.heap)
+        self.hist = Counter(pc.values())  # how many pairs have each count: BPE's ties
+
+    def _initial_splits(self) -> list[str]:
+        tid = self.tok_to_id
+        words = self.word_list
+        if not self.prefix:
+            table = {ord(ch): chr(tid[ch]) for ch in set("".join(words))}
+            return [w.translate(table) for w in words]
+        first = {ord(ch): chr(tid[ch]) for ch in {w[0] for w in words}}
+        prefix = self.prefix
+        rest = {ord(ch): chr(tid[prefix + ch]) for ch in set("".join([w[1:] for w in words]))}
+        return [w[0].translate(first) + w[1:].translate(rest) for w in words]
 
     # ----- scores -------------------------------------------------------------------
-    def _key(self, p: tuple[int, int]) -> float | int:
-        c = self.pc[p]
+    def _value(self, q: str) -> float | int:
+        """The score as a number the heap can order: a float for WordPiece."""
+        c = self.pc[q]
         if self.is_wp:
-            return -(c / (self.tc[p[0]] * self.tc[p[1]]))
-        return -c
+            return c / (self.tc[q[0]] * self.tc[q[1]])
+        return c
 
-    def _exact(self, p: tuple[int, int]) -> Fraction:
-        c = self.pc[p]
+    def _exact(self, q: str) -> Fraction:
+        c = self.pc[q]
         if self.is_wp:
-            return Fraction(c, self.tc[p[0]] * self.tc[p[1]])
+            return Fraction(c, self.tc[q[0]] * self.tc[q[1]])
         return Fraction(c)
 
-    def _all_equal(self, group: list[tuple[int, int]]) -> bool:
-        """Whether the WordPiece scores of `group` are exactly equal (integer cross-multiplication)."""
-        pc, tc = self.pc, self.tc
-        p0 = group[0]
-        num0, den0 = pc[p0], tc[p0[0]] * tc[p0[1]]
-        return all(pc[p] * den0 == num0 * tc[p[0]] * tc[p[1]] for p in group[1:])
-
-    def _first_rank(self, p: tuple[int, int]) -> tuple[int, int]:
-        """Where the course's recount would first meet `p`: (word index, position)."""
-        ws = self.where[p]
-        a, b = p
-        while ws:
-            w = min(ws)
-            sym = self.words[w]
-            for i in range(len(sym) - 1):
-                if sym[i] == a and sym[i + 1] == b:
-                    return (w, i)
-            ws.discard(w)
+    def _first_rank(self, q: str) -> tuple[int, int]:
+        """Where the course's recount would first meet `q`: (word index, position)."""
+        words = self.words
+        for w in sorted(self.where[q]):  # a superset, shared with other pairs: not pruned here
+            i = words[w].find(q)
+            if i >= 0:
+                return (w, i)
         raise AssertionError("a counted pair was found in no word")
 
-    def _rule_rank(self, p: tuple[int, int]) -> tuple[int, int]:
-        return p if self.config.tie_break == "hf" else self._first_rank(p)
+    def _rule_rank(self, q: str) -> tuple[int, int] | str:
+        return q if self.config.tie_break == "hf" else self._first_rank(q)
 
     # ----- choosing -----------------------------------------------------------------
-    def _pop_valid(self) -> tuple[int, int] | None:
-        """Pop until an entry whose key is current; return its pair (None if empty)."""
+    def choose(self) -> tuple[str, int, list[str]] | None:
+        """The winning pair, how many pairs tied with it, and the ranked top-K candidates."""
+        if not self.is_wp and self.config.top_k <= 1:
+            return self._choose_bpe_fast()
+        return self._choose_general(max(1, self.config.top_k))
+
+    def _choose_bpe_fast(self) -> tuple[str, int, list[str]] | None:
+        """BPE, only the winner wanted: no entry is popped but the winner's.
+
+        A BPE key only ever goes stale downwards (pair counts only fall), so the
+        first entry at the top whose key is current holds the best count, and
+        the smallest pair string among those: the hf rule. How many pairs tie
+        is read from the histogram of pair counts kept by `apply`.
+        """
         heap, pc, thr = self.heap, self.pc, self.threshold
         while heap:
-            key, a, b = heapq.heappop(heap)
-            p = (a, b)
-            if pc.get(p, 0) < thr:
-                continue
-            cur = self._key(p)
-            if cur != key:
-                heapq.heappush(heap, (cur, a, b))
-                continue
-            return p
-        return None
-
-    def _limit(self, key: float | int) -> float | int:
-        if self.is_wp:
-            return key * (1 - _FLOAT_WINDOW)  # key is negative: a slightly larger (worse) key
-        return key
-
-    def _collect(self, want: int) -> list[tuple[int, int]]:
-        """Pop at least `want` distinct valid pairs, plus everything tied with the last one."""
-        found: dict[tuple[int, int], None] = {}
-        last_key = None
-        while self.heap:
-            if len(found) >= want and last_key is not None and self.heap[0][0] > self._limit(last_key):
+            key, q = heap[0]
+            c = pc.get(q, 0)
+            if c < thr:
+                heapq.heappop(heap)
+            elif c != -key:
+                heapq.heapreplace(heap, (-c, q))
+            else:
                 break
-            p = self._pop_valid()
-            if p is None:
-                break
-            if p not in found:
-                found[p] = None
-                last_key = self._key(p)
-        return list(found)
-
-    def choose(self) -> tuple[tuple[int, int], int, list[tuple[int, int]]] | None:
-        """The winning pair, how many pairs tied with it, and the ranked top-K candidates.
-
-        `_collect` stops only when the heap's top key is beyond the window of the
-        last pair it took; since no live pair has a key better than its smallest
-        heap entry, every pair tied with the best has been popped by then.
-        Pairs are ordered by their float key first; only pairs whose keys are
-        equal are compared as exact fractions and then by the tie rule.
-        """
-        popped = self._collect(max(1, self.config.top_k))
-        if not popped:
+        else:
             return None
-        items = sorted(((self._key(p), p) for p in popped), key=lambda x: x[0])
-        ranked: list[tuple[int, int]] = []
+        ties = self.hist[c]
+        if ties > 1 and self.config.tie_break == "first":
+            # The tied pairs are the live entries with this key, all at the top
+            # of the heap: walk the heap array to them without popping.
+            tied = [q]
+            seen = {q}
+            size = len(heap)
+            stack = [1, 2]
+            while stack:
+                i = stack.pop()
+                if i < size and heap[i][0] == key:
+                    q2 = heap[i][1]
+                    if q2 not in seen and pc.get(q2, 0) == c:
+                        seen.add(q2)
+                        tied.append(q2)
+                    stack.append(2 * i + 1)
+                    stack.append(2 * i + 2)
+            winner = min(tied, key=self._first_rank)  # its entry goes dead when it is merged
+        else:
+            winner = heapq.heappop(heap)[1]
+        return winner, ties, [winner]
+
+    def _choose_general(self, want: int) -> tuple[str, int, list[str]] | None:
+        """Pop entries until `want` pairs are known to be the best, rank them, push the rest back.
+
+        An entry's key bounds its pair's current value: exactly for BPE (counts
+        only fall), within a factor `self.slack` for WordPiece (see _requeue).
+        So once the best key left, times the slack, is below the `want`-th value
+        found, nothing left can enter the top `want`.
+        """
+        heap, pc, tc, thr, is_wp = self.heap, self.pc, self.tc, self.threshold, self.is_wp
+        slack = self.slack * (1 + _FLOAT_WINDOW) if is_wp else 1
+        found: dict[str, float | int] = {}
+        best: list[float | int] = []  # min-heap of the `want` best values
+        pop, push = heapq.heappop, heapq.heappush
+        while heap:
+            key = heap[0][0]
+            if len(best) >= want and -key * slack < best[0]:
+                break
+            q = pop(heap)[1]
+            if q in found:
+                continue
+            c = pc.get(q, 0)
+            if c < thr:
+                continue
+            if is_wp:
+                v: float | int = c / (tc[q[0]] * tc[q[1]])
+            else:
+                v = c
+                if c != -key:
+                    push(heap, (-c, q))
+                    continue
+            found[q] = v
+            if len(best) < want:
+                push(best, v)
+            elif v > best[0]:
+                heapq.heapreplace(best, v)
+        if not found:
+            return None
+        items = sorted(found.items(), key=lambda x: -x[1])
+        ranked: list[str] = []
         ties = 1
         i = 0
         while i < len(items):
             j = i + 1
-            while j < len(items) and items[j][0] == items[i][0]:
+            while j < len(items) and items[j][1] == items[i][1]:
                 j += 1
-            group = [p for _, p in items[i:j]]
+            group = [q for q, _ in items[i:j]]
             if len(group) > 1:
-                if self.is_wp and not self._all_equal(group):
+                if is_wp and not self._all_equal(group):
                     # Two different fractions rounded to the same float: rare.
-                    exact = {p: self._exact(p) for p in group}
-                    group.sort(key=lambda p: (-exact[p], self._rule_rank(p)))
+                    exact = {q: self._exact(q) for q in group}
+                    group.sort(key=lambda q: (-exact[q], self._rule_rank(q)))
                     if i == 0:
-                        ties = sum(1 for p in group if exact[p] == exact[group[0]])
+                        ties = sum(1 for q in group if exact[q] == exact[group[0]])
                 else:
                     group.sort(key=self._rule_rank)
                     if i == 0:
                         ties = len(group)
             ranked.extend(group)
             i = j
+            if len(ranked) >= want and i > 0:
+                break
         winner = ranked[0]
-        heap = self.heap
-        for key, p in items:
-            if p != winner:
-                heapq.heappush(heap, (key, p[0], p[1]))
-        return winner, ties, ranked[: max(self.config.top_k, 1)]
+        for q, v in found.items():
+            if q != winner:
+                push(heap, (-v, q))
+        return winner, ties, ranked[:want]
+
+    def _all_equal(self, group: list[str]) -> bool:
+        """Whether the WordPiece scores of `group` are exactly equal (integer cross-multiplication)."""
+        pc, tc = self.pc, self.tc
+        q0 = group[0]
+        num0, den0 = pc[q0], tc[q0[0]] * tc[q0[1]]
+        return all(pc[q] * den0 == num0 * tc[q[0]] * tc[q[1]] for q in group[1:])
 
     # ----- merging ------------------------------------------------------------------
-    def _merged_occurrences(self, p: tuple[int, int]) -> int:
-        """How many times (weighted) a left-to-right merge of p would apply."""
-        a, b = p
-        if a != b:
-            return self.pc[p]
-        total = 0
-        for w in self.where.get(p, ()):
-            sym = self.words[w]
-            i, n = 0, 0
-            while i < len(sym) - 1:
-                if sym[i] == a and sym[i + 1] == b:
-                    n += 1
-                    i += 2
-                else:
-                    i += 1
-            total += n * self.freqs[w]
-        return total
+    def _merged_occurrences(self, q: str) -> int:
+        """How many times (weighted) a left-to-right merge of q would apply."""
+        if q[0] != q[1]:
+            return self.pc[q]
+        words, freqs = self.words, self.freqs
+        return sum(words[w].count(q) * freqs[w] for w in self.where.get(q, ()))
 
     def _new_token(self, a: int, b: int) -> str:
         left, right = self.id_to_tok[a], self.id_to_tok[b]
@@ -277,111 +315,155 @@ class _Engine:
             right = right[self.plen :]
         return left + right
 
-    def apply(self, a: int, b: int, n: int) -> tuple[list[int], int, set[tuple[int, int]]]:
-        """Merge (a, b) into n in every word; return touched words, merges made, new pairs."""
-        words, freqs, pc, where, tc = self.words, self.freqs, self.pc, self.where, self.tc
+    def apply(self, p: str, nc: str, existed: bool) -> tuple[list[int], int, dict[str, int]]:
+        """Merge the pair p into the token nc in every word; return touched words, merges made, new pairs.
+
+        A word with one occurrence changes only the pairs beside it: its index
+        is filed under its left and right neighbour, and the pair counts are
+        updated once per distinct neighbour (summing the files' frequencies),
+        not once per word. A word with several occurrences (or a repeated
+        token, "aaaa") is recounted whole.
+        """
+        words, freqs, pc = self.words, self.freqs, self.pc
         touched: list[int] = []
-        fresh: defaultdict[tuple[int, int], int] = defaultdict(int)  # changes to pairs containing n
+        left: defaultdict[str, list[int]] = defaultdict(list)  # left neighbour -> words
+        right: defaultdict[str, list[int]] = defaultdict(list)  # right neighbour -> words
+        delta: dict[str, int] = {}  # pair -> change of its count
+        holders: defaultdict[str, list[int]] = defaultdict(list)  # new pair -> words
         made = 0
-        for w in where.pop((a, b), ()):
-            sym = words[w]
-            L = len(sym)
-            f = freqs[w]
-            out: list[int] = []
-            count = 0
-            i = j = 0  # i: search position; j: start of the part not yet copied
-            while True:
-                try:
-                    i = sym.index(a, i)
-                except ValueError:
-                    break
-                if i + 1 >= L:
-                    break
-                if sym[i + 1] != b:
-                    i += 1
-                    continue
-                if j < i:
-                    out.extend(sym[j:i])
-                if out:
-                    prev = out[-1]
-                    pc[(prev, a)] -= f
-                    q = (prev, n)
-                    fresh[q] += f
-                    where[q].add(w)
-                if i + 2 < L:
-                    nxt = sym[i + 2]
-                    pc[(b, nxt)] -= f
-                    q = (n, nxt)
-                    fresh[q] += f
-                    where[q].add(w)
-                out.append(n)
-                count += 1
-                i += 2
-                j = i
-            if count:
-                if j < L:
-                    out.extend(sym[j:])
-                words[w] = out
-                touched.append(w)
-                made += count * f
-        for q, v in fresh.items():
-            pc[q] += v
-        pc.pop((a, b), None)
+        for w in self.where.pop(p, ()):
+            s = words[w]
+            k = s.count(p)
+            if not k:
+                continue
+            t = s.replace(p, nc)
+            words[w] = t
+            touched.append(w)
+            if k == 1:
+                i = s.find(p)
+                if i:
+                    left[s[i - 1]].append(w)
+                if i + 2 < len(s):
+                    right[s[i + 2]].append(w)
+            else:
+                f = freqs[w]
+                made += (k - 1) * f  # the first occurrence is counted with the rest below
+                for i in range(len(s) - 1):
+                    q = s[i : i + 2]
+                    delta[q] = delta.get(q, 0) - f
+                for i in range(len(t) - 1):
+                    q = t[i : i + 2]
+                    delta[q] = delta.get(q, 0) + f
+                    if nc in q:
+                        holders[q].append(w)
+        freq_of = freqs.__getitem__
+        made += sum(map(freq_of, touched))
+        a, b = p
+        for x, ws in left.items():
+            v = sum(map(freq_of, ws))
+            q = x + a
+            delta[q] = delta.get(q, 0) - v
+            q = x + nc
+            delta[q] = delta.get(q, 0) + v
+            holders[q] += ws
+        for y, ws in right.items():
+            v = sum(map(freq_of, ws))
+            q = b + y
+            delta[q] = delta.get(q, 0) - v
+            q = nc + y
+            delta[q] = delta.get(q, 0) + v
+            holders[q] += ws
+        hist = self.hist
+        for q, d in delta.items():
+            if d:
+                c = pc.get(q, 0)
+                hist[c] -= 1
+                hist[c + d] += 1
+                pc[q] = c + d
+        hist[pc.pop(p)] -= 1  # every occurrence of p is gone
+        where = self.where
+        fresh = {q: pc[q] for q in holders}
+        for q, ws in holders.items():
+            if existed and q in where:
+                where[q].update(ws)
+            else:
+                where[q] = set(ws)
+        tc = self.tc
         tc[a] -= made
         tc[b] -= made
-        tc[n] += made
+        tc[nc] = tc.get(nc, 0) + made
         self.total -= made
         touched.sort()
-        return touched, made, set(fresh)
+        return touched, made, fresh
 
-    def _requeue(self, a: int, b: int, n: int, new_pairs: set[tuple[int, int]]) -> None:
-        heap, pc, thr = self.heap, self.pc, self.threshold
-        if not self.is_wp:
-            for p in new_pairs:
-                c = pc[p]
-                if c >= thr:
-                    heapq.heappush(heap, (-c, p[0], p[1]))
-            return
-        pairs_of = self.pairs_of
-        for p in new_pairs:
-            pairs_of.setdefault(p[0], set()).add(p)
-            pairs_of.setdefault(p[1], set()).add(p)
-        tc = self.tc
+    slack = 1.0  # WordPiece: how far (as a factor) a token's count may fall before its pairs are re-pushed
+    _WP_SLACK = 1.02
+
+    def _requeue(self, p: str, nc: str, existed: bool, fresh: dict[str, int]) -> None:
+        """Push what the merge changed.
+
+        BPE: only the new pairs; every other count only fell, and a stale
+        (too high) key is corrected when it reaches the top.
+
+        WordPiece: a merge lowers count(a) and count(b), which RAISES the score
+        of every other pair containing a or b. Re-pushing all of them after
+        every merge is the slow part, so a token's pairs are re-pushed only
+        once its count has fallen by the factor `_WP_SLACK` since they last
+        were. Every live pair then has an entry pushed when both its tokens'
+        counts were at most their reference counts, so its current score is at
+        most that entry's key × slack², and the choice pops that much deeper.
+        """
+        heap, pc, thr, tc = self.heap, self.pc, self.threshold, self.tc
         push = heapq.heappush
-        for t in {a, b, n}:
-            group = pairs_of.get(t)
-            if not group:
-                continue
-            dead = []
-            for p in group:
-                c = pc.get(p, 0)
-                if c < thr:
-                    dead.append(p)
-                else:
-                    x, y = p
-                    push(heap, (-(c / (tc[x] * tc[y])), x, y))
-            for p in dead:
-                group.discard(p)
-                if pc.get(p, 1) == 0:
-                    del pc[p]
+        if not self.is_wp:
+            for q in fresh:
+                c = pc[q]
+                if c >= thr:
+                    push(heap, (-c, q))
+            return
+        self.slack = self._WP_SLACK**2
+        pairs_of, ref = self.pairs_of, self.ref
+        for q in fresh:
+            pairs_of[q[0]].add(q)
+            pairs_of[q[1]].add(q)
+            c = pc[q]
+            if c >= thr:
+                push(heap, (-(c / (tc[q[0]] * tc[q[1]])), q))
+        ref[nc] = tc[nc]
+        for t in {p[0], p[1], nc} if existed else {p[0], p[1]}:
+            count = tc[t]
+            if count and (t == nc or ref[t] > count * self._WP_SLACK):
+                ref[t] = count
+                group = pairs_of[t]
+                dead = []
+                for q in group:
+                    c = pc.get(q, 0)
+                    if c >= thr:
+                        push(heap, (-(c / (tc[q[0]] * tc[q[1]])), q))
+                    elif c == 0:
+                        dead.append(q)
+                for q in dead:
+                    group.discard(q)
+                    pc.pop(q, None)
 
     # ----- the loop -----------------------------------------------------------------
-    def _candidate(self, p: tuple[int, int], rank: int, vocab_before: int) -> Candidate:
-        a, b = p
+    def _candidate(self, q: str, rank: int, vocab_before: int) -> Candidate:
+        a, b = ord(q[0]), ord(q[1])
         new_tok = self._new_token(a, b)
         existing = self.tok_to_id.get(new_tok)
+        tc = self.tc
         return Candidate(
             left=self.id_to_tok[a],
             right=self.id_to_tok[b],
             new_token=new_tok,
-            pair_count=self.pc[p],
-            left_count=self.tc[a],
-            right_count=self.tc[b],
-            score=self._exact(p),
+            pair_count=self.pc[q],
+            left_count=tc[q[0]],
+            right_count=tc[q[1]],
+            score=self._exact(q),
             rank=rank,
             loglik_delta=loglik_change(
-                self.total, self.tc[a], self.tc[b], self._merged_occurrences(p), a == b,
-                self.tc[existing] if existing is not None else 0,
+                self.total, tc[q[0]], tc[q[1]], self._merged_occurrences(q), a == b,
+                tc.get(chr(existing), 0) if existing is not None else 0,
             ),
             vocab_size_before=vocab_before,
         )
@@ -402,34 +484,36 @@ class _Engine:
                     else f"no pair occurs at least {cfg.min_frequency} times (min frequency)"
                 )
                 break
-            (a, b), ties, ranked = chosen
-            score = self._exact((a, b))
+            p, ties, ranked = chosen
+            score = self._exact(p)
             if cfg.min_score is not None and score < cfg.min_score:
-                heapq.heappush(self.heap, (self._key((a, b)), a, b))
+                heapq.heappush(self.heap, (-self._value(p), p))
                 stop = f"the best score {float(score):.6g} fell below the threshold {float(cfg.min_score):.6g}"
                 break
             vocab_before = len(self.tok_to_id)
-            cands = tuple(self._candidate(p, r + 1, vocab_before) for r, p in enumerate(ranked)) if cfg.top_k else ()
-            win = cands[0] if cands else self._candidate((a, b), 1, vocab_before)
+            cands = tuple(self._candidate(q, r + 1, vocab_before) for r, q in enumerate(ranked)) if cfg.top_k else ()
+            win = cands[0] if cands else self._candidate(p, 1, vocab_before)
             new_tok = win.new_token
             existed = new_tok in self.tok_to_id
             if existed:
                 n = self.tok_to_id[new_tok]
             else:
                 n = len(self.id_to_tok)
+                if n > _MAX_TOKENS:
+                    raise WordPieceError(f"more than {_MAX_TOKENS:,} tokens: choose a smaller vocabulary size")
                 self.id_to_tok.append(new_tok)
                 self.tok_to_id[new_tok] = n
-                self.tc.append(0)
-            touched, made, new_pairs = self.apply(a, b, n)
-            self._requeue(a, b, n, new_pairs)
+            nc = chr(n)
+            touched, made, fresh = self.apply(p, nc, existed)
+            self._requeue(p, nc, existed, fresh)
             steps.append(
                 MergeStep(
                     step=len(steps) + 1,
                     left=win.left,
                     right=win.right,
                     new_token=new_tok,
-                    left_id=a,
-                    right_id=b,
+                    left_id=ord(p[0]),
+                    right_id=ord(p[1]),
                     new_id=n,
                     pair_count=win.pair_count,
                     left_count=win.left_count,
