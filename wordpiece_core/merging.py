@@ -33,6 +33,24 @@ Progress = Callable[[int, int], None]
 
 _FLOAT_WINDOW = 1e-9  # relative; float division is correctly rounded, so 1e-9 is ample
 _MAX_TOKENS = 0x10FFFF  # a token is one character, chr(id)
+_RETIRED = float("inf")  # the key of a heap entry no longer in use (sorts after every live one)
+
+
+def _sift_down(heap: list, pos: int) -> None:
+    """Restore the heap below `pos` after the key there grew (moves only that subtree)."""
+    end = len(heap)
+    item = heap[pos]
+    child = 2 * pos + 1
+    while child < end:
+        right = child + 1
+        if right < end and heap[right] < heap[child]:
+            child = right
+        if not heap[child] < item:
+            break
+        heap[pos] = heap[child]
+        pos = child
+        child = 2 * pos + 1
+    heap[pos] = item
 
 
 def initial_alphabet(words: Iterable[str], config: TrainerConfig) -> list[str]:
@@ -139,6 +157,9 @@ class _Engine:
         else:
             self.heap = [(-c, q) for q, c in pc.items() if c >= thr]
         heapq.heapify(self.heap)
+        self.walks = self.is_wp or config.top_k > 1  # whether choose() walks the heap (see _choose_general)
+        self.latest = {q: key for key, q in self.heap} if self.walks else {}  # pair -> key of its newest entry
+        self.retired = 0  # heap entries with the key _RETIRED
         self.hist = Counter(pc.values())  # how many pairs have each count: BPE's ties
 
     def _initial_splits(self) -> list[str]:
@@ -181,7 +202,7 @@ class _Engine:
     # ----- choosing -----------------------------------------------------------------
     def choose(self) -> tuple[str, int, list[str]] | None:
         """The winning pair, how many pairs tied with it, and the ranked top-K candidates."""
-        if not self.is_wp and self.config.top_k <= 1:
+        if not self.walks:
             return self._choose_bpe_fast()
         return self._choose_general(max(1, self.config.top_k))
 
@@ -228,38 +249,48 @@ class _Engine:
         return winner, ties, [winner]
 
     def _choose_general(self, want: int) -> tuple[str, int, list[str]] | None:
-        """Pop entries until `want` pairs are known to be the best, rank them, push the rest back.
+        """Find the `want` best pairs by walking the top of the heap array, popping nothing.
 
         An entry's key bounds its pair's current value: exactly for BPE (counts
         only fall), within a factor `self.slack` for WordPiece (see _requeue).
-        So once the best key left, times the slack, is below the `want`-th value
-        found, nothing left can enter the top `want`.
+        So a subtree whose root's key, times the slack, is below the `want`-th
+        value found holds nothing better, and the walk skips it. WordPiece has
+        many exact ties (pairs that always occur together score 1/count), so
+        popping and re-pushing them at every step would cost more than the merge.
+        Entries met whose key is too high (the count fell) are corrected in
+        place afterwards; dead pairs, entries older than their pair's latest
+        push (`self.latest`) and the winner's entry are retired. Keys only grow
+        in place, so each fix only sifts down its own subtree.
         """
         heap, pc, tc, thr, is_wp = self.heap, self.pc, self.tc, self.threshold, self.is_wp
+        latest = self.latest
         slack = self.slack * (1 + _FLOAT_WINDOW) if is_wp else 1
         found: dict[str, float | int] = {}
+        at: dict[str, int] = {}  # pair -> index of its entry
+        fix: dict[int, float | int] = {}  # index -> corrected key
         best: list[float | int] = []  # min-heap of the `want` best values
-        pop, push = heapq.heappop, heapq.heappush
-        while heap:
-            key = heap[0][0]
-            if len(best) >= want and -key * slack < best[0]:
-                break
-            q = pop(heap)[1]
-            if q in found:
+        size = len(heap)
+        stack = [0]
+        while stack:
+            i = stack.pop()
+            if i >= size:
                 continue
+            key, q = heap[i]
+            if key is _RETIRED or (len(best) >= want and -key * slack < best[0]):
+                continue
+            stack.append(2 * i + 1)
+            stack.append(2 * i + 2)
             c = pc.get(q, 0)
-            if c < thr:
+            if c < thr or key != latest.get(q) or q in found:
+                fix[i] = _RETIRED  # dead, or an older entry of a pair pushed again since
                 continue
-            if is_wp:
-                v: float | int = c / (tc[q[0]] * tc[q[1]])
-            else:
-                v = c
-                if c != -key:
-                    push(heap, (-c, q))
-                    continue
+            v: float | int = c / (tc[q[0]] * tc[q[1]]) if is_wp else c
+            if v < -key and (not is_wp or v < -key * (1 - _FLOAT_WINDOW)):
+                fix[i] = latest[q] = -v
             found[q] = v
+            at[q] = i
             if len(best) < want:
-                push(best, v)
+                heapq.heappush(best, v)
             elif v > best[0]:
                 heapq.heapreplace(best, v)
         if not found:
@@ -289,9 +320,16 @@ class _Engine:
             if len(ranked) >= want and i > 0:
                 break
         winner = ranked[0]
-        for q, v in found.items():
-            if q != winner:
-                push(heap, (-v, q))
+        fix[at[winner]] = _RETIRED
+        del latest[winner]
+        for i in sorted(fix, reverse=True):  # deepest first: a fix only moves its own subtree
+            heap[i] = (fix[i], heap[i][1])
+            _sift_down(heap, i)
+        self.retired += sum(1 for k in fix.values() if k is _RETIRED)
+        if self.retired > len(heap) // 2:
+            self.heap[:] = [e for e in heap if e[0] is not _RETIRED]
+            heapq.heapify(self.heap)
+            self.retired = 0
         return winner, ties, ranked[:want]
 
     def _all_equal(self, group: list[str]) -> bool:
@@ -397,7 +435,7 @@ class _Engine:
         return touched, made, fresh
 
     slack = 1.0  # WordPiece: how far (as a factor) a token's count may fall before its pairs are re-pushed
-    _WP_SLACK = 1.02
+    _WP_SLACK = 1.005
 
     def _requeue(self, p: str, nc: str, existed: bool, fresh: dict[str, int]) -> None:
         """Push what the merge changed.
@@ -413,13 +451,15 @@ class _Engine:
         counts were at most their reference counts, so its current score is at
         most that entry's key × slack², and the choice pops that much deeper.
         """
-        heap, pc, thr, tc = self.heap, self.pc, self.threshold, self.tc
+        heap, pc, thr, tc, latest = self.heap, self.pc, self.threshold, self.tc, self.latest
         push = heapq.heappush
         if not self.is_wp:
             for q in fresh:
                 c = pc[q]
                 if c >= thr:
                     push(heap, (-c, q))
+                    if self.walks:
+                        latest[q] = -c
             return
         self.slack = self._WP_SLACK**2
         pairs_of, ref = self.pairs_of, self.ref
@@ -428,7 +468,8 @@ class _Engine:
             pairs_of[q[1]].add(q)
             c = pc[q]
             if c >= thr:
-                push(heap, (-(c / (tc[q[0]] * tc[q[1]])), q))
+                key = latest[q] = -(c / (tc[q[0]] * tc[q[1]]))
+                push(heap, (key, q))
         ref[nc] = tc[nc]
         for t in {p[0], p[1], nc} if existed else {p[0], p[1]}:
             count = tc[t]
@@ -439,7 +480,10 @@ class _Engine:
                 for q in group:
                     c = pc.get(q, 0)
                     if c >= thr:
-                        push(heap, (-(c / (tc[q[0]] * tc[q[1]])), q))
+                        key = -(c / (tc[q[0]] * tc[q[1]]))
+                        if key != latest.get(q):
+                            latest[q] = key
+                            push(heap, (key, q))
                     elif c == 0:
                         dead.append(q)
                 for q in dead:
@@ -487,7 +531,8 @@ class _Engine:
             p, ties, ranked = chosen
             score = self._exact(p)
             if cfg.min_score is not None and score < cfg.min_score:
-                heapq.heappush(self.heap, (-self._value(p), p))
+                key = self.latest[p] = -self._value(p)
+                heapq.heappush(self.heap, (key, p))
                 stop = f"the best score {float(score):.6g} fell below the threshold {float(cfg.min_score):.6g}"
                 break
             vocab_before = len(self.tok_to_id)
