@@ -7,6 +7,7 @@ never a traceback, and nothing half-written in the output folder.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -150,7 +151,8 @@ def run_train(args: argparse.Namespace) -> int:
     specials = tuple(dict.fromkeys(s.strip() for s in specials_text.split(",") if s.strip()))
 
     settings = TextSettings(args.normalizer, args.pre_tokenizer, args.add_prefix_space)
-    counts = load_word_counts(args.corpus, args.word_counts, settings)
+    workers = 2 if (os.cpu_count() or 1) > 1 else 1  # a large text is counted in two processes
+    counts = load_word_counts(args.corpus, args.word_counts, settings, workers)
     if not counts:
         names = ", ".join(args.corpus + args.word_counts)
         raise WordPieceError(f"no words to train on: {names} is empty or only whitespace")

@@ -54,12 +54,51 @@ def count_words(lines: Iterable[str], settings: TextSettings) -> dict[str, int]:
     return _count_chunked(normalize("\n".join(lines), norm), pre)
 
 
-def count_text(text: str, settings: TextSettings) -> dict[str, int]:
-    """Count the words of a whole file's text (one document per line)."""
+def count_text(text: str, settings: TextSettings, workers: int = 1) -> dict[str, int]:
+    """Count the words of a whole file's text (one document per line).
+
+    With ``workers=2`` a large text is cut at a line break and the second half
+    is counted in a forked process (POSIX only; for single-threaded callers
+    such as the command line). The halves are merged first half first, so the
+    order of first appearance is the same as counting in one go.
+    """
+    if workers > 1 and len(text) >= _PARALLEL_MIN_CHARS and hasattr(os, "fork"):
+        cut = text.find("\n", len(text) // 2)
+        if 0 <= cut < len(text) - 1:
+            return _count_forked(text[: cut + 1], text[cut + 1 :], settings)
     if settings.pre_tokenizer == "byte-level":
         return count_words(split_lines(text), settings)
     # Line endings are whitespace to every other pre-tokenizer: no need to split.
     return _count_chunked(normalize(text, settings.normalizer), settings.pre_tokenizer)
+
+
+_PARALLEL_MIN_CHARS = 2_000_000
+
+
+def _count_forked(first: str, second: str, settings: TextSettings) -> dict[str, int]:
+    """Count `second` in a forked child while this process counts `first`."""
+    import pickle
+
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: count, send, leave without running any cleanup
+        status = 1
+        try:
+            os.close(read_end)
+            with os.fdopen(write_end, "wb") as out:
+                pickle.dump(count_text(second, settings), out, protocol=pickle.HIGHEST_PROTOCOL)
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write_end)
+    counts = count_text(first, settings)
+    with os.fdopen(read_end, "rb") as inp:
+        data = inp.read()
+    _, status = os.waitpid(pid, 0)
+    rest = pickle.loads(data) if status == 0 and data else count_text(second, settings)
+    for word, n in rest.items():
+        counts[word] = counts.get(word, 0) + n
+    return counts
 
 
 def _count_chunked(text: str, pre: str) -> dict[str, int]:
@@ -74,7 +113,12 @@ def _count_chunked(text: str, pre: str) -> dict[str, int]:
     if pre == "whitespace-split":
         return dict(chunks)
     counts: dict[str, int] = {}
+    # An ASCII letters-and-digits chunk is one word to every pre-tokenizer here.
+    plain = pre in ("whitespace", "bert")
     for chunk, n in chunks.items():
+        if plain and chunk.isalnum() and chunk.isascii():
+            counts[chunk] = counts.get(chunk, 0) + n
+            continue
         for word in words_of(chunk, pre):
             counts[word] = counts.get(word, 0) + n
     return counts
@@ -171,12 +215,12 @@ def _show(s: str, limit: int = 40) -> str:
 
 
 def load_word_counts(
-    corpus_paths: Iterable[str], word_count_paths: Iterable[str], settings: TextSettings
+    corpus_paths: Iterable[str], word_count_paths: Iterable[str], settings: TextSettings, workers: int = 1
 ) -> dict[str, int]:
-    """Word counts from text files and TSV files, in the order given."""
+    """Word counts from text files and TSV files, in the order given (see count_text for `workers`)."""
     counts: dict[str, int] = {}
     for path in corpus_paths:
-        for word, n in count_text(read_text_file(path), settings).items():
+        for word, n in count_text(read_text_file(path), settings, workers).items():
             counts[word] = counts.get(word, 0) + n
     for path in word_count_paths:
         for word, n in parse_word_counts(read_text_file(path), path).items():

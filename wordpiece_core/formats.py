@@ -19,6 +19,7 @@ import json
 import os
 import shutil
 import tempfile
+from fractions import Fraction
 from typing import Any
 
 from .errors import WordPieceError
@@ -127,8 +128,15 @@ def tokenizer_json(training: Training, normalizer: str, pre_tokenizer: str, add_
     }
 
 
+def _exact_text(x: Fraction) -> str:
+    n, d = x.numerator, x.denominator  # what str(Fraction) gives, without its slow path
+    return str(n) if d == 1 else f"{n}/{d}"
+
+
 def step_json(step: MergeStep, tie_rule: str) -> dict[str, Any]:
     """One line of trace.jsonl."""
+    score = step.score
+    num, den = score.numerator, score.denominator
     return {
         "step": step.step,
         "left": step.left,
@@ -137,8 +145,8 @@ def step_json(step: MergeStep, tie_rule: str) -> dict[str, Any]:
         "pair_count": step.pair_count,
         "left_count": step.left_count,
         "right_count": step.right_count,
-        "score": step.score_float,
-        "score_exact": str(step.score),
+        "score": num / den,
+        "score_exact": _exact_text(score),
         "ties": step.ties,
         "tie_rule": tie_rule,
         "vocab_size": step.vocab_size,
@@ -146,12 +154,12 @@ def step_json(step: MergeStep, tie_rule: str) -> dict[str, Any]:
         "merged_count": step.merged_count,
         "words_touched": len(step.words_touched),
         "loglik_delta": step.loglik_delta,
-        "scaled_score": step.scaled_score,
+        "scaled_score": num * step.vocab_size_before / den,
         "candidates": [
             {
                 "rank": c.rank, "left": c.left, "right": c.right, "new_token": c.new_token,
                 "pair_count": c.pair_count, "left_count": c.left_count, "right_count": c.right_count,
-                "score": c.score_float, "score_exact": str(c.score), "loglik_delta": c.loglik_delta,
+                "score": c.score_float, "score_exact": _exact_text(c.score), "loglik_delta": c.loglik_delta,
             }
             for c in step.candidates
         ],
@@ -160,7 +168,8 @@ def step_json(step: MergeStep, tie_rule: str) -> dict[str, Any]:
 
 def trace_lines(training: Training) -> list[str]:
     rule = training.config.tie_break
-    return [json.dumps(step_json(s, rule), ensure_ascii=False) for s in training.steps]
+    encode = json.JSONEncoder(ensure_ascii=False).encode  # one encoder, not one per line
+    return [encode(step_json(s, rule)) for s in training.steps]
 
 
 def summary_json(training: Training, settings: dict[str, Any]) -> dict[str, Any]:

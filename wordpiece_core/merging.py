@@ -491,7 +491,7 @@ class _Engine:
                     pc.pop(q, None)
 
     # ----- the loop -----------------------------------------------------------------
-    def _candidate(self, q: str, rank: int, vocab_before: int) -> Candidate:
+    def _candidate(self, q: str, rank: int, vocab_before: int, score: Fraction | None = None) -> Candidate:
         a, b = ord(q[0]), ord(q[1])
         new_tok = self._new_token(a, b)
         existing = self.tok_to_id.get(new_tok)
@@ -503,7 +503,7 @@ class _Engine:
             pair_count=self.pc[q],
             left_count=tc[q[0]],
             right_count=tc[q[1]],
-            score=self._exact(q),
+            score=self._exact(q) if score is None else score,
             rank=rank,
             loglik_delta=loglik_change(
                 self.total, tc[q[0]], tc[q[1]], self._merged_occurrences(q), a == b,
@@ -537,7 +537,7 @@ class _Engine:
                 break
             vocab_before = len(self.tok_to_id)
             cands = tuple(self._candidate(q, r + 1, vocab_before) for r, q in enumerate(ranked)) if cfg.top_k else ()
-            win = cands[0] if cands else self._candidate(p, 1, vocab_before)
+            win = cands[0] if cands else self._candidate(p, 1, vocab_before, score)
             new_tok = win.new_token
             existed = new_tok in self.tok_to_id
             if existed:
