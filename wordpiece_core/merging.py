@@ -22,6 +22,7 @@ algorithm lives in the tests and must produce the identical trace.
 from __future__ import annotations
 
 import heapq
+from operator import add
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from fractions import Fraction
@@ -131,16 +132,17 @@ class _Engine:
         self.words = self._initial_splits()
 
         pc: dict[str, int] = {}
-        where: defaultdict[str, set[int]] = defaultdict(set)
+        # pair -> the words that have held it: a superset, with repeats (see apply)
+        where: defaultdict[str, list[int]] = defaultdict(list)
         tc: dict[str, int] = {}
         get = pc.get
         for wi, (s, f) in enumerate(zip(self.words, self.freqs)):
-            for ch in s:
-                tc[ch] = tc.get(ch, 0) + f
-            for i in range(len(s) - 1):
-                q = s[i : i + 2]
+            tc[s[0]] = tc.get(s[0], 0) + f  # every other token is the right side of a pair
+            for q in map(add, s, s[1:]):
                 pc[q] = get(q, 0) + f
-                where[q].add(wi)
+                where[q].append(wi)
+        for q, c in pc.items():
+            tc[q[1]] = tc.get(q[1], 0) + c
         self.pc = pc
         self.where = where
         self.tc = tc
@@ -190,7 +192,7 @@ class _Engine:
     def _first_rank(self, q: str) -> tuple[int, int]:
         """Where the course's recount would first meet `q`: (word index, position)."""
         words = self.words
-        for w in sorted(self.where[q]):  # a superset, shared with other pairs: not pruned here
+        for w in sorted(set(self.where[q])):  # a superset of the words holding q
             i = words[w].find(q)
             if i >= 0:
                 return (w, i)
@@ -345,7 +347,7 @@ class _Engine:
         if q[0] != q[1]:
             return self.pc[q]
         words, freqs = self.words, self.freqs
-        return sum(words[w].count(q) * freqs[w] for w in self.where.get(q, ()))
+        return sum(words[w].count(q) * freqs[w] for w in set(self.where.get(q, ())))
 
     def _new_token(self, a: int, b: int) -> str:
         left, right = self.id_to_tok[a], self.id_to_tok[b]
@@ -371,19 +373,20 @@ class _Engine:
         made = 0
         for w in self.where.pop(p, ()):
             s = words[w]
-            k = s.count(p)
-            if not k:
-                continue
+            i = s.find(p)
+            if i < 0:
+                continue  # the pair left this word in an earlier merge, or the word is listed twice
             t = s.replace(p, nc)
             words[w] = t
             touched.append(w)
-            if k == 1:
-                i = s.find(p)
+            n = len(s)
+            if len(t) == n - 1:  # one occurrence
                 if i:
                     left[s[i - 1]].append(w)
-                if i + 2 < len(s):
+                if i + 2 < n:
                     right[s[i + 2]].append(w)
             else:
+                k = s.count(p)
                 f = freqs[w]
                 made += (k - 1) * f  # the first occurrence is counted with the rest below
                 for i in range(len(s) - 1):
@@ -423,9 +426,9 @@ class _Engine:
         fresh = {q: pc[q] for q in holders}
         for q, ws in holders.items():
             if existed and q in where:
-                where[q].update(ws)
+                where[q] += ws
             else:
-                where[q] = set(ws)
+                where[q] = ws
         tc = self.tc
         tc[a] -= made
         tc[b] -= made
