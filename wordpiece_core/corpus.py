@@ -218,6 +218,9 @@ def load_word_counts(
     corpus_paths: Iterable[str], word_count_paths: Iterable[str], settings: TextSettings, workers: int = 1
 ) -> dict[str, int]:
     """Word counts from text files and TSV files, in the order given (see count_text for `workers`)."""
+    corpus_paths, word_count_paths = list(corpus_paths), list(word_count_paths)
+    if len(corpus_paths) == 1 and not word_count_paths:
+        return count_text(read_text_file(corpus_paths[0]), settings, workers)
     counts: dict[str, int] = {}
     for path in corpus_paths:
         for word, n in count_text(read_text_file(path), settings, workers).items():

@@ -192,10 +192,35 @@ def summary_json(training: Training, settings: dict[str, Any]) -> dict[str, Any]
     }
 
 
+def pretty_json(doc: dict[str, Any]) -> str:
+    """JSON indented like Hugging Face's own files, written quickly.
+
+    ``json.dumps(indent=...)`` runs the pure-Python encoder, slow on a large
+    vocabulary; here the model's vocab and merges are written one entry per
+    line by the C encoder and spliced into the indented rest.
+    """
+    model = doc.get("model")
+    if not isinstance(model, dict) or not isinstance(model.get("vocab"), dict):
+        return json.dumps(doc, ensure_ascii=False, indent=2)
+    encode = json.JSONEncoder(ensure_ascii=False).encode
+    marks = {"vocab": "\x00vocab\x00", "merges": "\x00merges\x00"}
+    shell = {**doc, "model": {k: (marks[k] if k in marks and model[k] else v) for k, v in model.items()}}
+    text = json.dumps(shell, ensure_ascii=False, indent=2)
+    if any(text.count(encode(m)) != 1 for k, m in marks.items() if model.get(k)):  # a token spelled like a mark
+        return json.dumps(doc, ensure_ascii=False, indent=2)
+    pad = "\n" + " " * 6
+    vocab = "{" + pad + ("," + pad).join(f"{encode(t)}: {i}" for t, i in model["vocab"].items()) + "\n    }"
+    text = text.replace(encode(marks["vocab"]), vocab, 1)
+    if model.get("merges"):
+        merges = "[" + pad + ("," + pad).join(map(encode, model["merges"])) + "\n    ]"
+        text = text.replace(encode(marks["merges"]), merges, 1)
+    return text
+
+
 def output_files(training: Training, normalizer: str, pre_tokenizer: str, add_prefix_space: bool = False) -> dict[str, str]:
     """File name → content for everything a training writes."""
     files = {
-        "tokenizer.json": json.dumps(tokenizer_json(training, normalizer, pre_tokenizer, add_prefix_space), ensure_ascii=False, indent=2),
+        "tokenizer.json": pretty_json(tokenizer_json(training, normalizer, pre_tokenizer, add_prefix_space)),
         "vocab.txt": "".join(t + "\n" for t in training.vocab),
         "trace.jsonl": "".join(line + "\n" for line in trace_lines(training)),
         "training.json": json.dumps(
@@ -205,7 +230,8 @@ def output_files(training: Training, normalizer: str, pre_tokenizer: str, add_pr
     }
     if training.config.algorithm == "bpe":
         files["merges.txt"] = "".join(f"{s.left} {s.right}\n" for s in training.steps)
-        files["vocab.json"] = json.dumps({t: i for i, t in enumerate(training.vocab)}, ensure_ascii=False, indent=2)
+        encode = json.JSONEncoder(ensure_ascii=False).encode
+        files["vocab.json"] = "{\n" + ",\n".join(f"  {encode(t)}: {i}" for i, t in enumerate(training.vocab)) + "\n}"
     return files
 
 
