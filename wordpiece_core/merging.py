@@ -57,18 +57,17 @@ def _sift_down(heap: list, pos: int) -> None:
 
 def initial_alphabet(words: Iterable[str], config: TrainerConfig) -> list[str]:
     """The alphabet, sorted by code point (special tokens excluded)."""
+    words = [w for w in words if w]
     prefix = config.prefix
-    symbols: set[str] = set()
-    for word in words:
-        if prefix:
-            symbols.add(word[0])
-            symbols.update(prefix + ch for ch in word[1:])
-            if config.algorithm == "bpe":
-                # Hugging Face's BpeTrainer puts every character in the alphabet
-                # before adding the prefixed forms.
-                symbols.update(word)
-        else:
-            symbols.update(word)
+    if prefix:
+        symbols = {w[0] for w in words}
+        symbols.update(prefix + ch for ch in set("".join([w[1:] for w in words])))
+        if config.algorithm == "bpe":
+            # Hugging Face's BpeTrainer puts every character in the alphabet
+            # before adding the prefixed forms.
+            symbols.update("".join(words))
+    else:
+        symbols = set("".join(words))
     if config.full_byte_alphabet:
         from .pre_tokenizers import byte_level_alphabet
 
