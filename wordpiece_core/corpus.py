@@ -65,7 +65,7 @@ def count_text(text: str, settings: TextSettings, workers: int = 1) -> dict[str,
     if workers > 1 and len(text) >= _PARALLEL_MIN_CHARS and hasattr(os, "fork"):
         cut = text.find("\n", len(text) // 2)
         if 0 <= cut < len(text) - 1:
-            return _count_forked(text[: cut + 1], text[cut + 1 :], settings)
+            return _count_forked(text, cut + 1, settings)
     if settings.pre_tokenizer == "byte-level":
         return count_words(split_lines(text), settings)
     # Line endings are whitespace to every other pre-tokenizer: no need to split.
@@ -75,8 +75,8 @@ def count_text(text: str, settings: TextSettings, workers: int = 1) -> dict[str,
 _PARALLEL_MIN_CHARS = 2_000_000
 
 
-def _count_forked(first: str, second: str, settings: TextSettings) -> dict[str, int]:
-    """Count `second` in a forked child while this process counts `first`."""
+def _count_forked(text: str, cut: int, settings: TextSettings) -> dict[str, int]:
+    """Count text[cut:] in a forked child while this process counts text[:cut]."""
     import pickle
 
     read_end, write_end = os.pipe()
@@ -86,16 +86,16 @@ def _count_forked(first: str, second: str, settings: TextSettings) -> dict[str, 
         try:
             os.close(read_end)
             with os.fdopen(write_end, "wb") as out:
-                pickle.dump(count_text(second, settings), out, protocol=pickle.HIGHEST_PROTOCOL)
+                pickle.dump(count_text(text[cut:], settings), out, protocol=pickle.HIGHEST_PROTOCOL)
             status = 0
         finally:
             os._exit(status)
     os.close(write_end)
-    counts = count_text(first, settings)
+    counts = count_text(text[:cut], settings)
     with os.fdopen(read_end, "rb") as inp:
         data = inp.read()
     _, status = os.waitpid(pid, 0)
-    rest = pickle.loads(data) if status == 0 and data else count_text(second, settings)
+    rest = pickle.loads(data) if status == 0 and data else count_text(text[cut:], settings)
     for word, n in rest.items():
         counts[word] = counts.get(word, 0) + n
     return counts
