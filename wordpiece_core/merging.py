@@ -172,7 +172,9 @@ class _Engine:
         self.walks = self.is_wp or config.top_k > 1  # whether choose() walks the heap (see _choose_general)
         self.latest = {q: key for key, q in self.heap} if self.walks else {}  # pair -> key of its newest entry
         self.retired = 0  # heap entries with the key _RETIRED
-        self.hist = Counter(pc.values())  # how many pairs have each count: BPE's ties
+        # How many pairs have each count (BPE's ties). A defaultdict: Counter's
+        # __missing__ is a Python call, and most updates land on a new count.
+        self.hist: defaultdict[int, int] = defaultdict(int, Counter(pc.values()))
 
     def _initial_splits(self) -> list[str]:
         tid = self.tok_to_id
@@ -410,35 +412,61 @@ class _Engine:
         freq_of = freqs.__getitem__
         made += sum(map(freq_of, touched))
         a, b = p
-        for x, ws in left.items():
-            v = sum(map(freq_of, ws))
-            q = x + a
-            delta[q] = delta.get(q, 0) - v
-            q = x + nc
-            delta[q] = delta.get(q, 0) + v
-            holders[q] += ws
-        for y, ws in right.items():
-            v = sum(map(freq_of, ws))
-            q = b + y
-            delta[q] = delta.get(q, 0) - v
-            q = nc + y
-            delta[q] = delta.get(q, 0) + v
-            holders[q] += ws
-        hist = self.hist
-        for q, d in delta.items():
-            if d:
-                c = pc.get(q, 0)
+        hist, where = self.hist, self.where
+        fresh: dict[str, int] = {}  # the pairs with nc, and their counts
+        if not delta and not existed:
+            # The common case: every pair with nc is new, and made by one side only.
+            for x, ws in left.items():
+                v = sum(map(freq_of, ws))
+                q = x + a
+                c = pc[q]
                 hist[c] -= 1
-                hist[c + d] += 1
-                pc[q] = c + d
-        hist[pc.pop(p)] -= 1  # every occurrence of p is gone
-        where = self.where
-        fresh = {q: pc[q] for q in holders}
-        for q, ws in holders.items():
-            if existed and q in where:
-                where[q] += ws
-            else:
+                hist[c - v] += 1
+                pc[q] = c - v
+                q = x + nc
+                pc[q] = fresh[q] = v
+                hist[v] += 1
                 where[q] = ws
+            for y, ws in right.items():
+                v = sum(map(freq_of, ws))
+                q = b + y
+                c = pc[q]
+                hist[c] -= 1
+                hist[c - v] += 1
+                pc[q] = c - v
+                q = nc + y
+                pc[q] = fresh[q] = v
+                hist[v] += 1
+                where[q] = ws
+            hist[pc.pop(p)] -= 1  # every occurrence of p is gone
+        else:
+            for x, ws in left.items():
+                v = sum(map(freq_of, ws))
+                q = x + a
+                delta[q] = delta.get(q, 0) - v
+                q = x + nc
+                delta[q] = delta.get(q, 0) + v
+                holders[q] += ws
+            for y, ws in right.items():
+                v = sum(map(freq_of, ws))
+                q = b + y
+                delta[q] = delta.get(q, 0) - v
+                q = nc + y
+                delta[q] = delta.get(q, 0) + v
+                holders[q] += ws
+            for q, d in delta.items():
+                if d:
+                    c = pc.get(q, 0)
+                    hist[c] -= 1
+                    hist[c + d] += 1
+                    pc[q] = c + d
+            hist[pc.pop(p)] -= 1
+            for q, ws in holders.items():
+                fresh[q] = pc[q]
+                if existed and q in where:
+                    where[q] += ws
+                else:
+                    where[q] = ws
         tc = self.tc
         tc[a] -= made
         tc[b] -= made
