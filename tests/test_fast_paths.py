@@ -1,0 +1,79 @@
+"""The speed-ups must not change what is written or counted.
+
+Each fast path is checked against the plain way of doing the same thing:
+- trace.jsonl lines formatted from a template == json.dumps of `step_json`;
+- tokenizer.json spliced by `pretty_json` == the same document (and loads in tokenizers);
+- word counts from two forked processes == counting in one, in the same order;
+- training with the cyclic garbage collector off leaves it as it was.
+"""
+
+import gc
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from corpora import TOY
+from wordpiece_core.corpus import TextSettings, count_text
+from wordpiece_core.formats import pretty_json, step_json, tokenizer_json, trace_lines
+from wordpiece_core.merging import train
+from wordpiece_core.sampling import sample_lines
+from wordpiece_core.trace import TrainerConfig
+
+odd_words = st.text(alphabet='ab"\\\n\t\u00e9\u0000\U0001f600', min_size=1, max_size=6)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.dictionaries(odd_words, st.integers(1, 9), min_size=1, max_size=10),
+       st.sampled_from(["wordpiece", "bpe"]), st.sampled_from([0, 3]))
+def test_trace_lines_equal_json_of_step_json(corpus, algorithm, top_k):
+    cfg = TrainerConfig(algorithm=algorithm, vocab_size=40, prefix="##" if algorithm == "wordpiece" else None,
+                        top_k=top_k)
+    t = train(corpus, cfg)
+    lines = trace_lines(t)
+    assert len(lines) == len(t.steps)
+    for line, step in zip(lines, t.steps):
+        assert "\n" not in line
+        assert json.loads(line) == json.loads(json.dumps(step_json(step, cfg.tie_break), ensure_ascii=False))
+
+
+@pytest.mark.parametrize("algorithm,prefix", [("wordpiece", "##"), ("bpe", None), ("bpe", "##")])
+def test_pretty_json_is_the_same_document(algorithm, prefix):
+    words = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5, 'qu"o\\te': 2, "\u00e9t\u00e9": 3}
+    t = train(words, TrainerConfig(algorithm=algorithm, vocab_size=40, prefix=prefix,
+                                   special_tokens=("[UNK]", "[CLS]", "[SEP]")))
+    doc = tokenizer_json(t, "none", "whitespace")
+    text = pretty_json(doc)
+    assert json.loads(text) == doc
+    assert text.startswith("{\n  \"version\"")  # indented like Hugging Face's files
+
+
+def test_pretty_json_falls_back_when_a_token_looks_like_its_mark():
+    t = train(TOY, TrainerConfig(algorithm="bpe", vocab_size=20, prefix=None, special_tokens=("\x00vocab\x00",)))
+    doc = tokenizer_json(t, "none", "whitespace")
+    assert json.loads(pretty_json(doc)) == doc
+
+
+@pytest.mark.parametrize("pre", ["whitespace", "bert", "byte-level", "whitespace-split"])
+def test_forked_counting_equals_one_process(pre, monkeypatch):
+    import wordpiece_core.corpus as corpus
+
+    monkeypatch.setattr(corpus, "_PARALLEL_MIN_CHARS", 1000)
+    text = "\n".join(sample_lines("en", 3000, top_n=2000, seed=3)) + "\nCafé, naïve — déjà vu!\n"
+    settings_ = TextSettings("none", pre)
+    one = count_text(text, settings_)
+    two = count_text(text, settings_, workers=2)
+    assert list(one.items()) == list(two.items())  # same counts, same order of first appearance
+
+
+def test_training_restores_the_garbage_collector():
+    assert gc.isenabled()
+    train(TOY, TrainerConfig(algorithm="wordpiece", vocab_size=15))
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        train(TOY, TrainerConfig(algorithm="wordpiece", vocab_size=15))
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
