@@ -153,6 +153,12 @@ def main() -> None:
     args = parser.parse_args()
     n_tokens, vocab, course_vocab = (200_000, 2000, 300) if args.quick else (2_000_000, 8000, 600)
     path = make_text(n_tokens)
+    # Byte-compile the package first, as pip does when it installs one (this
+    # machine sets PYTHONDONTWRITEBYTECODE, so nothing would ever be cached and
+    # every run would compile our modules again; tokenizers is compiled Rust).
+    import compileall
+
+    compileall.compile_dir(os.path.join(ROOT, "wordpiece_core"), quiet=1)
     size_mb = os.path.getsize(path) / 1e6
     rows = []
     with tempfile.TemporaryDirectory() as tmp:

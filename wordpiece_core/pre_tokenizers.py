@@ -29,14 +29,18 @@ PRE_TOKENIZERS = ("whitespace", "whitespace-split", "bert", "byte-level")
 _WORD = r"\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\p{Join_Control}"
 _ASCII_PUNCT = regex.escape("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", special_only=False)
 
-_PATTERNS = {
-    "whitespace": regex.compile(rf"[{_WORD}]+|[^{_WORD}\p{{White_Space}}]+"),
-    "whitespace-split": regex.compile(r"[^\p{White_Space}]+"),
-    "bert": regex.compile(rf"[^\p{{White_Space}}\p{{P}}{_ASCII_PUNCT}]+|[\p{{P}}{_ASCII_PUNCT}]"),
-    "byte-level": regex.compile(
-        r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
-    ),
+_SOURCES = {
+    "whitespace": rf"[{_WORD}]+|[^{_WORD}\p{{White_Space}}]+",
+    "whitespace-split": r"[^\p{White_Space}]+",
+    "bert": rf"[^\p{{White_Space}}\p{{P}}{_ASCII_PUNCT}]+|[\p{{P}}{_ASCII_PUNCT}]",
+    "byte-level": r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""",
 }
+
+
+@lru_cache(maxsize=None)
+def _pattern(name: str) -> regex.Pattern:
+    """Compiled on first use: the Unicode classes make compiling slow, and a run needs one."""
+    return regex.compile(_SOURCES[name])
 
 
 @lru_cache(maxsize=1)
@@ -83,7 +87,7 @@ def from_byte_level(text: str) -> bytes:
 
 
 def check_pre_tokenizer(name: str) -> str:
-    if name not in _PATTERNS:
+    if name not in _SOURCES:
         raise WordPieceError(
             f"unknown pre-tokenizer {name!r}: choose one of {', '.join(PRE_TOKENIZERS)}"
         )
@@ -92,7 +96,7 @@ def check_pre_tokenizer(name: str) -> str:
 
 def pre_tokenize(text: str, name: str, add_prefix_space: bool = False) -> list[tuple[str, tuple[int, int]]]:
     """Split `text` into words with (start, end) character offsets into `text`."""
-    pattern = _PATTERNS[check_pre_tokenizer(name)]
+    pattern = _pattern(check_pre_tokenizer(name))
     if name != "byte-level":
         return [(m.group(), m.span()) for m in pattern.finditer(text)]
     shift = 0
@@ -108,7 +112,7 @@ def pre_tokenize(text: str, name: str, add_prefix_space: bool = False) -> list[t
 
 def words_of(text: str, name: str, add_prefix_space: bool = False) -> list[str]:
     """Only the words (fast path for training)."""
-    pattern = _PATTERNS[check_pre_tokenizer(name)]
+    pattern = _pattern(check_pre_tokenizer(name))
     if name != "byte-level":
         return pattern.findall(text)
     if add_prefix_space and text and not text.startswith(" "):
