@@ -77,3 +77,39 @@ def test_training_restores_the_garbage_collector():
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def _counts_both_ways(path, settings_, monkeypatch):
+    import wordpiece_core.corpus as corpus
+
+    one = corpus.load_word_counts([str(path)], [], settings_, workers=1)
+    monkeypatch.setattr(corpus, "_PARALLEL_MIN_CHARS", 100)
+    two = corpus.load_word_counts([str(path)], [], settings_, workers=2)
+    return one, two
+
+
+@pytest.mark.parametrize("pre", ["whitespace", "byte-level"])
+def test_forked_file_reading_equals_one_process(tmp_path, monkeypatch, pre):
+    lines = sample_lines("en", 2000, top_n=2000, seed=5) + ["Ünïcödé — 日本語 🙂 e\u0301"]
+    path = tmp_path / "c.txt"
+    path.write_bytes(("\ufeff" + "\r\n".join(lines) + "\r\n").encode("utf-8"))  # BOM and CRLF
+    one, two = _counts_both_ways(path, TextSettings("none", pre), monkeypatch)
+    assert list(one.items()) == list(two.items())
+    assert "\ufeff" not in "".join(two)
+
+
+def test_forked_file_reading_reports_a_bad_byte_in_the_second_half(tmp_path, monkeypatch):
+    from wordpiece_core.errors import WordPieceError
+
+    path = tmp_path / "bad.txt"
+    path.write_bytes(b"good words here\n" * 200 + b"bad \xff byte\n")
+    messages = []
+    for workers_min in (10**9, 100):
+        import wordpiece_core.corpus as corpus
+
+        monkeypatch.setattr(corpus, "_PARALLEL_MIN_CHARS", workers_min)
+        with pytest.raises(WordPieceError) as err:
+            corpus.load_word_counts([str(path)], [], TextSettings(), workers=2)
+        messages.append(str(err.value))
+    assert messages[0] == messages[1]
+    assert "line 201, column 5" in messages[1]

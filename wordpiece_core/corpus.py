@@ -101,6 +101,65 @@ def _count_forked(text: str, cut: int, settings: TextSettings) -> dict[str, int]
     return counts
 
 
+def _count_file_forked(path: str, settings: TextSettings) -> dict[str, int] | None:
+    """Read, decode and count a large file in two processes, split at the line break after its middle.
+
+    None if the second process failed (a decoding error there, say): the
+    caller then reads the file the ordinary way, which reports the problem
+    with its position.
+    """
+    import pickle
+
+    try:
+        size = os.path.getsize(path)
+        with open(path, "rb") as fh:
+            fh.seek(size // 2)
+            cut = size
+            offset = size // 2
+            while chunk := fh.read(65536):
+                nl = chunk.find(b"\n")
+                if nl >= 0:
+                    cut = offset + nl + 1
+                    break
+                offset += len(chunk)
+    except OSError as exc:
+        raise WordPieceError(f"{path}: cannot be read ({exc.strerror})") from None
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: the part after the cut (a line break never sits inside a UTF-8 character)
+        status = 1
+        try:
+            os.close(read_end)
+            with open(path, "rb") as fh:
+                fh.seek(cut)
+                text = fh.read().decode("utf-8")
+            with os.fdopen(write_end, "wb") as out:
+                pickle.dump(count_text(text, settings), out, protocol=pickle.HIGHEST_PROTOCOL)
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as inp:
+        try:
+            try:
+                with open(path, "rb") as fh:
+                    head = fh.read(cut)
+            except OSError as exc:
+                raise WordPieceError(f"{path}: cannot be read ({exc.strerror})") from None
+            counts = count_text(decode_text(head, path), settings)
+            data = inp.read()
+        except BaseException:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+            raise
+    _, status = os.waitpid(pid, 0)
+    if status != 0 or not data:
+        return None
+    for word, n in pickle.loads(data).items():
+        counts[word] = counts.get(word, 0) + n
+    return counts
+
+
 def _count_chunked(text: str, pre: str) -> dict[str, int]:
     """Count whitespace-separated chunks at C speed, then pre-tokenize each distinct chunk once.
 
@@ -165,11 +224,15 @@ def split_lines(text: str) -> list[str]:
     return [line[:-1] if line.endswith("\r") else line for line in lines]
 
 
-def read_file_bytes(path: str) -> bytes:
+def _check_file(path: str) -> None:
     if not os.path.exists(path):
         raise WordPieceError(f"{path}: no such file")
     if os.path.isdir(path):
         raise WordPieceError(f"{path} is a directory; give the text files inside it")
+
+
+def read_file_bytes(path: str) -> bytes:
+    _check_file(path)
     try:
         with open(path, "rb") as fh:
             return fh.read()
@@ -220,7 +283,13 @@ def load_word_counts(
     """Word counts from text files and TSV files, in the order given (see count_text for `workers`)."""
     corpus_paths, word_count_paths = list(corpus_paths), list(word_count_paths)
     if len(corpus_paths) == 1 and not word_count_paths:
-        return count_text(read_text_file(corpus_paths[0]), settings, workers)
+        path = corpus_paths[0]
+        _check_file(path)
+        if workers > 1 and hasattr(os, "fork") and os.path.getsize(path) >= _PARALLEL_MIN_CHARS:
+            counts = _count_file_forked(path, settings)
+            if counts is not None:
+                return counts
+        return count_text(read_text_file(path), settings)
     counts: dict[str, int] = {}
     for path in corpus_paths:
         for word, n in count_text(read_text_file(path), settings, workers).items():
