@@ -113,3 +113,21 @@ def test_forked_file_reading_reports_a_bad_byte_in_the_second_half(tmp_path, mon
         messages.append(str(err.value))
     assert messages[0] == messages[1]
     assert "line 201, column 5" in messages[1]
+
+
+@pytest.mark.parametrize("top_k", [0, 3])
+def test_records_made_without_init_have_every_field(top_k):
+    import dataclasses
+
+    from wordpiece_core.trace import Candidate, MergeStep
+
+    t = train(TOY, TrainerConfig(algorithm="wordpiece", vocab_size=20, top_k=top_k))
+    for s in t.steps:
+        names = [f.name for f in dataclasses.fields(MergeStep)]
+        assert list(vars(s)) == names
+        assert s == MergeStep(**vars(s)) and hash(s) == hash(MergeStep(**vars(s)))
+        for c in s.candidates:
+            assert list(vars(c)) == [f.name for f in dataclasses.fields(Candidate)]
+            assert c == Candidate(**vars(c))
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            s.step = 0

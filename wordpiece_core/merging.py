@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable, Mapping
 from fractions import Fraction
 
 from .errors import WordPieceError
-from .trace import Candidate, MergeStep, TrainerConfig, Training, loglik_change
+from .trace import Candidate, MergeStep, TrainerConfig, Training, loglik_change, record
 
 Progress = Callable[[int, int], None]
 
@@ -537,7 +537,8 @@ class _Engine:
         new_tok = self._new_token(a, b)
         existing = self.tok_to_id.get(new_tok)
         tc = self.tc
-        return Candidate(
+        return record(
+            Candidate,
             left=self.id_to_tok[a],
             right=self.id_to_tok[b],
             new_token=new_tok,
@@ -593,7 +594,8 @@ class _Engine:
             touched, made, fresh = self.apply(p, nc, existed)
             self._requeue(p, nc, existed, fresh)
             steps.append(
-                MergeStep(
+                record(
+                    MergeStep,
                     step=len(steps) + 1,
                     left=win.left,
                     right=win.right,
