@@ -231,25 +231,30 @@ def pretty_json(doc: dict[str, Any]) -> str:
     if not isinstance(model, dict) or not isinstance(model.get("vocab"), dict):
         return json.dumps(doc, ensure_ascii=False, indent=2)
     encode = json.JSONEncoder(ensure_ascii=False).encode
+    text_of = json.encoder.encode_basestring  # a JSON string literal, as ensure_ascii=False writes it
     marks = {"vocab": "\x00vocab\x00", "merges": "\x00merges\x00"}
     shell = {**doc, "model": {k: (marks[k] if k in marks and model[k] else v) for k, v in model.items()}}
     text = json.dumps(shell, ensure_ascii=False, indent=2)
     if any(text.count(encode(m)) != 1 for k, m in marks.items() if model.get(k)):  # a token spelled like a mark
         return json.dumps(doc, ensure_ascii=False, indent=2)
     pad = "\n" + " " * 6
-    vocab = "{" + pad + ("," + pad).join(f"{encode(t)}: {i}" for t, i in model["vocab"].items()) + "\n    }"
+    vocab = "{" + pad + ("," + pad).join(f"{text_of(t)}: {i}" for t, i in model["vocab"].items()) + "\n    }"
     text = text.replace(encode(marks["vocab"]), vocab, 1)
     if model.get("merges"):
-        merges = "[" + pad + ("," + pad).join(map(encode, model["merges"])) + "\n    ]"
+        merges = "[" + pad + ("," + pad).join(
+            f"[{text_of(m[0])}, {text_of(m[1])}]" if isinstance(m, list) and len(m) == 2 else encode(m)
+            for m in model["merges"]
+        ) + "\n    ]"
         text = text.replace(encode(marks["merges"]), merges, 1)
     return text
 
 
 def output_files(training: Training, normalizer: str, pre_tokenizer: str, add_prefix_space: bool = False) -> dict[str, str]:
     """File name → content for everything a training writes."""
+    vocab = training.vocab
     files = {
         "tokenizer.json": pretty_json(tokenizer_json(training, normalizer, pre_tokenizer, add_prefix_space)),
-        "vocab.txt": "".join(t + "\n" for t in training.vocab),
+        "vocab.txt": "".join(t + "\n" for t in vocab),
         "trace.jsonl": "".join(line + "\n" for line in trace_lines(training)),
         "training.json": json.dumps(
             summary_json(training, {"normalizer": normalizer, "pre_tokenizer": pre_tokenizer, "add_prefix_space": add_prefix_space}),
@@ -258,8 +263,8 @@ def output_files(training: Training, normalizer: str, pre_tokenizer: str, add_pr
     }
     if training.config.algorithm == "bpe":
         files["merges.txt"] = "".join(f"{s.left} {s.right}\n" for s in training.steps)
-        encode = json.JSONEncoder(ensure_ascii=False).encode
-        files["vocab.json"] = "{\n" + ",\n".join(f"  {encode(t)}: {i}" for i, t in enumerate(training.vocab)) + "\n}"
+        text_of = json.encoder.encode_basestring
+        files["vocab.json"] = "{\n" + ",\n".join(f"  {text_of(t)}: {i}" for i, t in enumerate(vocab)) + "\n}"
     return files
 
 
