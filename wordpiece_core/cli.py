@@ -176,7 +176,7 @@ def run_train(args: argparse.Namespace) -> int:
     size = len(training.vocab)
     if not args.quiet:
         print(
-            f"trained {args.algorithm}: {size} tokens ({len(training.steps)} merges) from "
+            f"trained {args.algorithm}: {size} tokens ({len(training.steps)} merge{'' if len(training.steps) == 1 else 's'}) from "
             f"{len(training.words)} distinct words; wrote {args.out}"
         )
     if size < args.vocab_size:

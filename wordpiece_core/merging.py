@@ -35,7 +35,9 @@ Progress = Callable[[int, int], None]
 
 _FLOAT_WINDOW = 1e-9  # relative; float division is correctly rounded, so 1e-9 is ample
 _MAX_TOKENS = 0x10FFFF  # a token is one character, chr(id)
-_RETIRED = float("inf")  # the key of a heap entry no longer in use (sorts after every live one)
+_RETIRED = float("inf")
+_LOW21 = (1 << 21) - 1  # BPE's winner-only heap packs (-count, left id, right id) into one int
+_LOW42 = (1 << 42) - 1  # the key of a heap entry no longer in use (sorts after every live one)
 
 
 def _sift_down(heap: list, pos: int) -> None:
@@ -166,10 +168,13 @@ class _Engine:
                 self.pairs_of[q[0]].add(q)
                 self.pairs_of[q[1]].add(q)
             self.heap = [(-(c / (tc[q[0]] * tc[q[1]])), q) for q, c in pc.items() if c >= thr]
-        else:
-            self.heap = [(-c, q) for q, c in pc.items() if c >= thr]
-        heapq.heapify(self.heap)
         self.walks = self.is_wp or config.top_k > 1  # whether choose() walks the heap (see _choose_general)
+        if not self.is_wp:
+            if self.walks:
+                self.heap = [(-c, q) for q, c in pc.items() if c >= thr]
+            else:  # one int per entry, ordered as (-count, left id, right id): see _choose_bpe_fast
+                self.heap = [(-c << 42) + (ord(q[0]) << 21) + ord(q[1]) for q, c in pc.items() if c >= thr]
+        heapq.heapify(self.heap)
         self.latest = {q: key for key, q in self.heap} if self.walks else {}  # pair -> key of its newest entry
         self.retired = 0  # heap entries with the key _RETIRED
         # How many pairs have each count (BPE's ties). A defaultdict: Counter's
@@ -188,13 +193,6 @@ class _Engine:
         return [w[0].translate(first) + w[1:].translate(rest) for w in words]
 
     # ----- scores -------------------------------------------------------------------
-    def _value(self, q: str) -> float | int:
-        """The score as a number the heap can order: a float for WordPiece."""
-        c = self.pc[q]
-        if self.is_wp:
-            return c / (self.tc[q[0]] * self.tc[q[1]])
-        return c
-
     def _exact(self, q: str) -> Fraction:
         c = self.pc[q]
         if self.is_wp:
@@ -230,28 +228,31 @@ class _Engine:
         """
         heap, pc, thr = self.heap, self.pc, self.threshold
         while heap:
-            key, q = heap[0]
+            key = heap[0]
+            low = key & _LOW42
+            q = chr(low >> 21) + chr(low & _LOW21)
             c = pc.get(q, 0)
             if c < thr:
                 heapq.heappop(heap)
-            elif c != -key:
-                heapq.heapreplace(heap, (-c, q))
+            elif c != -(key >> 42):
+                heapq.heapreplace(heap, (-c << 42) + low)
             else:
                 break
         else:
             return None
         ties = self.hist[c]
         if ties > 1 and self.config.tie_break == "first":
-            # The tied pairs are the live entries with this key, all at the top
-            # of the heap: walk the heap array to them without popping.
+            # The tied pairs are the live entries with this count, all at the
+            # top of the heap: walk the heap array to them without popping.
             tied = [q]
             seen = {q}
             size = len(heap)
             stack = [1, 2]
             while stack:
                 i = stack.pop()
-                if i < size and heap[i][0] == key:
-                    q2 = heap[i][1]
+                if i < size and heap[i] >> 42 == -c:
+                    low = heap[i] & _LOW42
+                    q2 = chr(low >> 21) + chr(low & _LOW21)
                     if q2 not in seen and pc.get(q2, 0) == c:
                         seen.add(q2)
                         tied.append(q2)
@@ -259,7 +260,8 @@ class _Engine:
                     stack.append(2 * i + 2)
             winner = min(tied, key=self._first_rank)  # its entry goes dead when it is merged
         else:
-            winner = heapq.heappop(heap)[1]
+            heapq.heappop(heap)
+            winner = q
         return winner, ties, [winner]
 
     def _choose_general(self, want: int) -> tuple[str, int, list[str]] | None:
@@ -495,12 +497,15 @@ class _Engine:
         heap, pc, thr, tc, latest = self.heap, self.pc, self.threshold, self.tc, self.latest
         push = heapq.heappush
         if not self.is_wp:
-            for q in fresh:
-                c = pc[q]
-                if c >= thr:
-                    push(heap, (-c, q))
-                    if self.walks:
+            if self.walks:
+                for q, c in fresh.items():
+                    if c >= thr:
+                        push(heap, (-c, q))
                         latest[q] = -c
+            else:
+                for q, c in fresh.items():
+                    if c >= thr:
+                        push(heap, (-c << 42) + (ord(q[0]) << 21) + ord(q[1]))
             return
         self.slack = self._WP_SLACK**2
         pairs_of, ref = self.pairs_of, self.ref
@@ -573,8 +578,6 @@ class _Engine:
             p, ties, ranked = chosen
             score = self._exact(p)
             if cfg.min_score is not None and score < cfg.min_score:
-                key = self.latest[p] = -self._value(p)
-                heapq.heappush(self.heap, (key, p))
                 stop = f"the best score {float(score):.6g} fell below the threshold {float(cfg.min_score):.6g}"
                 break
             vocab_before = len(self.tok_to_id)
