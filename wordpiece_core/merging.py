@@ -7,16 +7,30 @@ as Hugging Face's BpeTrainer does:
 
 - the count of every pair and of every token, weighted by word frequency;
 - a pair → words index, so a merge visits only the words that contain it;
-- a max-heap of pairs with lazy invalidation: an entry whose key went stale is
-  corrected when it reaches the top. For BPE a key only ever decreases, so only
-  the new pairs are pushed. For WordPiece a merge lowers count(a) and count(b),
-  which RAISES the score of every other pair containing a or b, so those pairs
-  are pushed again with their new scores.
+- a max-heap of pairs with lazy invalidation.
 
-Heap keys for WordPiece are floats, but the choice is exact: every entry within
-a hair of the top is popped, the scores are compared as fractions, and ties are
-broken by the configured rule. A plain recount-everything version of the same
-algorithm lives in the tests and must produce the identical trace.
+How it is made fast in pure Python:
+
+- Each token is one character, chr(id). A word's current split is then a
+  plain string, so finding, counting and rewriting a pair (a two-character
+  string) are C string operations, and comparing two pairs as strings
+  compares (id_left, id_right): the hf tie-break.
+- A merge groups the touched words by the token left and right of the pair,
+  and updates the pair counts once per distinct neighbour, not once per word.
+- BPE keys only go stale downwards (counts only fall), so only new pairs are
+  pushed; ties are counted from a histogram of pair counts.
+- WordPiece: a merge lowers count(a) and count(b), which RAISES the score of
+  every other pair containing a or b. Their entries are re-pushed only when a
+  token's count has fallen by 0.5% since the last time; in between, a key may
+  be up to that much too low, and the choice looks that much deeper. The top
+  of the heap is walked in place (WordPiece has many exact ties: pairs that
+  always occur together score 1/count) and stale keys are fixed where they sit.
+
+Heap keys for WordPiece are floats, but the choice is exact: every entry that
+could hold the best score is examined, near-equal scores are compared as
+fractions, and ties are broken by the configured rule. A plain
+recount-everything version of the same algorithm lives in the tests and must
+produce the identical trace, on small and on widely spread frequencies.
 """
 
 from __future__ import annotations
