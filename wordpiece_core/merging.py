@@ -399,11 +399,11 @@ class _Engine:
         delta: dict[str, int] = {}  # pair -> change of its count
         holders: defaultdict[str, list[int]] = defaultdict(list)  # new pair -> words
         made = 0
-        for w in self.where.pop(p, ()):
+        for w in set(self.where.pop(p, ())):  # a word is listed once per occurrence at the start
             s = words[w]
             i = s.find(p)
             if i < 0:
-                continue  # the pair left this word in an earlier merge, or the word is listed twice
+                continue  # the pair left this word in an earlier merge
             t = s.replace(p, nc)
             words[w] = t
             touched.append(w)
@@ -413,17 +413,16 @@ class _Engine:
                     left[s[i - 1]].append(w)
                 if i + 2 < n:
                     right[s[i + 2]].append(w)
-            else:
-                k = s.count(p)
+            else:  # several occurrences: the difference of the word's pair counts, counted in C
                 f = freqs[w]
-                made += (k - 1) * f  # the first occurrence is counted with the rest below
-                for i in range(len(s) - 1):
-                    q = s[i : i + 2]
-                    delta[q] = delta.get(q, 0) - f
-                for i in range(len(t) - 1):
-                    q = t[i : i + 2]
-                    delta[q] = delta.get(q, 0) + f
-                    if nc in q:
+                made += (s.count(p) - 1) * f  # the first occurrence is counted with the rest below
+                old_pairs = Counter(map(add, s, s[1:]))
+                new_pairs = Counter(map(add, t, t[1:]))
+                for q in old_pairs.keys() | new_pairs.keys():
+                    d = new_pairs.get(q, 0) - old_pairs.get(q, 0)
+                    if d:
+                        delta[q] = delta.get(q, 0) + d * f
+                    if nc in q and q in new_pairs:
                         holders[q].append(w)
         freq_of = freqs.__getitem__
         made += sum(map(freq_of, touched))
