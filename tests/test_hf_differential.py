@@ -79,6 +79,17 @@ def test_min_frequency_matches_bpe_trainer(prose):
     assert ours(prose[:300], "lowercase", "whitespace", 5000, [], 3) == hf_merges(prose[:300], "lowercase", "whitespace", 5000, [], 3)
 
 
+@pytest.mark.parametrize("text", [
+    "\U0002f800",  # a CJK compatibility ideograph: spaces around it, then NFD makes it U+4E3D (found by hypothesis)
+    "\uf900x \uf91d",  # CJK compatibility ideographs in the BMP
+    "Héllo 中文 ΣΑΣ",
+])
+def test_normalizers_match_known_cases(text):
+    for name, hf in HF_NORMALIZERS.items():
+        if hf is not None:
+            assert normalize(text, name) == hf.normalize_str(text), name
+
+
 @settings(max_examples=300, deadline=None)
 @given(unicode_text)
 def test_normalizers_match(text):

@@ -69,16 +69,15 @@ def _bert_char(ch: str, lowercase: bool) -> str:
         return ""
     if ch in WHITE_SPACE:
         return " "
-    if is_cjk_ideograph(ch):
-        return f" {ch} "
-    if not lowercase:
-        return ch
-    out = []
-    for d in unicodedata.normalize("NFD", ch):
-        if unicodedata.category(d) == "Mn":
-            continue
-        out.append(lowercase_char(d))
-    return "".join(out)
+    # BertNormalizer's order: spaces around CJK ideographs, then strip accents
+    # (NFD, drop Mn) and lowercase. NFD also maps a CJK compatibility
+    # ideograph (U+F900…, U+2F800…) to its unified one, inside the spaces.
+    body = ch
+    if lowercase:
+        body = "".join(
+            lowercase_char(d) for d in unicodedata.normalize("NFD", ch) if unicodedata.category(d) != "Mn"
+        )
+    return f" {body} " if is_cjk_ideograph(ch) else body
 
 
 @lru_cache(maxsize=None)
