@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import gc
 import heapq
+from functools import partial
 from operator import add
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping
@@ -216,11 +217,14 @@ class _Engine:
     def _first_rank(self, q: str) -> tuple[int, int]:
         """Where the course's recount would first meet `q`: (word index, position)."""
         words = self.words
-        for w in sorted(set(self.where[q])):  # a superset of the words holding q
+        listed = self.where[q]  # a superset of the words holding q, with repeats
+        w = min(listed)
+        i = words[w].find(q)
+        if i < 0:  # the first word listed lost q: keep only the words that hold it
+            listed[:] = [w for w in set(listed) if q in words[w]]
+            w = min(listed)
             i = words[w].find(q)
-            if i >= 0:
-                return (w, i)
-        raise AssertionError("a counted pair was found in no word")
+        return (w, i)
 
     def _rule_rank(self, q: str) -> tuple[int, int] | str:
         return q if self.config.tie_break == "hf" else self._first_rank(q)
@@ -283,8 +287,8 @@ class _Engine:
 
         An entry's key bounds its pair's current value: exactly for BPE (counts
         only fall), within a factor `self.slack` for WordPiece (see _requeue).
-        So a subtree whose root's key, times the slack, is below the `want`-th
-        value found holds nothing better, and the walk skips it. WordPiece has
+        So once the best key not yet visited, times the slack, is below the
+        `want`-th value found, nothing left can enter the top `want`. WordPiece has
         many exact ties (pairs that always occur together score 1/count), so
         popping and re-pushing them at every step would cost more than the merge.
         Entries met whose key is too high (the count fell) are corrected in
@@ -300,16 +304,26 @@ class _Engine:
         fix: dict[int, float | int] = {}  # index -> corrected key
         best: list[float | int] = []  # min-heap of the `want` best values
         size = len(heap)
-        stack = [0]
-        while stack:
-            i = stack.pop()
-            if i >= size:
-                continue
-            key, q = heap[i]
+        # The frontier of the walk, (key, index). For the winner alone, depth
+        # first (the root is the best bound, so pruning is tight at once). For
+        # the top `want`, best first from a small heap, so the best are met
+        # first and the walk ends as soon as the best key left cannot beat them.
+        frontier = [(heap[0][0], 0)] if heap else []
+        depth_first = want == 1
+        take = frontier.pop if depth_first else partial(heapq.heappop, frontier)
+        put = frontier.append if depth_first else partial(heapq.heappush, frontier)
+        while frontier:
+            key, i = take()
             if key is _RETIRED or (len(best) >= want and -key * slack < best[0]):
-                continue
-            stack.append(2 * i + 1)
-            stack.append(2 * i + 2)
+                if depth_first:
+                    continue  # skip this subtree
+                break  # nothing left can do better
+            q = heap[i][1]
+            j = 2 * i + 1
+            if j < size:
+                put((heap[j][0], j))
+                if j + 1 < size:
+                    put((heap[j + 1][0], j + 1))
             c = pc.get(q, 0)
             if c < thr or key != latest.get(q) or q in found:
                 fix[i] = _RETIRED  # dead, or an older entry of a pair pushed again since
