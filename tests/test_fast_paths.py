@@ -3,7 +3,7 @@
 Each fast path is checked against the plain way of doing the same thing:
 - trace.jsonl lines formatted from a template == json.dumps of `step_json`;
 - tokenizer.json spliced by `pretty_json` == the same document (and loads in tokenizers);
-- word counts from two forked processes == counting in one, in the same order;
+- word counts from two processes == counting in one, in the same order;
 - training with the cyclic garbage collector off leaves it as it was.
 """
 
@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from corpora import TOY
-from wordpiece_core.corpus import TextSettings, count_text
+from wordpiece_core.corpus import TextSettings
 from wordpiece_core.formats import pretty_json, step_json, tokenizer_json, trace_lines
 from wordpiece_core.merging import train
 from wordpiece_core.sampling import sample_lines
@@ -55,18 +55,6 @@ def test_pretty_json_falls_back_when_a_token_looks_like_its_mark():
     assert json.loads(pretty_json(doc)) == doc
 
 
-@pytest.mark.parametrize("pre", ["whitespace", "bert", "byte-level", "whitespace-split"])
-def test_forked_counting_equals_one_process(pre, monkeypatch):
-    import wordpiece_core.corpus as corpus
-
-    monkeypatch.setattr(corpus, "_PARALLEL_MIN_CHARS", 1000)
-    text = "\n".join(sample_lines("en", 3000, top_n=2000, seed=3)) + "\nCafé, naïve — déjà vu!\n"
-    settings_ = TextSettings("none", pre)
-    one = count_text(text, settings_)
-    two = count_text(text, settings_, workers=2)
-    assert list(one.items()) == list(two.items())  # same counts, same order of first appearance
-
-
 def test_training_restores_the_garbage_collector():
     assert gc.isenabled()
     train(TOY, TrainerConfig(algorithm="wordpiece", vocab_size=15))
@@ -83,12 +71,12 @@ def _counts_both_ways(path, settings_, monkeypatch):
     import wordpiece_core.corpus as corpus
 
     one = corpus.load_word_counts([str(path)], [], settings_, workers=1)
-    monkeypatch.setattr(corpus, "_PARALLEL_MIN_CHARS", 100)
+    monkeypatch.setattr(corpus, "_PARALLEL_MIN_BYTES", 100)
     two = corpus.load_word_counts([str(path)], [], settings_, workers=2)
     return one, two
 
 
-@pytest.mark.parametrize("pre", ["whitespace", "byte-level"])
+@pytest.mark.parametrize("pre", ["whitespace", "whitespace-split", "bert", "byte-level"])
 def test_forked_file_reading_equals_one_process(tmp_path, monkeypatch, pre):
     lines = sample_lines("en", 2000, top_n=2000, seed=5) + ["Ünïcödé — 日本語 🙂 e\u0301"]
     path = tmp_path / "c.txt"
@@ -107,7 +95,7 @@ def test_forked_file_reading_reports_a_bad_byte_in_the_second_half(tmp_path, mon
     for workers_min in (10**9, 100):
         import wordpiece_core.corpus as corpus
 
-        monkeypatch.setattr(corpus, "_PARALLEL_MIN_CHARS", workers_min)
+        monkeypatch.setattr(corpus, "_PARALLEL_MIN_BYTES", workers_min)
         with pytest.raises(WordPieceError) as err:
             corpus.load_word_counts([str(path)], [], TextSettings(), workers=2)
         messages.append(str(err.value))
@@ -131,3 +119,17 @@ def test_records_made_without_init_have_every_field(top_k):
             assert c == Candidate(**vars(c))
         with pytest.raises(dataclasses.FrozenInstanceError):
             s.step = 0
+
+
+def test_two_files_counted_in_two_processes_each_equal_one_process(tmp_path, monkeypatch):
+    import wordpiece_core.corpus as corpus
+
+    paths = []
+    for seed in (1, 2):
+        path = tmp_path / f"c{seed}.txt"
+        path.write_text("\n".join(sample_lines("en", 1500, top_n=3000, seed=seed)) + "\n", encoding="utf-8")
+        paths.append(str(path))
+    one = corpus.load_word_counts(paths, [], TextSettings(), workers=1)
+    monkeypatch.setattr(corpus, "_PARALLEL_MIN_BYTES", 100)
+    two = corpus.load_word_counts(paths, [], TextSettings(), workers=2)
+    assert list(one.items()) == list(two.items())

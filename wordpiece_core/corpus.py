@@ -54,51 +54,21 @@ def count_words(lines: Iterable[str], settings: TextSettings) -> dict[str, int]:
     return _count_chunked(normalize("\n".join(lines), norm), pre)
 
 
-def count_text(text: str, settings: TextSettings, workers: int = 1) -> dict[str, int]:
-    """Count the words of a whole file's text (one document per line).
-
-    With ``workers=2`` a large text is cut at a line break and the second half
-    is counted in a forked process (POSIX only; for single-threaded callers
-    such as the command line). The halves are merged first half first, so the
-    order of first appearance is the same as counting in one go.
-    """
-    if workers > 1 and len(text) >= _PARALLEL_MIN_CHARS and hasattr(os, "fork"):
-        cut = text.find("\n", len(text) // 2)
-        if 0 <= cut < len(text) - 1:
-            return _count_forked(text, cut + 1, settings)
+def count_text(text: str, settings: TextSettings) -> dict[str, int]:
+    """Count the words of a whole file's text (one document per line)."""
     if settings.pre_tokenizer == "byte-level":
         return count_words(split_lines(text), settings)
     # Line endings are whitespace to every other pre-tokenizer: no need to split.
     return _count_chunked(normalize(text, settings.normalizer), settings.pre_tokenizer)
 
 
-_PARALLEL_MIN_CHARS = 2_000_000
+_PARALLEL_MIN_BYTES = 2_000_000
 
 
-def _count_forked(text: str, cut: int, settings: TextSettings) -> dict[str, int]:
-    """Count text[cut:] in a forked child while this process counts text[:cut]."""
-    import pickle
-
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: count, send, leave without running any cleanup
-        status = 1
-        try:
-            os.close(read_end)
-            with os.fdopen(write_end, "wb") as out:
-                pickle.dump(count_text(text[cut:], settings), out, protocol=pickle.HIGHEST_PROTOCOL)
-            status = 0
-        finally:
-            os._exit(status)
-    os.close(write_end)
-    counts = count_text(text[:cut], settings)
-    with os.fdopen(read_end, "rb") as inp:
-        data = inp.read()
-    _, status = os.waitpid(pid, 0)
-    rest = pickle.loads(data) if status == 0 and data else count_text(text[cut:], settings)
-    for word, n in rest.items():
+def _add_counts(counts: dict[str, int], more: dict[str, int]) -> None:
+    """Add `more` into `counts`; new words go after the known ones, in their order."""
+    for word, n in more.items():
         counts[word] = counts.get(word, 0) + n
-    return counts
 
 
 def _count_file_forked(path: str, settings: TextSettings) -> dict[str, int] | None:
@@ -155,8 +125,7 @@ def _count_file_forked(path: str, settings: TextSettings) -> dict[str, int] | No
     _, status = os.waitpid(pid, 0)
     if status != 0 or not data:
         return None
-    for word, n in pickle.loads(data).items():
-        counts[word] = counts.get(word, 0) + n
+    _add_counts(counts, pickle.loads(data))
     return counts
 
 
@@ -280,21 +249,24 @@ def _show(s: str, limit: int = 40) -> str:
 def load_word_counts(
     corpus_paths: Iterable[str], word_count_paths: Iterable[str], settings: TextSettings, workers: int = 1
 ) -> dict[str, int]:
-    """Word counts from text files and TSV files, in the order given (see count_text for `workers`)."""
-    corpus_paths, word_count_paths = list(corpus_paths), list(word_count_paths)
-    if len(corpus_paths) == 1 and not word_count_paths:
-        path = corpus_paths[0]
-        _check_file(path)
-        if workers > 1 and hasattr(os, "fork") and os.path.getsize(path) >= _PARALLEL_MIN_CHARS:
-            counts = _count_file_forked(path, settings)
-            if counts is not None:
-                return counts
-        return count_text(read_text_file(path), settings)
+    """Word counts from text files and TSV files, in the order given.
+
+    With ``workers=2`` (POSIX, single-threaded callers such as the command
+    line) a text file of 2 MB or more is read and counted in two processes;
+    the result is the same, in the same order of first appearance.
+    """
     counts: dict[str, int] = {}
     for path in corpus_paths:
-        for word, n in count_text(read_text_file(path), settings, workers).items():
-            counts[word] = counts.get(word, 0) + n
+        _check_file(path)
+        found = None
+        if workers > 1 and hasattr(os, "fork") and os.path.getsize(path) >= _PARALLEL_MIN_BYTES:
+            found = _count_file_forked(path, settings)
+        if found is None:
+            found = count_text(read_text_file(path), settings)
+        if counts:
+            _add_counts(counts, found)
+        else:
+            counts = found
     for path in word_count_paths:
-        for word, n in parse_word_counts(read_text_file(path), path).items():
-            counts[word] = counts.get(word, 0) + n
+        _add_counts(counts, parse_word_counts(read_text_file(path), path))
     return counts

@@ -128,6 +128,9 @@ def tokenizer_json(training: Training, normalizer: str, pre_tokenizer: str, add_
     }
 
 
+_json_string = json.encoder.encode_basestring  # a JSON string literal, as ensure_ascii=False writes it
+
+
 def _exact_text(x: Fraction) -> str:
     n, d = x.numerator, x.denominator  # what str(Fraction) gives, without its slow path
     return str(n) if d == 1 else f"{n}/{d}"
@@ -182,8 +185,7 @@ def trace_lines(training: Training) -> list[str]:
     """
     rule = training.config.tie_break
     encode = json.JSONEncoder(ensure_ascii=False).encode  # one encoder, not one per line
-    text = json.encoder.encode_basestring  # a JSON string literal, as ensure_ascii=False writes it
-    rule_text = text(rule)
+    rule_text = _json_string(rule)
     lines = []
     for s in training.steps:
         if s.candidates:
@@ -192,7 +194,8 @@ def trace_lines(training: Training) -> list[str]:
         score = s.score
         num, den = score.numerator, score.denominator
         lines.append(_STEP_LINE % (
-            s.step, text(s.left), text(s.right), text(s.new_token), s.pair_count, s.left_count, s.right_count,
+            s.step, _json_string(s.left), _json_string(s.right), _json_string(s.new_token),
+            s.pair_count, s.left_count, s.right_count,
             num / den, _exact_text(score), s.ties, rule_text, s.vocab_size,
             "true" if s.new_token_existed else "false", s.merged_count, len(s.words_touched), s.loglik_delta,
             num * s.vocab_size_before / den,
@@ -231,18 +234,17 @@ def pretty_json(doc: dict[str, Any]) -> str:
     if not isinstance(model, dict) or not isinstance(model.get("vocab"), dict):
         return json.dumps(doc, ensure_ascii=False, indent=2)
     encode = json.JSONEncoder(ensure_ascii=False).encode
-    text_of = json.encoder.encode_basestring  # a JSON string literal, as ensure_ascii=False writes it
     marks = {"vocab": "\x00vocab\x00", "merges": "\x00merges\x00"}
     shell = {**doc, "model": {k: (marks[k] if k in marks and model[k] else v) for k, v in model.items()}}
     text = json.dumps(shell, ensure_ascii=False, indent=2)
     if any(text.count(encode(m)) != 1 for k, m in marks.items() if model.get(k)):  # a token spelled like a mark
         return json.dumps(doc, ensure_ascii=False, indent=2)
     pad = "\n" + " " * 6
-    vocab = "{" + pad + ("," + pad).join(f"{text_of(t)}: {i}" for t, i in model["vocab"].items()) + "\n    }"
+    vocab = "{" + pad + ("," + pad).join(f"{_json_string(t)}: {i}" for t, i in model["vocab"].items()) + "\n    }"
     text = text.replace(encode(marks["vocab"]), vocab, 1)
     if model.get("merges"):
         merges = "[" + pad + ("," + pad).join(
-            f"[{text_of(m[0])}, {text_of(m[1])}]" if isinstance(m, list) and len(m) == 2 else encode(m)
+            f"[{_json_string(m[0])}, {_json_string(m[1])}]" if isinstance(m, list) and len(m) == 2 else encode(m)
             for m in model["merges"]
         ) + "\n    ]"
         text = text.replace(encode(marks["merges"]), merges, 1)
@@ -263,8 +265,7 @@ def output_files(training: Training, normalizer: str, pre_tokenizer: str, add_pr
     }
     if training.config.algorithm == "bpe":
         files["merges.txt"] = "".join(f"{s.left} {s.right}\n" for s in training.steps)
-        text_of = json.encoder.encode_basestring
-        files["vocab.json"] = "{\n" + ",\n".join(f"  {text_of(t)}: {i}" for i, t in enumerate(vocab)) + "\n}"
+        files["vocab.json"] = "{\n" + ",\n".join(f"  {_json_string(t)}: {i}" for i, t in enumerate(vocab)) + "\n}"
     return files
 
 

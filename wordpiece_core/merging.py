@@ -50,6 +50,7 @@ Progress = Callable[[int, int], None]
 
 _FLOAT_WINDOW = 1e-9  # relative; float division is correctly rounded, so 1e-9 is ample
 _MAX_TOKENS = 0x10FFFF  # a token is one character, chr(id)
+_WP_SLACK = 1.005  # WordPiece: how far a token's count may fall before its pairs are re-pushed
 _RETIRED = float("inf")
 _LOW21 = (1 << 21) - 1  # BPE's winner-only heap packs (-count, left id, right id) into one int
 _LOW42 = (1 << 42) - 1  # the key of a heap entry no longer in use (sorts after every live one)
@@ -175,6 +176,8 @@ class _Engine:
         self.tc = tc
         self.total = sum(tc.values())
         thr = self.threshold
+        # How far below its pair's score a WordPiece key may be: _WP_SLACK for each token (see _requeue).
+        self.slack = _WP_SLACK**2 if self.is_wp else 1
         if self.is_wp:
             # Each token's count when its pairs were last pushed (see _requeue).
             self.ref = dict(tc)
@@ -298,7 +301,7 @@ class _Engine:
         """
         heap, pc, tc, thr, is_wp = self.heap, self.pc, self.tc, self.threshold, self.is_wp
         latest = self.latest
-        slack = self.slack * (1 + _FLOAT_WINDOW) if is_wp else 1
+        slack = self.slack * (1 + _FLOAT_WINDOW) if is_wp else 1  # the float margin for WordPiece
         found: dict[str, float | int] = {}
         at: dict[str, int] = {}  # pair -> index of its entry
         fix: dict[int, float | int] = {}  # index -> corrected key
@@ -443,46 +446,27 @@ class _Engine:
         a, b = p
         hist, where = self.hist, self.where
         fresh: dict[str, int] = {}  # the pairs with nc, and their counts
+        # (pair that loses the words, new pair that gains them, the words)
+        sides = [(x + a, x + nc, ws) for x, ws in left.items()]
+        sides += [(b + y, nc + y, ws) for y, ws in right.items()]
         if not delta and not existed:
             # The common case: every pair with nc is new, and made by one side only.
-            for x, ws in left.items():
+            for old_q, new_q, ws in sides:
                 v = sum(map(freq_of, ws))
-                q = x + a
-                c = pc[q]
+                c = pc[old_q]
                 hist[c] -= 1
                 hist[c - v] += 1
-                pc[q] = c - v
-                q = x + nc
-                pc[q] = fresh[q] = v
+                pc[old_q] = c - v
+                pc[new_q] = fresh[new_q] = v
                 hist[v] += 1
-                where[q] = ws
-            for y, ws in right.items():
-                v = sum(map(freq_of, ws))
-                q = b + y
-                c = pc[q]
-                hist[c] -= 1
-                hist[c - v] += 1
-                pc[q] = c - v
-                q = nc + y
-                pc[q] = fresh[q] = v
-                hist[v] += 1
-                where[q] = ws
+                where[new_q] = ws
             hist[pc.pop(p)] -= 1  # every occurrence of p is gone
         else:
-            for x, ws in left.items():
+            for old_q, new_q, ws in sides:
                 v = sum(map(freq_of, ws))
-                q = x + a
-                delta[q] = delta.get(q, 0) - v
-                q = x + nc
-                delta[q] = delta.get(q, 0) + v
-                holders[q] += ws
-            for y, ws in right.items():
-                v = sum(map(freq_of, ws))
-                q = b + y
-                delta[q] = delta.get(q, 0) - v
-                q = nc + y
-                delta[q] = delta.get(q, 0) + v
-                holders[q] += ws
+                delta[old_q] = delta.get(old_q, 0) - v
+                delta[new_q] = delta.get(new_q, 0) + v
+                holders[new_q] += ws
             for q, d in delta.items():
                 if d:
                     c = pc.get(q, 0)
@@ -504,8 +488,6 @@ class _Engine:
         touched.sort()
         return touched, made, fresh
 
-    slack = 1.0  # WordPiece: how far (as a factor) a token's count may fall before its pairs are re-pushed
-    _WP_SLACK = 1.005
 
     def _requeue(self, p: str, nc: str, existed: bool, fresh: dict[str, int]) -> None:
         """Push what the merge changed.
@@ -519,7 +501,7 @@ class _Engine:
         once its count has fallen by the factor `_WP_SLACK` since they last
         were. Every live pair then has an entry pushed when both its tokens'
         counts were at most their reference counts, so its current score is at
-        most that entry's key × slack², and the choice pops that much deeper.
+        most that entry's key × _WP_SLACK², and the choice looks that much deeper.
         """
         heap, pc, thr, tc, latest = self.heap, self.pc, self.threshold, self.tc, self.latest
         push = heapq.heappush
@@ -534,7 +516,6 @@ class _Engine:
                     if c >= thr:
                         push(heap, (-c << 42) + (ord(q[0]) << 21) + ord(q[1]))
             return
-        self.slack = self._WP_SLACK**2
         pairs_of, ref = self.pairs_of, self.ref
         for q in fresh:
             pairs_of[q[0]].add(q)
@@ -546,7 +527,7 @@ class _Engine:
         ref[nc] = tc[nc]
         for t in {p[0], p[1], nc} if existed else {p[0], p[1]}:
             count = tc[t]
-            if count and (t == nc or ref[t] > count * self._WP_SLACK):
+            if count and (t == nc or ref[t] > count * _WP_SLACK):
                 ref[t] = count
                 group = pairs_of[t]
                 dead = []
