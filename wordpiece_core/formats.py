@@ -20,10 +20,11 @@ import os
 import shutil
 import tempfile
 from fractions import Fraction
+from math import gcd
 from typing import Any
 
 from .errors import WordPieceError
-from .trace import TIE_RULES, MergeStep, Training
+from .trace import TIE_RULES, MergeStep, Training, loglik_change, merge_token
 
 UNK = "[UNK]"
 
@@ -99,7 +100,7 @@ def tokenizer_json(training: Training, normalizer: str, pre_tokenizer: str, add_
             "byte_fallback": False,
             "ignore_merges": False,
             "vocab": vocab,
-            "merges": [[s.left, s.right] for s in training.steps],
+            "merges": [list(m) for m in training.merges],
         }
         decoder = {"type": "WordPiece", "prefix": cfg.prefix, "cleanup": True} if cfg.prefix else None
     processors = []
@@ -173,32 +174,58 @@ _STEP_LINE = (
     '{"step": %d, "left": %s, "right": %s, "new_token": %s, "pair_count": %d, "left_count": %d, '
     '"right_count": %d, "score": %r, "score_exact": "%s", "ties": %d, "tie_rule": %s, "vocab_size": %d, '
     '"new_token_existed": %s, "merged_count": %d, "words_touched": %d, "loglik_delta": %r, '
-    '"scaled_score": %r, "candidates": []}'
+    '"scaled_score": %r, "candidates": [%s]}'
+)
+_CANDIDATE = (
+    '{"rank": %d, "left": %s, "right": %s, "new_token": %s, "pair_count": %d, "left_count": %d, '
+    '"right_count": %d, "score": %r, "score_exact": "%s", "loglik_delta": %r}'
 )
 
 
-def trace_lines(training: Training) -> list[str]:
-    """The lines of trace.jsonl: `step_json` encoded.
+def _ratio(num: int, den: int) -> tuple[float, str]:
+    """num / den as JSON writes a Fraction's float, and its exact text in lowest terms."""
+    g = gcd(num, den)
+    n, d = num // g, den // g
+    return num / den, (str(n) if d == 1 else f"{n}/{d}")
 
-    A step without candidates (top-K 0) is formatted from a template, twice as
-    fast as building and encoding a dict; a test checks both give the same JSON.
+
+def trace_lines(training: Training) -> list[str]:
+    """The lines of trace.jsonl: `step_json` of every step, encoded.
+
+    Formatted from templates straight from the trace's columns, without making a
+    record per step and candidate; a test checks each line equals
+    ``json.dumps(step_json(step), ensure_ascii=False)`` character for character.
     """
-    rule = training.config.tie_break
-    encode = json.JSONEncoder(ensure_ascii=False).encode  # one encoder, not one per line
-    rule_text = _json_string(rule)
+    steps = training.steps
+    wp = steps.algorithm == "wordpiece"
+    rule_text = _json_string(training.config.tie_break)
+    quoted = [_json_string(t) for t in steps.tokens]
+    tokens, prefix = steps.tokens, steps.prefix
+    c_left, c_right, c_pair, c_lc, c_rc = (steps.c_left_id, steps.c_right_id, steps.c_pair_count,
+                                          steps.c_left_count, steps.c_right_count)
+    c_merged, c_new, starts = steps.c_merged, steps.c_new_count, steps.cand_start
+    logliks = steps.loglik_deltas()
+    touched = steps.touched_counts()
     lines = []
-    for s in training.steps:
-        if s.candidates:
-            lines.append(encode(step_json(s, rule)))
-            continue
-        score = s.score
-        num, den = score.numerator, score.denominator
+    for i in range(len(steps)):
+        a, b = steps.left_id[i], steps.right_id[i]
+        pc, lc, rc = steps.pair_count[i], steps.left_count[i], steps.right_count[i]
+        den = lc * rc if wp else 1
+        score, exact = _ratio(pc, den)
+        total = steps.total[i]
+        cands = []
+        for r in range(starts[i], starts[i + 1]):
+            ca, cb = c_left[r], c_right[r]
+            cp, cl, cr = c_pair[r], c_lc[r], c_rc[r]
+            c_score, c_exact = _ratio(cp, cl * cr if wp else 1)
+            cands.append(_CANDIDATE % (
+                r - starts[i] + 1, quoted[ca], quoted[cb], _json_string(merge_token(tokens[ca], tokens[cb], prefix)),
+                cp, cl, cr, c_score, c_exact, loglik_change(total, cl, cr, c_merged[r], ca == cb, c_new[r]),
+            ))
         lines.append(_STEP_LINE % (
-            s.step, _json_string(s.left), _json_string(s.right), _json_string(s.new_token),
-            s.pair_count, s.left_count, s.right_count,
-            num / den, _exact_text(score), s.ties, rule_text, s.vocab_size,
-            "true" if s.new_token_existed else "false", s.merged_count, len(s.words_touched), s.loglik_delta,
-            num * s.vocab_size_before / den,
+            i + 1, quoted[a], quoted[b], quoted[steps.new_id[i]], pc, lc, rc, score, exact, steps.ties[i],
+            rule_text, steps.vocab_size[i], "true" if steps.existed[i] else "false", steps.merged_count[i],
+            touched[i], logliks[i], pc * steps.vocab_size_before(i) / den, ", ".join(cands),
         ))
     return lines
 
@@ -264,7 +291,7 @@ def output_files(training: Training, normalizer: str, pre_tokenizer: str, add_pr
         ),
     }
     if training.config.algorithm == "bpe":
-        files["merges.txt"] = "".join(f"{s.left} {s.right}\n" for s in training.steps)
+        files["merges.txt"] = "".join(f"{a} {b}\n" for a, b in training.merges)
         files["vocab.json"] = "{\n" + ",\n".join(f"  {_json_string(t)}: {i}" for i, t in enumerate(vocab)) + "\n}"
     return files
 

@@ -44,7 +44,8 @@ from collections.abc import Callable, Iterable, Mapping
 from fractions import Fraction
 
 from .errors import WordPieceError
-from .trace import Candidate, MergeStep, TrainerConfig, Training, loglik_change, record
+from .steps import StepRecorder
+from .trace import TrainerConfig, Training, merge_token
 
 Progress = Callable[[int, int], None]
 
@@ -147,7 +148,6 @@ class _Engine:
         self.progress = progress
         self.is_wp = config.algorithm == "wordpiece"
         self.prefix = config.prefix or ""
-        self.plen = len(self.prefix)
         self.word_list = list(word_counts)
         self.freqs = list(word_counts.values())
         self.threshold = max(config.min_frequency, 1)
@@ -394,12 +394,6 @@ class _Engine:
         words, freqs = self.words, self.freqs
         return sum(words[w].count(q) * freqs[w] for w in set(self.where.get(q, ())))
 
-    def _new_token(self, a: int, b: int) -> str:
-        left, right = self.id_to_tok[a], self.id_to_tok[b]
-        if self.plen and right.startswith(self.prefix):
-            right = right[self.plen :]
-        return left + right
-
     def apply(self, p: str, nc: str, existed: bool) -> tuple[list[int], int, dict[str, int]]:
         """Merge the pair p into the token nc in every word; return touched words, merges made, new pairs.
 
@@ -545,35 +539,30 @@ class _Engine:
                     pc.pop(q, None)
 
     # ----- the loop -----------------------------------------------------------------
-    def _candidate(self, q: str, rank: int, vocab_before: int, score: Fraction | None = None) -> Candidate:
-        a, b = ord(q[0]), ord(q[1])
-        new_tok = self._new_token(a, b)
-        existing = self.tok_to_id.get(new_tok)
-        tc = self.tc
-        return record(
-            Candidate,
-            left=self.id_to_tok[a],
-            right=self.id_to_tok[b],
-            new_token=new_tok,
-            pair_count=self.pc[q],
-            left_count=tc[q[0]],
-            right_count=tc[q[1]],
-            score=self._exact(q) if score is None else score,
-            rank=rank,
-            loglik_delta=loglik_change(
-                self.total, tc[q[0]], tc[q[1]], self._merged_occurrences(q), a == b,
-                tc.get(chr(existing), 0) if existing is not None else 0,
-            ),
-            vocab_size_before=vocab_before,
-        )
+    def _record_candidates(self, ranked: list[str], rec: StepRecorder) -> None:
+        """Append the ranked pairs' numbers to the candidate columns (records are made when viewed)."""
+        pc, tc, tok_to_id, id_to_tok = self.pc, self.tc, self.tok_to_id, self.id_to_tok
+        for q in ranked:
+            a, b = ord(q[0]), ord(q[1])
+            rec.c_left_id.append(a)
+            rec.c_right_id.append(b)
+            rec.c_pair_count.append(pc[q])
+            rec.c_left_count.append(tc[q[0]])
+            rec.c_right_count.append(tc[q[1]])
+            rec.c_merged.append(self._merged_occurrences(q))
+            existing = tok_to_id.get(merge_token(id_to_tok[a], id_to_tok[b], self.prefix))
+            rec.c_new_count.append(tc.get(chr(existing), 0) if existing is not None else 0)
+        rec.cand_start.append(len(rec.c_left_id))
 
     def run(self) -> Training:
         cfg = self.config
-        steps: list[MergeStep] = []
+        rec = StepRecorder()
+        steps = 0
         todo = max(cfg.vocab_size - len(self.id_to_tok), 0)
         stop = "reached the vocabulary size"
         if todo == 0:
             stop = "the special tokens and the alphabet already fill the vocabulary size"
+        tc = self.tc
         while len(self.tok_to_id) < cfg.vocab_size:
             chosen = self.choose()
             if chosen is None:
@@ -584,14 +573,13 @@ class _Engine:
                 )
                 break
             p, ties, ranked = chosen
-            score = self._exact(p)
-            if cfg.min_score is not None and score < cfg.min_score:
-                stop = f"the best score {float(score):.6g} fell below the threshold {float(cfg.min_score):.6g}"
-                break
-            vocab_before = len(self.tok_to_id)
-            cands = tuple(self._candidate(q, r + 1, vocab_before) for r, q in enumerate(ranked)) if cfg.top_k else ()
-            win = cands[0] if cands else self._candidate(p, 1, vocab_before, score)
-            new_tok = win.new_token
+            if cfg.min_score is not None:
+                score = self._exact(p)
+                if score < cfg.min_score:
+                    stop = f"the best score {float(score):.6g} fell below the threshold {float(cfg.min_score):.6g}"
+                    break
+            a, b = ord(p[0]), ord(p[1])
+            new_tok = merge_token(self.id_to_tok[a], self.id_to_tok[b], self.prefix)
             existed = new_tok in self.tok_to_id
             if existed:
                 n = self.tok_to_id[new_tok]
@@ -599,41 +587,38 @@ class _Engine:
                 n = len(self.id_to_tok)
                 if n > _MAX_TOKENS:
                     raise WordPieceError(f"more than {_MAX_TOKENS:,} tokens: choose a smaller vocabulary size")
+            if cfg.top_k:
+                self._record_candidates(ranked, rec)
+            else:
+                rec.cand_start.append(len(rec.c_left_id))
+            nc = chr(n)
+            rec.left_id.append(a)
+            rec.right_id.append(b)
+            rec.new_id.append(n)
+            rec.pair_count.append(self.pc[p])
+            rec.left_count.append(tc[p[0]])
+            rec.right_count.append(tc[p[1]])
+            rec.ties.append(ties)
+            rec.total.append(self.total)
+            rec.new_count.append(tc.get(nc, 0))
+            if not existed:
                 self.id_to_tok.append(new_tok)
                 self.tok_to_id[new_tok] = n
-            nc = chr(n)
             touched, made, fresh = self.apply(p, nc, existed)
             self._requeue(p, nc, existed, fresh)
-            steps.append(
-                record(
-                    MergeStep,
-                    step=len(steps) + 1,
-                    left=win.left,
-                    right=win.right,
-                    new_token=new_tok,
-                    left_id=ord(p[0]),
-                    right_id=ord(p[1]),
-                    new_id=n,
-                    pair_count=win.pair_count,
-                    left_count=win.left_count,
-                    right_count=win.right_count,
-                    score=score,
-                    ties=ties,
-                    vocab_size=len(self.tok_to_id),
-                    new_token_existed=existed,
-                    merged_count=made,
-                    loglik_delta=win.loglik_delta,
-                    words_touched=tuple(touched),
-                    candidates=cands,
-                )
-            )
+            rec.vocab_size.append(len(self.tok_to_id))
+            rec.existed.append(existed)
+            rec.merged_count.append(made)
+            rec.touched += touched
+            rec.touched_start.append(len(rec.touched))
+            steps += 1
             if self.progress is not None:
-                self.progress(len(steps), todo)
+                self.progress(steps, todo)
         return Training(
             config=cfg,
             words=tuple(self.word_list),
             counts=tuple(self.freqs),
             initial_vocab=self.initial_vocab,
-            steps=tuple(steps),
+            steps=rec.finish(self.id_to_tok, cfg.algorithm, cfg.prefix),
             stop_reason=stop,
         )

@@ -11,14 +11,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .trace import Candidate, Training, exact_score, loglik_change
-
-
-def merge_token(left: str, right: str, prefix: str | None) -> str:
-    """The token a merge makes: a + b, without b's continuing-subword prefix."""
-    if prefix and right.startswith(prefix):
-        return left + right[len(prefix) :]
-    return left + right
+from .trace import Candidate, Training, exact_score, loglik_change, merge_token
 
 
 def apply_ranked(symbols: list[str], ranks: dict[tuple[str, str], int], prefix: str | None) -> list[str]:

@@ -16,7 +16,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from .steps import Steps
 
 Algorithm = Literal["wordpiece", "bpe"]
 TieBreak = Literal["first", "hf"]
@@ -31,6 +34,13 @@ def exact_score(algorithm: str, pair_count: int, left_count: int, right_count: i
     if algorithm == "bpe":
         return Fraction(pair_count)
     return Fraction(pair_count, left_count * right_count)
+
+
+def merge_token(left: str, right: str, prefix: str | None) -> str:
+    """The token a merge makes: a + b, without b's continuing-subword prefix."""
+    if prefix and right.startswith(prefix):
+        return left + right[len(prefix) :]
+    return left + right
 
 
 def _xlogx(x: int) -> float:
@@ -160,30 +170,43 @@ class TrainerConfig:
 
 @dataclass(frozen=True)
 class Training:
-    """The complete record of one training run."""
+    """The complete record of one training run.
+
+    `steps` is a `Steps` (steps.py): a sequence of `MergeStep` records stored as
+    flat columns, so a long training weighs a few MB and no cache has to walk
+    millions of small objects.
+    """
 
     config: TrainerConfig
     words: tuple[str, ...]
     counts: tuple[int, ...]
     initial_vocab: tuple[str, ...]  # special tokens, then the alphabet by code point
-    steps: tuple[MergeStep, ...]
+    steps: Steps
     stop_reason: str
 
     @property
     def vocab(self) -> list[str]:
-        out = list(self.initial_vocab)
-        out.extend(s.new_token for s in self.steps if not s.new_token_existed)
-        return out
+        """Every token, by id: the initial vocabulary, then each new merge result."""
+        return list(self.steps.tokens)
 
     @property
     def merges(self) -> list[tuple[str, str]]:
-        return [(s.left, s.right) for s in self.steps]
+        return list(zip(self.steps.lefts(), self.steps.rights()))
 
     def vocab_at(self, step: int) -> list[str]:
         """The vocabulary after `step` merges."""
-        out = list(self.initial_vocab)
-        out.extend(s.new_token for s in self.steps[:step] if not s.new_token_existed)
-        return out
+        if step <= 0 or not len(self.steps):
+            return list(self.initial_vocab)
+        return list(self.steps.tokens[: self.steps.vocab_size[min(step, len(self.steps)) - 1]])
+
+    @property
+    def nbytes(self) -> int:
+        """About how much memory this training holds (for the app's cache budget)."""
+        import sys
+
+        words = sum(sys.getsizeof(w) for w in self.words) + 8 * len(self.words)
+        counts = sum(sys.getsizeof(c) for c in self.counts) + 8 * len(self.counts)
+        return self.steps.nbytes + words + counts
 
     def initial_split(self, word: str) -> list[str]:
         prefix = self.config.prefix

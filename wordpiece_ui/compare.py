@@ -25,8 +25,8 @@ def learned_at(training: Training) -> dict[str, int]:
     """Letters of each token a merge made → the first step that made it."""
     prefix = training.config.prefix
     out: dict[str, int] = {}
-    for s in training.steps:
-        out.setdefault(surface(s.new_token, prefix), s.step)
+    for step, token in enumerate(training.steps.new_tokens(), start=1):
+        out.setdefault(surface(token, prefix), step)
     return out
 
 
@@ -39,6 +39,7 @@ def timelines(trainings: dict[str, Training], follow: str | None = None) -> tupl
     names = list(trainings)
     steps = {n: learned_at(t) for n, t in trainings.items()}
     longest = max(len(t.steps) for t in trainings.values())
+    merges = {n: list(zip(t.steps.lefts(), t.steps.rights(), t.steps.new_tokens())) for n, t in trainings.items()}
     rows = []
     first_diff = None
     for i in range(longest):
@@ -47,9 +48,9 @@ def timelines(trainings: dict[str, Training], follow: str | None = None) -> tupl
         for n in names:
             t = trainings[n]
             if i < len(t.steps):
-                s = t.steps[i]
-                row[n] = f"{s.left} + {s.right} → {s.new_token}"
-                made.append(surface(s.new_token, t.config.prefix))
+                left, right, token = merges[n][i]
+                row[n] = f"{left} + {right} → {token}"
+                made.append(surface(token, t.config.prefix))
             else:
                 row[n] = ""
                 made.append(None)

@@ -353,7 +353,7 @@ def download_file(key: str, training: Training, normalizer: str, pre_tokenizer: 
         files = _FILES.get(key)
         if files is None:
             files = output_files(training, normalizer, pre_tokenizer)
-            files.setdefault("merges.txt", "".join(f"{s.left} {s.right}\n" for s in training.steps))
+            files.setdefault("merges.txt", "".join(f"{a} {b}\n" for a, b in training.merges))
             files["trace.csv"] = tables.steps_frame(training).to_csv(index=False)
             if len(_FILES) >= 4:
                 _FILES.pop(next(iter(_FILES)))

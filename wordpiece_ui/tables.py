@@ -57,31 +57,28 @@ def tie_sentence(step: MergeStep, tie_break: str, tied: list[Candidate]) -> str:
 
 
 def steps_frame(training: Training) -> pd.DataFrame:
-    """One row per merge, with the running tokens-per-word."""
+    """One row per merge, with the running tokens-per-word (read from the trace's columns)."""
+    steps = training.steps
     words = max(1, sum(training.counts))
-    rows = []
-    tokens = _initial_tokens(training)
-    for s in training.steps:
-        tokens -= s.merged_count
-        rows.append(
-            {
-                "step": s.step,
-                "merge": f"{s.left} + {s.right}",
-                "new token": s.new_token,
-                "count(ab)": s.pair_count,
-                "count(a)": s.left_count,
-                "count(b)": s.right_count,
-                "score": float(s.score),
-                "exact": fmt_exact(s.score),
-                "ties": s.ties,
-                "vocabulary": s.vocab_size,
-                "tokens per word": tokens / words,
-                "Δ log-likelihood": s.loglik_delta,
-                "merged": s.merged_count,
-                "words touched": len(s.words_touched),
-            }
-        )
-    return pd.DataFrame(rows)
+    merged = steps.column("merged_count")
+    scores = steps.scores()
+    remaining = _initial_tokens(training) - pd.Series(merged, dtype=object).cumsum()
+    return pd.DataFrame({
+        "step": range(1, len(steps) + 1),
+        "merge": [f"{a} + {b}" for a, b in zip(steps.lefts(), steps.rights())],
+        "new token": steps.new_tokens(),
+        "count(ab)": list(steps.column("pair_count")),
+        "count(a)": list(steps.column("left_count")),
+        "count(b)": list(steps.column("right_count")),
+        "score": [float(x) for x in scores],
+        "exact": [fmt_exact(x) for x in scores],
+        "ties": list(steps.column("ties")),
+        "vocabulary": list(steps.column("vocab_size")),
+        "tokens per word": [t / words for t in remaining],
+        "Δ log-likelihood": steps.loglik_deltas(),
+        "merged": list(merged),
+        "words touched": steps.touched_counts(),
+    })
 
 
 def _initial_tokens(training: Training) -> int:
@@ -132,11 +129,10 @@ def vocab_frame(training: Training) -> pd.DataFrame:
         {"id": i, "token": t, "added at step": 0, "kind": "special" if t in specials else "alphabet"}
         for i, t in enumerate(training.initial_vocab)
     ]
-    next_id = len(rows)
-    for s in training.steps:
-        if not s.new_token_existed:
-            rows.append({"id": next_id, "token": s.new_token, "added at step": s.step, "kind": "merge"})
-            next_id += 1
+    vocab_size = training.steps.column("vocab_size")
+    for i, (token, existed) in enumerate(zip(training.steps.new_tokens(), training.steps.existed)):
+        if not existed:
+            rows.append({"id": vocab_size[i] - 1, "token": token, "added at step": i + 1, "kind": "merge"})
     return pd.DataFrame(rows)
 
 

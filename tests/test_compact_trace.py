@@ -1,0 +1,112 @@
+"""The compact trace: flat columns that give back every record, and weigh little.
+
+A training keeps its steps as integer columns (wordpiece_core/steps.py); the
+`MergeStep` and `Candidate` records are made when read. These tests check the
+records against a plain recount of the corpus at each step (replay), that the
+columns survive pickling, and that a long trace is a few MB held in a handful
+of objects the garbage collector has to walk.
+"""
+
+import gc
+import pickle
+import tracemalloc
+from fractions import Fraction
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from corpora import TOY
+from wordpiece_core.corpus import TextSettings
+from wordpiece_core.merging import train
+from wordpiece_core.replay import candidates_at, splits_at
+from wordpiece_core.steps import Steps, int_column
+from wordpiece_core.trace import MergeStep, TrainerConfig
+
+words = st.text(alphabet="abcab", min_size=1, max_size=7)
+corpora = st.dictionaries(words, st.integers(min_value=1, max_value=9), min_size=1, max_size=12)
+
+
+@settings(max_examples=150, deadline=None)
+@given(corpora, st.sampled_from(["wordpiece", "bpe"]), st.sampled_from(["first", "hf"]), st.sampled_from([1, 4]))
+def test_records_equal_a_plain_recount_at_every_step(corpus, algorithm, tie_break, top_k):
+    t = train(corpus, TrainerConfig(algorithm=algorithm, vocab_size=40, tie_break=tie_break, top_k=top_k,
+                                    prefix="##" if algorithm == "wordpiece" else None))
+    for s in t.steps:
+        full = candidates_at(t, s.step)
+        winner = full[0]
+        # every field of the step that the recount also knows
+        assert (s.left, s.right, s.new_token, s.pair_count, s.left_count, s.right_count, s.score) == (
+            winner.left, winner.right, winner.new_token, winner.pair_count, winner.left_count,
+            winner.right_count, winner.score)
+        assert s.loglik_delta == winner.loglik_delta
+        assert s.vocab_size_before == winner.vocab_size_before
+        assert s.ties == sum(1 for c in full if c.score == winner.score)
+        # the candidates, field by field (Candidate equality compares every field)
+        assert list(s.candidates) == full[: top_k]
+        # the words it touched are exactly those whose split changed
+        before, after = splits_at(t, s.step), splits_at(t, s.step + 1)
+        assert list(s.words_touched) == [i for i, (x, y) in enumerate(zip(before, after)) if x != y]
+        assert s.merged_count == sum(f * (len(x) - len(y)) for x, y, f in zip(before, after, t.counts))
+
+
+def test_a_sequence_of_records():
+    t = train(TOY, TrainerConfig(algorithm="wordpiece", vocab_size=20, top_k=3))
+    steps = t.steps
+    assert isinstance(steps, Steps) and len(steps) == 9
+    assert isinstance(steps[0], MergeStep) and steps[-1] == steps[8] == list(steps)[8]
+    assert steps[1:3] == [steps[1], steps[2]]
+    assert (steps[0].left, steps[0].right, steps[0].score) == ("##g", "##s", Fraction(1, 20))
+    assert steps.lefts()[:2] == ["##g", "h"] and steps.new_tokens()[2] == steps[2].new_token
+    assert steps.scores() == [s.score for s in steps]
+    assert steps.loglik_deltas() == [s.loglik_delta for s in steps]
+    assert list(steps.column("pair_count")) == [s.pair_count for s in steps]
+    assert t.merges == [(s.left, s.right) for s in steps]
+    assert t.vocab_at(0) == list(t.initial_vocab) and t.vocab_at(9) == t.vocab
+
+
+def test_pickles_to_an_equal_training():
+    t = train(TOY, TrainerConfig(algorithm="bpe", vocab_size=25, top_k=5, prefix=None))
+    back = pickle.loads(pickle.dumps(t))
+    assert back == t and list(back.steps) == list(t.steps)
+
+
+def test_counts_too_large_for_machine_integers_are_kept_exactly():
+    assert int_column([1, 2]).itemsize == 4
+    assert int_column([1, 2**40]).itemsize == 8
+    assert int_column([1, 10**30]) == (1, 10**30)
+    t = train({"hug": 10**30, "pug": 5}, TrainerConfig(algorithm="wordpiece", vocab_size=12, top_k=2))
+    s = t.steps[0]
+    assert s.pair_count == 10**30 and s.right_count == 10**30 + 5
+    assert s.score == Fraction(10**30, 10**30 * (10**30 + 5)) and t.steps.column("pair_count")[0] == 10**30
+
+
+def _tracked_objects_reachable(root) -> int:
+    """How many objects the cyclic garbage collector would walk to reach everything `root` holds."""
+    seen, todo = set(), [root]
+    while todo:
+        obj = todo.pop()
+        if id(obj) in seen or not gc.is_tracked(obj) or isinstance(obj, type):
+            continue  # (a class leads to its module and everything else: not the trace's)
+        seen.add(id(obj))
+        todo.extend(gc.get_referents(obj))
+    return len(seen)
+
+
+def test_a_long_trace_is_small_and_nearly_invisible_to_the_garbage_collector():
+    from wordpiece_ui.corpora import load_sample
+
+    counts = dict(load_sample("wordfreq-en", TextSettings("none", "whitespace")).counts)
+    tracemalloc.start()
+    try:
+        t = train(counts, TrainerConfig(algorithm="wordpiece", vocab_size=3000, top_k=10))
+        gc.collect()
+        held = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert len(t.steps) > 2500 and len(t.steps.c_pair_count) == 10 * len(t.steps)
+    # 2,900 steps with 10 candidates each, plus 10,000 words: about 2 MB (one frozen object
+    # per candidate, with a Fraction each, was over 25 MB)
+    assert held < 4_000_000, held
+    assert t.nbytes < 4_000_000
+    # the collector walks the few containers, never one object per step or candidate
+    assert _tracked_objects_reachable(t) < 40

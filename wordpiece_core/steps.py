@@ -1,0 +1,264 @@
+"""The steps of a training, kept as a few flat columns of numbers.
+
+A training of 8,000 merges with its top-25 candidates is 200,000 candidates. Kept
+as one frozen object per candidate (with a `Fraction` and a float each), that is
+millions of small objects: about 70 MB, and every full garbage collection of a
+server holding a few trainings walks all of them. Here the same facts are
+integer columns (`array`s, which the collector never walks): one entry per step,
+or per candidate, and the token strings once.
+
+Nothing is lost: indexing builds the `MergeStep` (with its `Candidate`s) that the
+trainer saw, exact `Fraction` scores and log-likelihood changes included, from
+the stored counts. Every consumer reads records; the columns are for the few
+that read every step at once (tables over all steps, exports).
+
+    steps = training.steps        # a Sequence[MergeStep]
+    steps[0].candidates[1].score  # Fraction, made now from the recorded counts
+    steps.column("pair_count")    # one number per step, no records made
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Iterator, Sequence
+from fractions import Fraction
+from typing import overload
+
+from .trace import Candidate, MergeStep, exact_score, loglik_change, merge_token, record
+
+# Per step. Counts may exceed 64 bits (word counts are unbounded integers): a
+# column that does not fit in an array stays a tuple of Python ints.
+STEP_INTS = ("left_id", "right_id", "new_id", "pair_count", "left_count", "right_count", "ties",
+             "vocab_size", "merged_count", "total", "new_count")
+# Per candidate, best first; a step's candidates are rows cand_start[i]:cand_start[i + 1].
+CANDIDATE_INTS = ("c_left_id", "c_right_id", "c_pair_count", "c_left_count", "c_right_count", "c_merged",
+                  "c_new_count")
+
+
+def int_column(values: list[int]) -> Sequence[int]:
+    """A compact column: an array of 32- or 64-bit integers, or a tuple when a value does not fit."""
+    for typecode in ("i", "q"):
+        try:
+            return array(typecode, values)
+        except OverflowError:
+            pass
+    return tuple(values)
+
+
+class StepRecorder:
+    """What the engine appends to while it trains; `finish` turns it into `Steps`."""
+
+    def __init__(self) -> None:
+        for name in STEP_INTS + CANDIDATE_INTS:
+            setattr(self, name, [])
+        self.existed: list[int] = []
+        self.touched: list[int] = []
+        self.touched_start: list[int] = [0]
+        self.cand_start: list[int] = [0]
+
+    def finish(self, tokens: Sequence[str], algorithm: str, prefix: str | None) -> Steps:
+        columns = {name: int_column(getattr(self, name)) for name in STEP_INTS + CANDIDATE_INTS}
+        return Steps(
+            tokens=tuple(tokens),
+            algorithm=algorithm,
+            prefix=prefix,
+            existed=bytes(self.existed),
+            touched=int_column(self.touched),
+            touched_start=int_column(self.touched_start),
+            cand_start=int_column(self.cand_start),
+            **columns,
+        )
+
+
+class Steps(Sequence[MergeStep]):
+    """The merges of one training, best candidates included, as columns (see the module docstring).
+
+    Columns per step: the ids of the pair and of the token made (`left_id`, `right_id`,
+    `new_id`), the score's parts (`pair_count`, `left_count`, `right_count`), `ties`,
+    `vocab_size` after the step, `existed` (the token was in the vocabulary already),
+    `merged_count`, `total` (all tokens in the corpus before the step) and `new_count`
+    (the made token's count before the step: 0 unless it existed), the touched words
+    (`touched`, step i's in touched_start[i]:touched_start[i + 1]). Per candidate, the
+    same with a `c_` prefix, `c_merged` being how many merges it would make.
+    """
+
+    left_id: Sequence[int]
+    right_id: Sequence[int]
+    new_id: Sequence[int]
+    pair_count: Sequence[int]
+    left_count: Sequence[int]
+    right_count: Sequence[int]
+    ties: Sequence[int]
+    vocab_size: Sequence[int]
+    merged_count: Sequence[int]
+    total: Sequence[int]
+    new_count: Sequence[int]
+    c_left_id: Sequence[int]
+    c_right_id: Sequence[int]
+    c_pair_count: Sequence[int]
+    c_left_count: Sequence[int]
+    c_right_count: Sequence[int]
+    c_merged: Sequence[int]
+    c_new_count: Sequence[int]
+
+    def __init__(self, *, tokens: tuple[str, ...], algorithm: str, prefix: str | None, existed: bytes,
+                 touched: Sequence[int], touched_start: Sequence[int], cand_start: Sequence[int],
+                 **columns: Sequence[int]) -> None:
+        self.tokens = tokens  # every token ever in the vocabulary, by id
+        self.algorithm = algorithm
+        self.prefix = prefix
+        self.existed = existed
+        self.touched = touched
+        self.touched_start = touched_start
+        self.cand_start = cand_start
+        for name in STEP_INTS + CANDIDATE_INTS:
+            setattr(self, name, columns[name])
+
+    # ----- a Sequence of MergeStep ---------------------------------------------------
+    def __len__(self) -> int:
+        return len(self.existed)
+
+    @overload
+    def __getitem__(self, i: int) -> MergeStep: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[MergeStep]: ...
+
+    def __getitem__(self, i: int | slice) -> MergeStep | list[MergeStep]:
+        if isinstance(i, slice):
+            return [self._step(j) for j in range(*i.indices(len(self)))]
+        n = len(self)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("step index out of range")
+        return self._step(i)
+
+    def __iter__(self) -> Iterator[MergeStep]:
+        return (self._step(i) for i in range(len(self)))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Steps):
+            return NotImplemented
+        return self._state() == other._state()
+
+    def __hash__(self) -> int:
+        return hash((len(self), self.tokens, bytes(self.existed)))
+
+    def __repr__(self) -> str:
+        return f"<Steps: {len(self)} merges, {len(self.c_pair_count)} candidates, {self.nbytes:,} bytes>"
+
+    def _state(self) -> tuple:
+        names = STEP_INTS + CANDIDATE_INTS + ("touched", "touched_start", "cand_start")
+        return (self.tokens, self.algorithm, self.prefix, self.existed,
+                *(tuple(getattr(self, n)) for n in names))
+
+    # ----- records, made on demand ----------------------------------------------------
+    def vocab_size_before(self, i: int) -> int:
+        return self.vocab_size[i] - (0 if self.existed[i] else 1)
+
+    def candidates(self, i: int) -> tuple[Candidate, ...]:
+        """Step i's recorded candidates (0-based step), best first."""
+        tokens, algorithm = self.tokens, self.algorithm
+        before = self.vocab_size_before(i)
+        total = self.total[i]
+        out = []
+        for rank, r in enumerate(range(self.cand_start[i], self.cand_start[i + 1]), start=1):
+            a, b = self.c_left_id[r], self.c_right_id[r]
+            left, right = tokens[a], tokens[b]
+            pc, lc, rc = self.c_pair_count[r], self.c_left_count[r], self.c_right_count[r]
+            out.append(record(
+                Candidate,
+                left=left,
+                right=right,
+                new_token=merge_token(left, right, self.prefix),
+                pair_count=pc,
+                left_count=lc,
+                right_count=rc,
+                score=exact_score(algorithm, pc, lc, rc),
+                rank=rank,
+                loglik_delta=loglik_change(total, lc, rc, self.c_merged[r], a == b, self.c_new_count[r]),
+                vocab_size_before=before,
+            ))
+        return tuple(out)
+
+    def _step(self, i: int) -> MergeStep:
+        tokens = self.tokens
+        a, b = self.left_id[i], self.right_id[i]
+        pc, lc, rc = self.pair_count[i], self.left_count[i], self.right_count[i]
+        merged = self.merged_count[i]
+        return record(
+            MergeStep,
+            step=i + 1,
+            left=tokens[a],
+            right=tokens[b],
+            new_token=tokens[self.new_id[i]],
+            left_id=a,
+            right_id=b,
+            new_id=self.new_id[i],
+            pair_count=pc,
+            left_count=lc,
+            right_count=rc,
+            score=exact_score(self.algorithm, pc, lc, rc),
+            ties=self.ties[i],
+            vocab_size=self.vocab_size[i],
+            new_token_existed=bool(self.existed[i]),
+            merged_count=merged,
+            loglik_delta=loglik_change(self.total[i], lc, rc, merged, a == b, self.new_count[i]),
+            words_touched=tuple(self.touched[self.touched_start[i]:self.touched_start[i + 1]]),
+            candidates=self.candidates(i),
+        )
+
+    # ----- whole columns, for readers of every step -------------------------------------
+    def column(self, name: str) -> Sequence[int]:
+        """One of the per-step integer columns (see the class docstring), without making records."""
+        if name not in STEP_INTS:
+            raise KeyError(f"no step column {name!r}; columns: {', '.join(STEP_INTS)}")
+        return getattr(self, name)
+
+    def lefts(self) -> list[str]:
+        tokens = self.tokens
+        return [tokens[a] for a in self.left_id]
+
+    def rights(self) -> list[str]:
+        tokens = self.tokens
+        return [tokens[b] for b in self.right_id]
+
+    def new_tokens(self) -> list[str]:
+        tokens = self.tokens
+        return [tokens[n] for n in self.new_id]
+
+    def new_token_existed(self) -> list[bool]:
+        return [bool(x) for x in self.existed]
+
+    def scores(self) -> list[Fraction]:
+        algorithm = self.algorithm
+        return [exact_score(algorithm, pc, lc, rc)
+                for pc, lc, rc in zip(self.pair_count, self.left_count, self.right_count)]
+
+    def loglik_deltas(self) -> list[float]:
+        return [loglik_change(t, lc, rc, m, a == b, nc) for t, lc, rc, m, a, b, nc in zip(
+            self.total, self.left_count, self.right_count, self.merged_count, self.left_id, self.right_id,
+            self.new_count)]
+
+    def touched_counts(self) -> list[int]:
+        starts = self.touched_start
+        return [starts[i + 1] - starts[i] for i in range(len(self))]
+
+    def candidate_count(self, i: int) -> int:
+        return self.cand_start[i + 1] - self.cand_start[i]
+
+    @property
+    def nbytes(self) -> int:
+        """About how much memory the columns and token strings take (for cache budgets)."""
+        import sys
+
+        size = sys.getsizeof(self.tokens) + sum(sys.getsizeof(t) for t in self.tokens) + len(self.existed)
+        for name in STEP_INTS + CANDIDATE_INTS + ("touched", "touched_start", "cand_start"):
+            col = getattr(self, name)
+            size += col.itemsize * len(col) if isinstance(col, array) else sys.getsizeof(col) + 32 * len(col)
+        return size
+
+
+def empty_steps(tokens: Sequence[str], algorithm: str, prefix: str | None) -> Steps:
+    return StepRecorder().finish(tokens, algorithm, prefix)
