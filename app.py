@@ -6,7 +6,7 @@ a session's first visit) and hands over to the chosen page in `pages/`.
 
 import streamlit as st
 
-from wordpiece_ui import session
+from wordpiece_ui import state
 
 st.set_page_config(page_title="WordPiece Lab", page_icon=":material/extension:", layout="wide")
 
@@ -18,5 +18,5 @@ PAGES = [
 ]
 
 page = st.navigation(PAGES)
-st.session_state["settings"] = session.sidebar()
+st.session_state[state.SETTINGS] = state.sidebar()
 page.run()

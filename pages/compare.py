@@ -2,26 +2,26 @@
 
 import streamlit as st
 
-from wordpiece_ui import charts, chips, compare, session
+from wordpiece_ui import caches, charts, chips, compare, state
 from wordpiece_ui.corpora import sample_by_id
 
 MAX_HELDOUT = 5_000
 URL_TEXT_LIMIT = 1_000
 
-session.require_navigation()
-settings = st.session_state["settings"]
+state.require_navigation()
+settings = st.session_state[state.SETTINGS]
 st.title("BPE vs WordPiece")
 st.caption("Both trained on the same corpus with the sidebar's settings. Tokens are matched by their letters: "
            "WordPiece's `##ug` and BPE's `ug` count as the same token (plain BPE does not mark word-internal pieces).")
 
 sample = sample_by_id(settings.corpus)
-session.keep("hf", False, bool)
-session.keep("heldout", sample.heldout if sample else "")
+state.keep("hf", False, bool)
+state.keep("heldout", sample.heldout if sample else "")
 st.toggle("Also show what Hugging Face's WordPieceTrainer learns (BPE with the ## prefix)", key="hf",
-          on_change=session.remember, args=("hf",))
+          on_change=state.remember, args=("hf",))
 
-counts = session.corpus(settings)
-runs = session.trained_pair(settings, counts, st.session_state["hf"]) if counts else {}
+counts = caches.corpus(settings)
+runs = caches.trained_pair(settings, counts, st.session_state["hf"]) if counts else {}
 if not runs:
     st.stop()
 trainings = {name: t for name, (_, t) in runs.items()}
@@ -48,10 +48,10 @@ st.subheader("Follow a token", anchor=False)
 left, right = st.columns([2, 3])
 with left:
     options = list(shared.sort_values("WordPiece")["token"]) if len(shared) else []
-    session.keep("follow", options[0] if options else "")
+    state.keep("follow", options[0] if options else "")
     if st.session_state["follow"] not in options:
         st.session_state["follow"] = options[0] if options else None
-    follow = st.selectbox("A token both learned", options, key="follow", on_change=session.remember, args=("follow",))
+    follow = st.selectbox("A token both learned", options, key="follow", on_change=state.remember, args=("follow",))
     if follow:
         row = shared[shared["token"] == follow].iloc[0]
         for name in ("BPE", "WordPiece"):
@@ -62,7 +62,7 @@ with left:
                    "Hover a point to see its token.")
 with right:
     if len(shared):
-        session.chart(charts.shared_scatter(shared, "BPE", "WordPiece", follow))
+        caches.chart(charts.shared_scatter(shared, "BPE", "WordPiece", follow))
     else:
         st.info("The two vocabularies share no merged token yet.")
 
@@ -76,9 +76,9 @@ c3.caption(f"Only WordPiece learned ({len(ov.b_only):,})")
 c3.dataframe({"token": ov.b_only}, hide_index=True, width="stretch", height=220)
 
 st.subheader("The same words, tokenized by both", anchor=False)
-tokenizers = {name: session.tokenizer(key, settings.normalizer, settings.pre_tokenizer, t) for name, (key, t) in runs.items()}
+tokenizers = {name: caches.tokenizer(key, settings.normalizer, settings.pre_tokenizer, t) for name, (key, t) in runs.items()}
 st.text_area(f"Held-out text (not in the corpus; up to {MAX_HELDOUT:,} characters are encoded)", key="heldout",
-             on_change=session.remember, args=("heldout",), height=90)
+             on_change=state.remember, args=("heldout",), height=90)
 heldout = st.session_state["heldout"] or ""
 if len(heldout) > MAX_HELDOUT:
     st.warning(f"The text has {len(heldout):,} characters; the first {MAX_HELDOUT:,} are encoded (your text is kept).")
@@ -106,11 +106,11 @@ top_words = [w for w, _ in sorted(zip(wp.words, wp.counts), key=lambda x: -x[1])
 st.dataframe(compare.words_table(tokenizers, top_words), hide_index=True, width="stretch")
 
 st.subheader("Token lengths in each vocabulary", anchor=False)
-session.chart(charts.length_histogram(compare.length_histogram(trainings),
+caches.chart(charts.length_histogram(compare.length_histogram(trainings),
                                       "Vocabulary tokens by length (letters, ## not counted), as in seed 004's chart of BERT's vocabulary"))
 
 url_extra = {"hf": "1" if st.session_state["hf"] else None,
              "heldout": heldout if len(heldout) <= URL_TEXT_LIMIT and heldout != (sample.heldout if sample else "") else None,
              "follow": follow or None}
-session.sync_url(settings, **url_extra)
-session.share_box(settings, "compare", **url_extra)
+state.sync_url(settings, **url_extra)
+state.share_box(settings, "compare", **url_extra)

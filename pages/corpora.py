@@ -2,17 +2,17 @@
 
 import streamlit as st
 
-from wordpiece_ui import session
+from wordpiece_ui import caches, state
 from wordpiece_ui.corpora import MAX_PASTE_CHARS, MAX_UPLOAD_MB, MAX_WORD_TYPES
 
-session.require_navigation()
-settings = st.session_state["settings"]
-session.sync_url(settings)
+state.require_navigation()
+settings = st.session_state[state.SETTINGS]
+state.sync_url(settings)
 st.title("Corpora and notes")
 
 st.subheader("Sample corpora", anchor=False)
 st.caption("Pick one in the sidebar, or open it on the Train page with its suggested settings.")
-st.dataframe(session.samples_table(), hide_index=True, width="stretch",
+st.dataframe(caches.samples_table(), hide_index=True, width="stretch",
              column_config={"open": st.column_config.LinkColumn("open", display_text="Train on it")})
 st.markdown(
     f"**Your own text**: paste up to {MAX_PASTE_CHARS:,} characters, or upload a UTF-8 `.txt` file (one document per line) "

@@ -3,35 +3,35 @@
 import streamlit as st
 
 from wordpiece_core.errors import WordPieceError
-from wordpiece_ui import chips, encodings, session
+from wordpiece_ui import caches, chips, encodings, state
 from wordpiece_ui.corpora import sample_by_id
 
 MAX_TEXT = 20_000  # characters encoded live; longer text is kept, and its start is encoded
 URL_TEXT_LIMIT = 1_000
 SOURCES = {"trained": "The tokenizer trained in the sidebar", "file": "A tokenizer file (tokenizer.json or vocab.txt)"}
 
-session.require_navigation()
-settings = st.session_state["settings"]
+state.require_navigation()
+settings = st.session_state[state.SETTINGS]
 st.title("Encoder playground")
 sample = sample_by_id(settings.corpus)
-session.keep("source", "trained")
-session.keep("text", sample.heldout if sample else "Type something here.")
-session.keep("pair", "")
-session.keep("special", True, bool)
+state.keep("source", "trained")
+state.keep("text", sample.heldout if sample else "Type something here.")
+state.keep("pair", "")
+state.keep("special", True, bool)
 if st.session_state["source"] not in SOURCES:
     st.session_state["source"] = "trained"
 
 st.segmented_control("Tokenizer", list(SOURCES), format_func=SOURCES.get, key="source", required=True,
-                     on_change=session.remember, args=("source",))
+                     on_change=state.remember, args=("source",))
 tokenizer, kind, label = None, None, ""
 if st.session_state["source"] == "trained":
-    counts = session.corpus(settings)
-    training = session.training(settings, counts) if counts else None
+    counts = caches.corpus(settings)
+    training = caches.training(settings, counts) if counts else None
     if training is not None:
-        key = session.training_key(counts, session.config_for(settings))
-        tokenizer = session.tokenizer(key, settings.normalizer, settings.pre_tokenizer, training)
+        key = caches.training_key(counts, caches.config_for(settings))
+        tokenizer = caches.tokenizer(key, settings.normalizer, settings.pre_tokenizer, training)
         kind = settings.algorithm
-        label = (f"{session.ALGORITHM_LABELS[kind]} trained on {counts.name}: {len(training.vocab):,} tokens · "
+        label = (f"{state.ALGORITHM_LABELS[kind]} trained on {counts.name}: {len(training.vocab):,} tokens · "
                  f"normalizer {settings.normalizer} · pre-tokenizer {settings.pre_tokenizer}")
 else:
     file = st.file_uploader(f"tokenizer.json (WordPiece or BPE) or a BERT vocab.txt, up to {encodings.MAX_TOKENIZER_MB} MB",
@@ -40,7 +40,7 @@ else:
         st.info("Choose a tokenizer file, or switch back to the tokenizer trained in the sidebar.")
     else:
         try:
-            tokenizer = session.uploaded_tokenizer(file.name, file.getvalue())
+            tokenizer = caches.uploaded_tokenizer(file.name, file.getvalue())
             kind = tokenizer.model.kind
             label = f"{file.name}: {kind}, {len(tokenizer.vocab):,} tokens · normalizer {tokenizer.normalizer} · pre-tokenizer {tokenizer.pre_tokenizer}"
         except WordPieceError as exc:
@@ -51,17 +51,17 @@ st.caption(label)
 
 left, right = st.columns([3, 2])
 left.text_area(f"Text (the first {MAX_TEXT:,} characters are encoded)", key="text", height=120,
-               on_change=session.remember, args=("text",))
+               on_change=state.remember, args=("text",))
 right.text_area("Second sentence (optional: a pair, as for question answering)", key="pair", height=120,
-                on_change=session.remember, args=("pair",))
+                on_change=state.remember, args=("pair",))
 st.toggle("Add special tokens ([CLS] … [SEP] when the vocabulary has them)", key="special",
-          on_change=session.remember, args=("special",))
+          on_change=state.remember, args=("special",))
 text, pair = st.session_state["text"] or "", st.session_state["pair"] or ""
 url_extra = {"source": st.session_state["source"] if st.session_state["source"] != "trained" else None,
              "text": text if len(text) <= URL_TEXT_LIMIT else None,
              "pair": pair if pair and len(pair) <= URL_TEXT_LIMIT else None,
              "special": None if st.session_state["special"] else "0"}
-session.sync_url(settings, **url_extra)
+state.sync_url(settings, **url_extra)
 if len(text) > URL_TEXT_LIMIT:
     st.caption(f"Texts over {URL_TEXT_LIMIT:,} characters are not put in the shareable link.")
 if not text.strip() and not pair.strip():
@@ -138,13 +138,13 @@ word_trace()
 
 if st.session_state["source"] == "trained":
     st.subheader("BPE and WordPiece on the same text", anchor=False)
-    runs = session.trained_pair(settings, counts)
+    runs = caches.trained_pair(settings, counts)
     cols = st.columns(2)
     for col, (name, (key, t)) in zip(cols, runs.items()):
-        tok = session.tokenizer(key, settings.normalizer, settings.pre_tokenizer, t)
+        tok = caches.tokenizer(key, settings.normalizer, settings.pre_tokenizer, t)
         e = tok.encode(a, add_special_tokens=False)
         with col:
             st.markdown(f"**{name}**: {len(e.tokens):,} tokens, {encodings.unknown_count(e)} [UNK]")
             st.markdown(chips.over_text(a, e.tokens, e.offsets, e.ids, set(tok.special_tokens)), unsafe_allow_html=True)
 
-session.share_box(settings, "playground", **url_extra)
+state.share_box(settings, "playground", **url_extra)

@@ -4,23 +4,23 @@ import functools
 
 import streamlit as st
 
-from wordpiece_ui import charts, chips, notes, session, tables
+from wordpiece_ui import caches, charts, chips, notes, state, tables
 
 SPEEDS = {"1 step/s": 1.0, "slow (2 s)": 2.0, "fast (0.4 s)": 0.4}
 CORPUS_ROWS = 12
 
-session.require_navigation()
-settings = st.session_state["settings"]
+state.require_navigation()
+settings = st.session_state[state.SETTINGS]
 st.title("Train step by step")
-counts = session.corpus(settings)
-training = session.training(settings, counts) if counts else None
+counts = caches.corpus(settings)
+training = caches.training(settings, counts) if counts else None
 if training is None:
     st.stop()
 
-key = session.training_key(counts, session.config_for(settings))
+key = caches.training_key(counts, caches.config_for(settings))
 n = len(training.steps)
 algorithm = training.config.algorithm
-name = session.ALGORITHM_LABELS[algorithm]
+name = state.ALGORITHM_LABELS[algorithm]
 st.caption(
     f"**{counts.name}**: {counts.types:,} distinct words, {counts.tokens:,} in all · {name} · "
     f"start: {len(training.initial_vocab):,} tokens ({len(training.config.special_tokens)} special) · "
@@ -67,7 +67,7 @@ def step_view() -> None:
         st.rerun()  # start, stop or re-time the timer: it is fixed when the fragment is defined
     step_no = st.session_state["step_value"]
     st.session_state["step_slider"] = step_no
-    session.sync_url(settings, step=step_no)
+    state.sync_url(settings, step=step_no)
 
     prev, slider, nxt, play, speed = st.columns([1.7, 6, 1.7, 1.7, 2], vertical_alignment="bottom")
     prev.button("Prev", icon=":material/chevron_left:", on_click=go, args=(-1,), disabled=step_no <= 1, width="stretch")
@@ -81,7 +81,7 @@ def step_view() -> None:
               help="Shows the candidates' counts without scores; the class works out the winner, then you reveal it.")
 
     step = training.steps[step_no - 1]
-    table, complete = session.candidates(key, training, step_no, st.session_state.get("show_all", False))
+    table, complete = caches.candidates(key, training, step_no, st.session_state.get("show_all", False))
     if st.session_state.get("quiz") and st.session_state.get("revealed_step") != step_no:
         st.header(f"Step {step_no} of {n}:  which pair merges next?", anchor=False)
         st.markdown(f"##### {tables.formula(algorithm)}")
@@ -124,7 +124,7 @@ def step_view() -> None:
         label = "shown" if algorithm == "wordpiece" else None
         top = top.assign(shown=[e if len(e) <= 9 else tables.fmt_score(v) for e, v in zip(top["exact"], top["score"])]) \
             if algorithm == "wordpiece" else top
-        session.chart(charts.candidates_bar(top, value, f"Top {len(top)} candidates by {name} score", label))
+        caches.chart(charts.candidates_bar(top, value, f"Top {len(top)} candidates by {name} score", label))
 
     st.subheader("Candidates at this step", anchor=False)
     tabs = st.tabs([f"{name} ranking", "BPE view of the same pairs"] if algorithm == "wordpiece"
@@ -149,7 +149,7 @@ def step_view() -> None:
                 f"WordPiece merges **{step.left} + {step.right}** (count {step.pair_count:,}) because dividing by "
                 f"count(a) × count(b) penalises pairs made of common tokens."
             )
-            session.chart(charts.candidates_bar(view.head(12), "count(ab)", "The same pairs by raw count (BPE's score)",
+            caches.chart(charts.candidates_bar(view.head(12), "count(ab)", "The same pairs by raw count (BPE's score)",
                                                 highlight=bpe_pick["pair"]))
 
     st.subheader("The corpus before → after", anchor=False)
@@ -163,7 +163,7 @@ def step_view() -> None:
     vocab_col, notes_col = st.columns([4, 6])
     with vocab_col:
         st.subheader("Vocabulary so far", anchor=False)
-        vocab = session.vocab_table(key, training)
+        vocab = caches.vocab_table(key, training)
         so_far = vocab[vocab["added at step"] <= step_no].iloc[::-1]
         st.caption(f"{len(so_far):,} tokens after step {step_no}; newest first, ★ = added by this step.")
         so_far = so_far.assign(new=so_far["added at step"].map(lambda s: "★" if s == step_no else ""))
@@ -178,16 +178,16 @@ def step_view() -> None:
     c1, c2, c3 = st.columns(3)
     chosen = ("score", "Chosen score per step") if algorithm == "wordpiece" else ("count(ab)", "Chosen count per step")
     with c1:
-        session.chart(charts.mark_step(session.steps_chart(key, *chosen, True, None, training), step_no))
+        caches.chart(charts.mark_step(caches.steps_chart(key, *chosen, True, None, training), step_no))
     with c2:
-        session.chart(charts.mark_step(session.steps_chart(key, "vocabulary", "Vocabulary size", False,
+        caches.chart(charts.mark_step(caches.steps_chart(key, "vocabulary", "Vocabulary size", False,
                                                            len(training.initial_vocab), training), step_no))
     with c3:
-        session.chart(charts.mark_step(session.steps_chart(key, "tokens per word", "Average tokens per word", False,
-                                                           session.start_tokens_per_word(key, training), training), step_no))
+        caches.chart(charts.mark_step(caches.steps_chart(key, "tokens per word", "Average tokens per word", False,
+                                                           caches.start_tokens_per_word(key, training), training), step_no))
 
 
-session.share_box(settings, step=st.session_state["step_value"])
+state.share_box(settings, step=st.session_state["step_value"])
 step_view()
 
 st.subheader("Downloads", anchor=False)
@@ -197,7 +197,7 @@ for col, (fname, mime) in zip(cols, [("trace.csv", "text/csv"), ("trace.jsonl", 
                                      ("vocab.txt", "text/plain"), ("merges.txt", "text/plain"),
                                      ("tokenizer.json", "application/json")]):
     col.download_button(fname, icon=":material/download:", file_name=f"{stem}-{fname}", mime=mime, width="stretch",
-                        on_click="ignore", data=functools.partial(session.download_file, key, training,
+                        on_click="ignore", data=functools.partial(caches.download_file, training,
                                                                   settings.normalizer, settings.pre_tokenizer, fname))
 if algorithm == "wordpiece":
     st.caption("merges.txt lists WordPiece's merges in training order; WordPiece encodes with the vocabulary alone.")

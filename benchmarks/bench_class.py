@@ -1,0 +1,708 @@
+"""A class of students on one WordPiece Lab server, simulated without a browser.
+
+What it simulates: the app is started exactly as the README says (`python -m streamlit run
+app.py`, plus a free `--server.port` and `--server.headless true`) from the project root,
+as a subprocess of this script, and every "student" is a websocket client that speaks
+Streamlit's own protocol (BackMsg / ForwardMsg protobufs on `/_stcore/stream`, see
+`streamlit_client.py`): it opens a shareable link (the query string the browser would
+send), waits for the page's run to complete, clicks the Train page's "Next" button (a
+fragment rerun, exactly as the browser sends it: the button's trigger, every other
+widget's current value and the fragment's id) and clicks deferred download buttons
+(backend operation + HTTP GET of the media URL). Only loopback (127.0.0.1) is used.
+
+Phases, measured in one run against one fresh server:
+
+1. class: N students (default 30) arrive within a few seconds; a third open wordfreq-en
+   with WordPiece and a vocabulary of 8,000, the others small corpora with varied settings;
+   each clicks Next 5 times with a short think time. Page load = websocket opened → first
+   complete run (training included when it is not cached); step = click sent → the run it
+   triggered finished (`script_finished`).
+2. idle: after the class has left, one student on the course toy corpus clicks ~10 times.
+3. herd: one new training (wordfreq-en WordPiece, vocabulary 6,000 + a random offset) is
+   opened by a single student and its server CPU time measured; then 8 students open
+   another new link at once, and the server's CPU time for the herd is divided by it.
+4. memory: the server's RSS (process + children, from /proc every ~100 ms) during the
+   class; held after 10 large trainings one after another; after one trace.jsonl download.
+5. big training: one student trains wordfreq-en with a 50,000 vocabulary while 5 others
+   click on small corpora; their step times during the training, and after it.
+
+What it does not simulate: no browser renders anything, so the times are the server's
+(run + transfer on loopback), not the time until pixels change; the browser's extra HTTP
+requests (static files, health checks, media HEAD checks), heartbeats and dataframe
+chunk requests are not sent; the clients run on the same machine as the server and use
+some of its CPU.
+
+    python benchmarks/bench_class.py [--quick] [--students N] [--port P] [--seed S]
+                                     [--big-algorithm wordpiece|bpe]
+
+Progress goes to stderr; the table (Markdown) to stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import random
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from urllib.parse import urlencode
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from streamlit_client import Run, StreamlitClient  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+MB = 1024 * 1024
+
+# Targets (seconds, bytes, ratio).
+STEP_MEDIAN, STEP_P90, LOAD_MEDIAN = 0.5, 1.5, 6.0
+IDLE_STEP_MEDIAN = 0.2
+HERD_CPU_RATIO = 1.5
+CLASS_PEAK_RSS = 1.2e9
+BUSY_STEP_MEDIAN = 0.5
+
+# Per-phase time limits (seconds); together they keep a full run under ~10 minutes
+# (a --quick run under ~4 minutes, about one minute when the app is fast).
+BUDGETS = {"class": 150, "idle": 30, "herd": 120, "memory": 120, "big": 150}
+QUICK_BUDGETS = {"class": 60, "idle": 20, "herd": 45, "memory": 45, "big": 60}
+
+BIG_LINK = ("/?corpus=wordfreq-en&algorithm=wordpiece&vocab_size=8000&normalizer=none&pre_tokenizer=whitespace"
+            "&tie_break=first&min_frequency=0&specials=none&step=1")
+TOY_LINK = "/?corpus=course-toy&algorithm=wordpiece&vocab_size=30&step=1"
+# The small corpora with varied settings; a missing parameter takes the corpus' suggested value.
+SMALL_SETTINGS = [
+    {"corpus": "course-toy", "algorithm": "wordpiece", "vocab_size": 30},
+    {"corpus": "course-toy", "algorithm": "bpe", "vocab_size": 30},
+    {"corpus": "course-toy", "algorithm": "wordpiece", "vocab_size": 40, "tie_break": "hf"},
+    {"corpus": "course-toy", "algorithm": "bpe", "vocab_size": 35, "specials": "unk"},
+    {"corpus": "course-sentences", "algorithm": "wordpiece"},
+    {"corpus": "course-sentences", "algorithm": "bpe", "vocab_size": 70},
+    {"corpus": "course-sentences", "algorithm": "wordpiece", "vocab_size": 90, "normalizer": "lowercase"},
+    {"corpus": "course-sentences", "algorithm": "bpe", "vocab_size": 100, "tie_break": "hf"},
+    {"corpus": "low-lower-newest-widest", "algorithm": "wordpiece"},
+    {"corpus": "low-lower-newest-widest", "algorithm": "bpe", "vocab_size": 20},
+    {"corpus": "low-lower-newest-widest", "algorithm": "wordpiece", "vocab_size": 25, "min_frequency": 0},
+    {"corpus": "low-lower-newest-widest", "algorithm": "bpe", "vocab_size": 30, "tie_break": "hf"},
+    {"corpus": "english-paragraphs", "algorithm": "wordpiece", "vocab_size": 200},
+    {"corpus": "english-paragraphs", "algorithm": "bpe", "vocab_size": 250, "normalizer": "lowercase"},
+]
+
+
+def link(**params: object) -> str:
+    return "/?" + urlencode({**params, "step": 1})
+
+
+def small_link(i: int) -> str:
+    return link(**SMALL_SETTINGS[i % len(SMALL_SETTINGS)])
+
+
+def wordfreq_link(algorithm: str, vocab_size: int) -> str:
+    return link(corpus="wordfreq-en", algorithm=algorithm, vocab_size=vocab_size)
+
+
+def log(text: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {text}", file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------------------- the server
+
+
+class Server:
+    """`python -m streamlit run app.py` in the project root, and its process tree read from /proc."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.base_url = f"http://127.0.0.1:{port}"
+        self.log_file = tempfile.NamedTemporaryFile(prefix="bench_class-server-", suffix=".log", delete=False)
+        self.process: subprocess.Popen | None = None
+
+    def start(self, timeout: float = 60.0) -> None:
+        command = [sys.executable, "-m", "streamlit", "run", "app.py",
+                   "--server.port", str(self.port), "--server.headless", "true"]
+        log(f"starting the server: {' '.join(command[1:])} (log: {self.log_file.name})")
+        self.process = subprocess.Popen(command, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=self.log_file,
+                                        stderr=subprocess.STDOUT, start_new_session=True)
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"the server exited with {self.process.returncode}; see {self.log_file.name}")
+            try:
+                with opener.open(f"{self.base_url}/_stcore/health", timeout=2) as response:
+                    if response.status == 200:
+                        return
+            except OSError:
+                pass
+            time.sleep(0.2)
+        raise RuntimeError(f"the server did not answer within {timeout:.0f} s; see {self.log_file.name}")
+
+    def stop(self) -> None:
+        """Stop the server and whatever it forked (its own process group), politely first."""
+        if self.process is None or self.process.poll() is not None:
+            return
+        for sig, wait in ((signal.SIGTERM, 10), (signal.SIGKILL, 5)):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, sig)
+            try:
+                self.process.wait(wait)
+                return
+            except subprocess.TimeoutExpired:
+                continue
+
+    def _tree(self) -> list[int]:
+        """The server's pid and its descendants' (scanning /proc for parent pids)."""
+        children: dict[int, list[int]] = {}
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                fields = _stat_fields(int(entry))
+                if fields:
+                    children.setdefault(int(fields[1]), []).append(int(entry))
+        tree, todo = [], [self.process.pid]
+        while todo:
+            pid = todo.pop()
+            tree.append(pid)
+            todo.extend(children.get(pid, []))
+        return tree
+
+    def cpu_seconds(self) -> float:
+        """CPU time of the tree so far: user + system, plus that of children already reaped."""
+        ticks = 0
+        for pid in self._tree():
+            fields = _stat_fields(pid)
+            if fields:
+                ticks += sum(int(v) for v in fields[11:15])  # utime stime cutime cstime
+        return ticks / CLK_TCK
+
+    def rss_bytes(self) -> int:
+        total = 0
+        for pid in self._tree():
+            with contextlib.suppress(OSError):
+                with open(f"/proc/{pid}/status") as fh:
+                    for line in fh:
+                        if line.startswith("VmRSS:"):
+                            total += int(line.split()[1]) * 1024
+                            break
+        return total
+
+    def log_tail(self, lines: int = 15) -> str:
+        with open(self.log_file.name, errors="replace") as fh:
+            return "".join(fh.readlines()[-lines:])
+
+
+def _stat_fields(pid: int) -> list[str] | None:
+    """/proc/PID/stat after the command name: [state, ppid, ...]; None if the process is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
+class MemorySampler(threading.Thread):
+    """Samples the server tree's RSS every ~100 ms; peaks over any time window."""
+
+    def __init__(self, server: Server, interval: float = 0.1) -> None:
+        super().__init__(daemon=True, name="rss-sampler")
+        self.server, self.interval = server, interval
+        self.samples: list[tuple[float, int]] = []
+        self._stop = threading.Event()
+
+    def run(self) -> None:
+        while not self._stop.is_set():
+            with contextlib.suppress(Exception):
+                self.samples.append((time.monotonic(), self.server.rss_bytes()))
+            self._stop.wait(self.interval)
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def peak(self, start: float, end: float) -> int:
+        return max((rss for t, rss in list(self.samples) if start <= t <= end), default=0)
+
+
+# ---------------------------------------------------------------------------- measurements
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values)
+
+
+def p90(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))]  # nearest rank
+
+
+@dataclass
+class Row:
+    what: str
+    measured: str
+    target: str
+    verdict: str
+
+
+def secs(x: float) -> str:
+    return f"{x:.2f} s"
+
+
+def judged(value: float, limit: float) -> str:
+    return "pass" if value <= limit else "FAIL"
+
+
+@dataclass
+class Steps:
+    """Step latencies and page loads of a group of students, with what went wrong."""
+
+    steps: list[float] = field(default_factory=list)
+    loads: list[float] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+class Bench:
+    def __init__(self, args: argparse.Namespace, server: Server, sampler: MemorySampler) -> None:
+        self.args, self.server, self.sampler = args, server, sampler
+        self.rng = random.Random(args.seed)
+        self.clients: set[StreamlitClient] = set()
+        self.rows: list[Row] = []
+        self.notes: list[str] = []
+        self.fragment_clicks = 0
+        self.full_clicks = 0
+        self.page_errors: list[str] = []
+
+    # -------------------------------------------------------------- helpers
+
+    def client(self, url: str) -> StreamlitClient:
+        c = StreamlitClient(self.server.base_url, url, run_timeout=self.args.run_timeout)
+        self.clients.add(c)
+        return c
+
+    async def close_all(self) -> None:
+        clients, self.clients = list(self.clients), set()
+        await asyncio.gather(*(c.close() for c in clients), return_exceptions=True)
+
+    async def open(self, c: StreamlitClient, group: Steps, label: str) -> Run | None:
+        try:
+            run = await c.open()
+        except Exception as exc:  # refused, closed, timed out, protocol error
+            group.errors.append(f"{label}: page load failed: {exc}")
+            return None
+        group.loads.append(run.seconds)
+        self._check(run, label)
+        if c.step is None:
+            group.errors.append(f"{label}: the page shows no step control (exceptions: {run.exceptions or 'none'})")
+        return run
+
+    async def step(self, c: StreamlitClient, group: Steps, label: str, keep: bool = True) -> Run | None:
+        """Click Next (Prev at the last step, where Next is disabled) and check the step moved by one."""
+        before = c.step
+        if before is None:
+            return None
+        button = "Prev" if c.buttons.get("Next") is None or c.buttons["Next"].disabled else "Next"
+        try:
+            run = await c.click(button)
+        except Exception as exc:  # closed, timed out, protocol error
+            group.errors.append(f"{label}: {button} failed: {exc}")
+            return None
+        if keep:
+            group.steps.append(run.seconds)
+        if run.fragment:
+            self.fragment_clicks += 1
+        else:
+            self.full_clicks += 1
+        self._check(run, label)
+        expected = before[0] + (1 if button == "Next" else -1)
+        if c.step is None or c.step[0] != expected:
+            group.errors.append(f"{label}: {button} at step {before[0]} showed step {c.step and c.step[0]}")
+        return run
+
+    def _check(self, run: Run, label: str) -> None:
+        for text in run.exceptions:
+            self.page_errors.append(f"{label}: {text}")
+
+    def think(self, low: float, high: float) -> float:
+        return self.rng.uniform(low, high)
+
+    async def bounded(self, phase: str, body) -> bool:
+        """Run a phase's body within its time budget; True if it timed out. Clients are closed after."""
+        budget = self.budget(phase)
+        try:
+            async with asyncio.timeout(budget):
+                await body
+            return False
+        except TimeoutError:
+            log(f"{phase}: timed out after {budget} s")
+            return True
+        finally:
+            await self.close_all()
+
+    def budget(self, phase: str) -> int:
+        return (QUICK_BUDGETS if self.args.quick else BUDGETS)[phase]
+
+    async def wait_idle(self, max_wait: float = 15.0, below: float = 0.05) -> None:
+        """Wait until the server uses less than `below` of a core over half a second."""
+        deadline = time.monotonic() + max_wait
+        while time.monotonic() < deadline:
+            cpu0, t0 = self.server.cpu_seconds(), time.monotonic()
+            await asyncio.sleep(0.5)
+            if (self.server.cpu_seconds() - cpu0) / (time.monotonic() - t0) < below:
+                return
+        log(f"the server was still busy after {max_wait:.0f} s; measuring anyway")
+
+    # -------------------------------------------------------------- phases
+
+    async def warm_up(self) -> None:
+        """The teacher opens the app once before class (imports, first-visit navigation)."""
+        c = self.client(TOY_LINK)
+        run = await c.open()
+        log(f"warm-up: first page load {secs(run.seconds)}")
+        await self.close_all()
+        await self.wait_idle()
+
+    async def phase_class(self) -> None:
+        a = self.args
+        n_big = a.students // 3
+        links = [BIG_LINK] * n_big + [small_link(i) for i in range(a.students - n_big)]
+        self.rng.shuffle(links)
+        big, small = Steps(), Steps()
+        log(f"class: {a.students} students ({n_big} on wordfreq-en WordPiece 8,000), {a.clicks} clicks each")
+
+        async def student(i: int, url: str) -> None:
+            group = big if url == BIG_LINK else small
+            label = f"student {i + 1}"
+            await asyncio.sleep(self.think(0, a.arrival))
+            c = self.client(url)
+            run = await self.open(c, group, label)
+            if run is None:
+                return
+            log(f"class: {label} loaded {url[2:40]}… in {secs(run.seconds)}")
+            for _ in range(a.clicks):
+                await asyncio.sleep(self.think(*a.think))
+                if await self.step(c, group, label) is None:
+                    return
+
+        start = time.monotonic()
+        timed_out = await self.bounded("class", asyncio.gather(*(student(i, u) for i, u in enumerate(links))))
+        end = time.monotonic()
+        steps, loads = big.steps + small.steps, big.loads + small.loads
+        expected_steps = a.students * a.clicks
+        what = (f"class: {a.students} students open a link and click Next {a.clicks}× "
+                f"({n_big} on wordfreq-en WordPiece 8,000, {a.students - n_big} on small corpora)")
+        self.add_latency_row(f"{what} — step median", steps, expected_steps, median, STEP_MEDIAN, timed_out, "class",
+                             detail=self.split(big.steps, small.steps, median))
+        self.add_latency_row("class — step p90", steps, expected_steps, p90, STEP_P90, timed_out, "class",
+                             detail=self.split(big.steps, small.steps, p90))
+        self.add_latency_row("class — page-load median", loads, a.students, median, LOAD_MEDIAN, timed_out, "class",
+                             detail=self.split(big.loads, small.loads, median), count_word="loads")
+        self.class_peak = self.sampler.peak(start, end)
+        self.report_errors("class", big.errors + small.errors)
+
+    async def phase_idle(self) -> None:
+        group = Steps()
+        clicks = self.args.idle_clicks
+
+        async def body() -> None:
+            await self.wait_idle()
+            c = self.client(TOY_LINK)
+            if await self.open(c, group, "idle student") is None:
+                return
+            for _ in range(clicks):
+                await asyncio.sleep(self.think(0.2, 0.4))
+                if await self.step(c, group, "idle student") is None:
+                    return
+
+        log(f"idle: one student on course-toy, {clicks} clicks")
+        timed_out = await self.bounded("idle", body())
+        self.idle_median = median(group.steps) if group.steps else None
+        self.add_latency_row(f"after the class has left: one student on course-toy, median of {clicks} clicks "
+                             "(Next, or Prev at the last step)", group.steps, clicks, median, IDLE_STEP_MEDIAN,
+                             timed_out, "idle")
+        self.report_errors("idle", group.errors)
+
+    async def phase_herd(self) -> None:
+        base = 6000 + self.rng.randrange(0, 900, 2)
+        solo_link, herd_link = wordfreq_link("wordpiece", base), wordfreq_link("wordpiece", base + 1)
+        herd_size = self.args.herd
+        result: dict[str, float] = {}
+        group = Steps()
+
+        async def body() -> None:
+            await self.wait_idle()
+            cpu0 = self.server.cpu_seconds()
+            if await self.open(self.client(solo_link), group, "solo") is None:
+                return
+            result["solo"] = self.server.cpu_seconds() - cpu0
+            log(f"herd: one new training alone (vocab {base}): {result['solo']:.2f} CPU s, "
+                f"load {secs(group.loads[-1])}")
+            await self.close_all()
+            await self.wait_idle()
+            cpu0 = self.server.cpu_seconds()
+            clients = [self.client(herd_link) for _ in range(herd_size)]
+            runs = await asyncio.gather(*(self.open(c, group, f"herd {i + 1}") for i, c in enumerate(clients)))
+            result["herd"] = self.server.cpu_seconds() - cpu0
+            result["trained"] = sum(1 for r in runs if r is not None and r.progress_updates)
+            log(f"herd: {herd_size} students on one new link (vocab {base + 1}): {result['herd']:.2f} CPU s; "
+                f"{result['trained']} of them saw the training's progress bar")
+
+        log(f"herd: {herd_size} students open the same new link at once")
+        timed_out = await self.bounded("herd", body())
+        what = (f"herd: {herd_size} students open the same new link at once (wordfreq-en WordPiece {base + 1:,}): "
+                "server CPU (incl. children) ÷ CPU of one new training alone")
+        if "herd" in result and result.get("solo"):
+            ratio = result["herd"] / result["solo"]
+            self.rows.append(Row(what, f"{ratio:.2f}× ({result['herd']:.1f} CPU s ÷ {result['solo']:.1f} CPU s; "
+                                       f"{result['trained']:.0f} of {herd_size} saw a progress bar)",
+                                 f"≤ {HERD_CPU_RATIO}×", judged(ratio, HERD_CPU_RATIO)))
+        else:
+            self.rows.append(Row(what, self.timeout_text("herd") if timed_out else "not measured (page loads failed)",
+                                 f"≤ {HERD_CPU_RATIO}×", "FAIL"))
+        self.report_errors("herd", group.errors)
+
+    async def phase_memory(self) -> None:
+        n = self.args.trainings
+        sizes = [8500 + 50 * i for i in range(n)]
+        result: dict[str, object] = {}
+        group = Steps()
+
+        async def body() -> None:
+            await self.wait_idle()
+            last = None
+            for i, size in enumerate(sizes):
+                if last is not None:
+                    await last.close()
+                last = self.client(wordfreq_link("wordpiece", size))
+                run = await self.open(last, group, f"training {i + 1}")
+                log(f"memory: training {i + 1}/{n} (vocab {size:,}) loaded in {secs(run.seconds) if run else '—'}; "
+                    f"server RSS {self.server.rss_bytes() / MB:,.0f} MB")
+            result["trainings"] = len(group.loads)
+            await self.wait_idle()
+            result["held"] = self.server.rss_bytes()
+            size, seconds = await last.download("trace.jsonl")
+            await self.wait_idle(5)
+            result["download"] = (size, seconds, self.server.rss_bytes())
+            log(f"memory: trace.jsonl ({size / MB:,.1f} MB) downloaded in {secs(seconds)}; "
+                f"server RSS {result['download'][2] / MB:,.0f} MB")
+
+        log(f"memory: {n} large trainings one after another, then one trace.jsonl download")
+        start = time.monotonic()
+        timed_out = await self.bounded("memory", body())
+        peak = self.sampler.peak(start, time.monotonic())
+        self.rows.append(Row("memory: peak RSS of the server process + its children during the class "
+                             "(VmRSS summed, sampled every 0.1 s)", f"{self.class_peak / MB:,.0f} MB",
+                             f"≤ {CLASS_PEAK_RSS / 1e9:.1f} GB", judged(self.class_peak, CLASS_PEAK_RSS)))
+        if "held" in result:
+            self.rows.append(Row(f"memory: RSS held after {result['trainings']} large trainings "
+                                 f"(wordfreq-en WordPiece, vocab {sizes[0]:,}–{sizes[-1]:,}, one after another)",
+                                 f"{result['held'] / MB:,.0f} MB (peak {peak / MB:,.0f} MB)", "—", "info"))
+        else:
+            self.rows.append(Row(f"memory: RSS held after {n} large trainings", self.timeout_text("memory")
+                                 if timed_out else "not measured", "—", "info"))
+        if "download" in result:
+            size, seconds, rss = result["download"]
+            self.rows.append(Row("memory: RSS after one trace.jsonl download (deferred download: backend operation "
+                                 "+ HTTP GET of the media URL)",
+                                 f"{rss / MB:,.0f} MB (file {size / MB:,.1f} MB, {secs(seconds)})", "—", "info"))
+        else:
+            self.rows.append(Row("memory: RSS after one trace.jsonl download", self.timeout_text("memory")
+                                 if timed_out else "not measured (see the errors below)", "—", "info"))
+        self.report_errors("memory", group.errors)
+
+    async def phase_big(self) -> None:
+        a = self.args
+        big_link = wordfreq_link(a.big_algorithm, 50_000)
+        group = Steps()
+        clicks: list[tuple[float, float]] = []  # (sent at, seconds), by every clicking student
+        after: list[float] = []
+        trainer: dict[str, float] = {}
+        done = asyncio.Event()
+
+        async def click(c: StreamlitClient, label: str) -> Run | None:
+            await asyncio.sleep(self.think(*a.busy_think))
+            sent = time.monotonic()
+            run = await self.step(c, group, label, keep=False)
+            if run is not None:
+                clicks.append((sent, run.seconds))
+            return run
+
+        async def clicker(i: int, c: StreamlitClient) -> None:
+            label = f"busy student {i + 1}"
+            while not done.is_set():
+                if await click(c, label) is None:
+                    return
+            for _ in range(a.after_clicks):
+                if (run := await click(c, label)) is None:
+                    return
+                after.append(run.seconds)
+
+        async def body() -> None:
+            await self.wait_idle()
+            others = [self.client(small_link(i * 3)) for i in range(a.busy)]
+            loaded = await asyncio.gather(*(self.open(c, group, f"busy student {i + 1}")
+                                            for i, c in enumerate(others)))
+            tasks = [asyncio.create_task(clicker(i, c)) for i, c in enumerate(others) if loaded[i] is not None]
+            await asyncio.sleep(1.0)  # the clicking has started
+            trainer["start"] = time.monotonic()
+            run = await self.open(self.client(big_link), group, "50k trainer")
+            trainer["end"] = time.monotonic()
+            trainer["seconds"] = trainer["end"] - trainer["start"]
+            done.set()
+            log(f"big: {a.big_algorithm} 50,000 loaded in {secs(trainer['seconds'])}"
+                + (f" ({run.progress_updates} progress updates)" if run else " (failed)"))
+            await asyncio.gather(*tasks)
+
+        log(f"big: one student trains wordfreq-en {a.big_algorithm} 50,000 while {a.busy} others click")
+        timed_out = await self.bounded("big", body())
+        end = trainer.get("end", float("inf"))
+        during = [s for sent, s in clicks if trainer.get("start", end) <= sent < end]
+        took = f"training took {secs(trainer['seconds'])}" if "seconds" in trainer else "training unfinished"
+        what = f"big training: 1 student trains wordfreq-en {a.big_algorithm} vocab 50,000 while {a.busy} others click"
+        if during:
+            value = median(during)
+            partial = f"; {self.timeout_text('big')}" if timed_out else ""
+            self.rows.append(Row(f"{what} — their step median during the training",
+                                 f"{secs(value)} ({len(during)} clicks sent while it trained; {took}{partial})",
+                                 f"≤ {BUSY_STEP_MEDIAN} s", judged(value, BUSY_STEP_MEDIAN)))
+        else:
+            self.rows.append(Row(f"{what} — their step median during the training",
+                                 self.timeout_text("big") if timed_out else "not measured", f"≤ {BUSY_STEP_MEDIAN} s",
+                                 "FAIL" if timed_out else "not measured"))
+        idle = f"; idle was {secs(self.idle_median)}" if getattr(self, "idle_median", None) else ""
+        self.add_latency_row(f"big training — their step median after it finished (back to idle speed{idle})",
+                             after, a.busy * a.after_clicks, median, IDLE_STEP_MEDIAN, timed_out, "big")
+        self.report_errors("big", group.errors)
+
+    # -------------------------------------------------------------- reporting
+
+    def split(self, big: list[float], small: list[float], stat) -> str:
+        parts = [f"{name} {secs(stat(values))}" for name, values in (("wordfreq-en", big), ("small", small)) if values]
+        return "; ".join(parts)
+
+    def timeout_text(self, phase: str) -> str:
+        return f"timed out after {self.budget(phase)} s"
+
+    def add_latency_row(self, what: str, values: list[float], expected: int, stat, limit: float, timed_out: bool,
+                        phase: str, detail: str = "", count_word: str = "clicks") -> None:
+        target = f"≤ {limit} s"
+        if not values:
+            measured = self.timeout_text(phase) if timed_out else "not measured (see the errors below)"
+            self.rows.append(Row(what, measured, target, "FAIL"))
+            return
+        value = stat(values)
+        info = [f"{len(values)} of {expected} {count_word}"] + ([detail] if detail else [])
+        if timed_out:
+            info.append(self.timeout_text(phase))
+        verdict = judged(value, limit) if not timed_out else "FAIL"
+        self.rows.append(Row(what, f"{secs(value)} ({'; '.join(info)})", target, verdict))
+
+    def report_errors(self, phase: str, errors: list[str]) -> None:
+        for e in errors[:5]:
+            log(f"{phase}: {e}")
+        if errors:
+            self.notes.append(f"{phase}: {len(errors)} problem(s), first: {errors[0]}")
+
+
+# ---------------------------------------------------------------------------- main
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="a smoke run of about a minute: fewer students and clicks")
+    parser.add_argument("--students", type=int, help="students in the class (default 30; 6 with --quick)")
+    parser.add_argument("--port", type=int, default=0, help="the server's port (default: a free one)")
+    parser.add_argument("--seed", type=int, help="random seed (arrivals, think times, the herd's vocabulary)")
+    parser.add_argument("--big-algorithm", choices=("wordpiece", "bpe"),
+                        help="the 50,000-vocabulary training (default wordpiece; bpe with --quick)")
+    args = parser.parse_args(argv)
+    quick = args.quick
+    args.students = args.students or (6 if quick else 30)
+    args.seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**6)
+    args.big_algorithm = args.big_algorithm or ("bpe" if quick else "wordpiece")
+    args.clicks = 2 if quick else 5  # Next clicks per student in the class
+    args.arrival = 2.0 if quick else 5.0  # students arrive within this many seconds
+    args.think = (0.5, 1.5) if quick else (1.0, 3.0)  # seconds between a student's clicks
+    args.idle_clicks = 5 if quick else 10
+    args.herd = 3 if quick else 8
+    args.trainings = 3 if quick else 10
+    args.busy = 3 if quick else 5
+    args.busy_think = (0.3, 1.0)
+    args.after_clicks = 3 if quick else 6
+    args.run_timeout = 240.0
+    if args.students < 1:
+        parser.error("--students must be at least 1")
+    return args
+
+
+async def run_phases(bench: Bench) -> None:
+    await bench.warm_up()
+    await bench.phase_class()
+    await bench.phase_idle()
+    await bench.phase_herd()
+    await bench.phase_memory()
+    await bench.phase_big()
+
+
+def print_table(bench: Bench, args: argparse.Namespace, seconds: float) -> None:
+    print(f"WordPiece Lab, {args.students} students{' (--quick)' if args.quick else ''}, "
+          f"seed {args.seed}, {os.cpu_count()} CPUs; one server started by this benchmark")
+    print()
+    print("| what | measured | target | result |")
+    print("|---|---|---|---|")
+    for row in bench.rows:
+        print(f"| {row.what} | {row.measured} | {row.target} | {row.verdict} |")
+    print()
+    clicks = bench.fragment_clicks + bench.full_clicks
+    print(f"Steps were sent as the browser sends them: {bench.fragment_clicks} of {clicks} clicks ran as fragment "
+          f"reruns, {bench.full_clicks} as full reruns. Benchmark took {seconds:.0f} s; the client side used "
+          f"{sum(os.times()[:2]):.0f} CPU s of the same machine.")
+    if bench.page_errors:
+        print(f"Exceptions shown on the page: {len(bench.page_errors)}, first: {bench.page_errors[0]}")
+    for note in bench.notes:
+        print(f"Problem: {note}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    server = Server(args.port or free_port())
+    sampler = MemorySampler(server)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so the finally below stops the server
+    started = time.monotonic()
+    bench = None
+    try:
+        server.start()
+        sampler.start()
+        bench = Bench(args, server, sampler)
+        asyncio.run(run_phases(bench))
+    except KeyboardInterrupt:
+        log("interrupted")
+        return 130
+    except Exception as exc:
+        log(f"benchmark failed: {exc!r}\n--- server log (tail) ---\n{server.log_tail()}")
+        if bench is not None and bench.rows:
+            print_table(bench, args, time.monotonic() - started)
+        return 1
+    finally:
+        sampler.stop()
+        server.stop()
+        log("server stopped")
+    print_table(bench, args, time.monotonic() - started)
+    failed = sum(row.verdict == "FAIL" for row in bench.rows)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

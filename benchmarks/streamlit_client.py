@@ -1,0 +1,418 @@
+"""A headless Streamlit client: one simulated browser tab, speaking Streamlit's websocket protocol.
+
+Used by `bench_class.py`. It does what the browser's JavaScript does on the wire, read from
+the installed Streamlit (server: `runtime/app_session.py`, `web/server/starlette/
+starlette_websocket.py`; browser: the bundled `static/js`), and nothing about drawing:
+
+- Connect to `ws://HOST:PORT/_stcore/stream` (subprotocol "streamlit"). The server says
+  nothing until the client asks for a run: the browser's first BackMsg is `rerun_script`
+  with the URL's query string, `page_name` = the URL's path ("" for the default page),
+  an empty `page_script_hash` and its `context_info` (url, timezone, locale, ...).
+- Every run starts with a `new_session` ForwardMsg (it carries the session id and, in
+  `metadata.run.fragment_ids`, which fragments the run is for) and ends with
+  `script_finished`. FINISHED_EARLY_FOR_RERUN means another run follows at once (a
+  callback, `st.rerun()`), so a run is "complete" only on the other statuses.
+- Later reruns carry the page the server reported (`navigation.page_script_hash`), the
+  query string the app last set (`page_info_changed`), and the value of every widget drawn
+  so far, as the browser's widget manager holds them: the value the server forced
+  (`set_value`) or else the one already held, or else the widget's default.
+- A button click is that rerun plus a WidgetState with `trigger_value=True` for the
+  button's id. A button drawn inside an `st.fragment` (its delta has a `fragment_id`) is
+  sent as a fragment rerun: the same message with `ClientState.fragment_id` set, which
+  makes the server rerun only that fragment.
+- Messages the client declares in `cached_message_hashes` come back as `ref_hash`
+  references. Like the browser, the client keeps the "cacheable" messages it has received
+  (the server marks new elements above `global.minCachedMessageSize`), declares their
+  hashes, drops them after `max_cached_message_age` runs without use, and resolves
+  references from them. `declare_cache=False` declares none, so no references come.
+- A download button whose data is a callable carries a `deferred_file_id`. Clicking it
+  sends a `backend_operation_request` BackMsg (session id + file id); the server runs the
+  callable and answers with a `backend_operation_response` holding a media URL, which the
+  browser then fetches over HTTP (`GET /media/<id>`). No rerun is involved
+  (`on_click="ignore"`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from urllib.parse import urljoin, urlsplit
+
+from websockets.asyncio.client import connect
+
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from streamlit.proto.NumberInput_pb2 import NumberInput
+from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+FINISHED_EARLY_FOR_RERUN = ForwardMsg.FINISHED_EARLY_FOR_RERUN
+FINISHED_SUCCESSFULLY = ForwardMsg.FINISHED_SUCCESSFULLY
+_NO_PROXY = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
+class ProtocolError(RuntimeError):
+    """The server said something this client cannot handle (or never answered)."""
+
+
+@dataclass
+class Run:
+    """One complete run (a page load, a click): how long it took and what it showed."""
+
+    seconds: float
+    status: int  # ForwardMsg.ScriptFinishedStatus of the final run
+    fragment: bool  # True when the server reran only a fragment
+    runs: int  # script runs it took (> 1 when a callback or st.rerun() started another)
+    progress_updates: int  # st.progress elements received (the training progress bar)
+    exceptions: list[str] = field(default_factory=list)  # st.exception elements received
+
+
+@dataclass
+class Button:
+    id: str
+    fragment_id: str
+    disabled: bool
+    deferred_file_id: str = ""
+
+
+@dataclass
+class _CachedMessage:
+    payload: bytes
+    last_run: int
+    fragment_id: str
+
+
+class _MessageCache:
+    """The browser's ForwardMsg cache: cacheable messages by hash, aged in script runs."""
+
+    def __init__(self) -> None:
+        self._messages: dict[str, _CachedMessage] = {}
+        self._run_count = 0
+        self.max_age = 2  # replaced by new_session.config.max_cached_message_age
+
+    def hashes(self) -> list[str]:
+        return list(self._messages)
+
+    def store(self, msg: ForwardMsg, payload: bytes) -> None:
+        if msg.metadata.cacheable and msg.hash and msg.hash not in self._messages:
+            self._messages[msg.hash] = _CachedMessage(payload, self._run_count, msg.delta.fragment_id)
+
+    def resolve(self, ref: ForwardMsg) -> ForwardMsg:
+        cached = self._messages.get(ref.ref_hash)
+        if cached is None:
+            raise ProtocolError(f"the server referred to message {ref.ref_hash}, which this client never cached")
+        cached.last_run = self._run_count
+        msg = ForwardMsg()
+        msg.ParseFromString(cached.payload)
+        msg.metadata.CopyFrom(ref.metadata)
+        return msg
+
+    def run_finished(self, fragment_ids: list[str]) -> None:
+        """Age the cache by one run; a fragment run ages only that fragment's messages."""
+        self._run_count += 1
+        for key, entry in list(self._messages.items()):
+            if fragment_ids and entry.fragment_id not in fragment_ids:
+                continue
+            if self._run_count - entry.last_run > self.max_age:
+                del self._messages[key]
+
+
+def _label_of_option(option) -> str:
+    """How the browser names a segmented-control option (icon, then text)."""
+    return f"{option.content_icon} {option.content}".strip() if option.content_icon else option.content
+
+
+def _widget_value(kind: str, el, held: WidgetState | None) -> WidgetState | None:
+    """The value the browser's widget manager holds for a widget just drawn, or None.
+
+    A value forced by the script (`set_value`) wins; otherwise a value already held stays
+    (the browser keeps what the user chose); otherwise the widget's default. Widget kinds
+    not listed here are left out of the reruns, which makes the server keep their
+    previous value, as it does for a widget the browser has not reported yet.
+    """
+    if held is not None and not getattr(el, "set_value", False):
+        return held
+    state = WidgetState(id=el.id)
+    if kind in ("selectbox", "radio"):
+        if el.set_value and el.HasField("raw_value"):
+            state.string_value = el.raw_value
+        elif el.HasField("default") and 0 <= el.default < len(el.options):
+            state.string_value = el.options[el.default]
+        else:
+            return None
+    elif kind == "number_input":
+        value = el.value if el.set_value and el.HasField("value") else el.default
+        if el.data_type == NumberInput.INT:
+            state.int_value = int(value)
+        else:
+            state.double_value = value
+    elif kind == "slider":
+        values = list(el.value if el.set_value else el.default)
+        if el.options:  # st.select_slider: the options' labels
+            state.string_array_value.data.extend(el.options[int(v)] for v in values)
+        else:
+            state.double_array_value.data.extend(values)
+    elif kind == "checkbox":
+        state.bool_value = el.value if el.set_value else el.default
+    elif kind == "button_group":
+        if el.set_value:
+            values = list(el.raw_values)
+        else:
+            values = [_label_of_option(el.options[i]) for i in el.default if 0 <= i < len(el.options)]
+        state.string_array_value.data.extend(values)
+    elif kind in ("text_area", "text_input"):
+        if el.set_value and el.HasField("value"):
+            state.string_value = el.value
+        elif el.HasField("default"):
+            state.string_value = el.default
+        else:
+            return None
+    else:
+        return None
+    return state
+
+
+_VALUE_WIDGETS = {"selectbox", "radio", "number_input", "slider", "checkbox", "button_group", "text_area",
+                  "text_input"}
+
+
+class StreamlitClient:
+    """One browser tab on one page of a Streamlit app (no rendering, just the protocol).
+
+        client = StreamlitClient("http://127.0.0.1:8501", "/?corpus=course-toy")
+        load = await client.open()          # connect + first complete run
+        step = await client.click("Next")   # trigger + the (fragment) run it causes
+        size, seconds = await client.download("trace.jsonl")
+        await client.close()
+    """
+
+    def __init__(self, base_url: str, link: str = "/", *, declare_cache: bool = True,
+                 run_timeout: float = 300.0) -> None:
+        self.base_url = base_url.rstrip("/")
+        parts = urlsplit(link)
+        self.page_name = parts.path.strip("/")
+        self.query_string = parts.query
+        self.declare_cache = declare_cache
+        self.run_timeout = run_timeout
+        self.session_id = ""
+        self.page_script_hash = ""
+        self.step_heading = ""  # the Train page's last "Step k of n: ..." heading
+        self.buttons: dict[str, Button] = {}  # by label
+        self.exceptions: list[str] = []  # every st.exception ever received
+        self.bytes_received = 0
+        self._widgets: dict[str, WidgetState] = {}
+        self._widget_fragment: dict[str, str] = {}
+        self._seen_this_run: set[str] = set()
+        self._run_fragment_ids: list[str] = []
+        self._cache = _MessageCache()
+        self._ws = None
+        self._reader: asyncio.Task | None = None
+        self._run_done: asyncio.Future | None = None
+        self._run_stats: dict[str, int] = {}
+        self._run_exceptions: list[str] = []
+        self._requests: dict[str, asyncio.Future] = {}
+        self._request_ids = itertools.count(1)
+
+    # ------------------------------------------------------------------ actions
+
+    async def open(self) -> Run:
+        """Open the link: connect, ask for the first run, wait until it is complete."""
+        start = time.perf_counter()
+        ws_url = "ws" + self.base_url[len("http"):] + "/_stcore/stream"
+        self._ws = await connect(ws_url, subprotocols=["streamlit"], origin=self.base_url, proxy=None,
+                                 max_size=None, open_timeout=self.run_timeout)
+        self._reader = asyncio.create_task(self._read_forever())
+        return await self._rerun(start, fragment_id="")
+
+    async def click(self, label: str) -> Run:
+        """Click the button with this label; return when the run it triggers is complete."""
+        button = self.buttons.get(label)
+        if button is None:
+            raise ProtocolError(f"no button labelled {label!r} on the page (have: {sorted(self.buttons)})")
+        if button.disabled:
+            raise ProtocolError(f"button {label!r} is disabled")
+        trigger = WidgetState(id=button.id, trigger_value=True)
+        return await self._rerun(time.perf_counter(), fragment_id=button.fragment_id, trigger=trigger)
+
+    async def download(self, label: str) -> tuple[int, float]:
+        """Click a deferred download button: (bytes downloaded, seconds from click to last byte)."""
+        button = self.buttons.get(label)
+        if button is None or not button.deferred_file_id:
+            raise ProtocolError(f"no deferred download button labelled {label!r}")
+        start = time.perf_counter()
+        request_id = f"bench-{next(self._request_ids)}"
+        answer = asyncio.get_running_loop().create_future()
+        self._requests[request_id] = answer
+        msg = BackMsg()
+        msg.backend_operation_request.request_id = request_id
+        msg.backend_operation_request.session_id = self.session_id
+        msg.backend_operation_request.deferred_file.file_id = button.deferred_file_id
+        await self._ws.send(msg.SerializeToString())
+        response = await asyncio.wait_for(answer, self.run_timeout)
+        if response.error_msg:
+            raise ProtocolError(f"deferred download failed: {response.error_msg}")
+        url = urljoin(self.base_url + "/", response.deferred_file.url.lstrip("/"))
+        size = await asyncio.to_thread(self._http_get_size, url)
+        return size, time.perf_counter() - start
+
+    async def close(self) -> None:
+        if self._ws is not None:
+            await self._ws.close()
+        if self._reader is not None:
+            self._reader.cancel()
+            try:
+                await self._reader
+            except (asyncio.CancelledError, Exception):
+                pass
+        self._ws = self._reader = None
+
+    @property
+    def step(self) -> tuple[int, int] | None:
+        """(step, steps) from the Train page's "Step k of n: ..." heading, if shown."""
+        if not self.step_heading:
+            return None
+        k, rest = self.step_heading[len("Step "):].split(" of ", 1)
+        try:
+            return int(k.replace(",", "")), int(rest.split(":", 1)[0].replace(",", ""))
+        except ValueError:
+            return None
+
+    # ------------------------------------------------------------------ sending
+
+    async def _rerun(self, start: float, fragment_id: str, trigger: WidgetState | None = None) -> Run:
+        if self._run_done is not None and not self._run_done.done():
+            raise ProtocolError("a run is already in progress")
+        self._run_done = asyncio.get_running_loop().create_future()
+        self._run_stats = {"runs": 0, "progress": 0}
+        self._run_exceptions = []
+        msg = BackMsg()
+        state = msg.rerun_script
+        state.query_string = self.query_string
+        state.page_script_hash = self.page_script_hash
+        if not self.page_script_hash:
+            state.page_name = self.page_name
+        state.fragment_id = fragment_id
+        state.widget_states.widgets.extend(w for i, w in self._widgets.items() if trigger is None or i != trigger.id)
+        if trigger is not None:
+            state.widget_states.widgets.append(trigger)
+        if self.declare_cache:
+            state.cached_message_hashes.extend(self._cache.hashes())
+        info = state.context_info
+        info.url = f"{self.base_url}/{self.page_name}" + (f"?{self.query_string}" if self.query_string else "")
+        info.timezone, info.timezone_offset, info.locale = "UTC", 0, "en-US"
+        info.is_embedded, info.color_scheme = False, "light"
+        await self._ws.send(msg.SerializeToString())
+        try:
+            status = await asyncio.wait_for(asyncio.shield(self._run_done), self.run_timeout)
+        except asyncio.TimeoutError:
+            raise ProtocolError(f"no complete run within {self.run_timeout:.0f} s") from None
+        return Run(seconds=time.perf_counter() - start, status=status, fragment=bool(self._run_fragment_ids),
+                   runs=self._run_stats["runs"], progress_updates=self._run_stats["progress"],
+                   exceptions=list(self._run_exceptions))
+
+    def _http_get_size(self, url: str) -> int:
+        with _NO_PROXY.open(url, timeout=self.run_timeout) as response:
+            size = 0
+            while chunk := response.read(1 << 16):
+                size += len(chunk)
+            return size
+
+    # ------------------------------------------------------------------ receiving
+
+    async def _read_forever(self) -> None:
+        try:
+            async for payload in self._ws:
+                self.bytes_received += len(payload)
+                self._on_message(payload)
+        except Exception as exc:  # connection lost or a protocol error: fail whoever waits
+            self._fail(exc)
+            return
+        self._fail(ProtocolError("the server closed the connection"))
+
+    def _fail(self, exc: BaseException) -> None:
+        waiting = [self._run_done, *self._requests.values()]
+        for future in waiting:
+            if future is not None and not future.done():
+                future.set_exception(exc)
+
+    def _on_message(self, payload: bytes) -> None:
+        msg = ForwardMsg()
+        msg.ParseFromString(payload)
+        kind = msg.WhichOneof("type")
+        if kind == "ref_hash":
+            msg = self._cache.resolve(msg)
+            kind = msg.WhichOneof("type")
+        else:
+            self._cache.store(msg, payload)
+        if kind == "new_session":
+            self._on_run_started(msg)
+        elif kind == "navigation":
+            if msg.navigation.page_script_hash:
+                self.page_script_hash = msg.navigation.page_script_hash
+        elif kind == "page_info_changed":
+            self.query_string = msg.page_info_changed.query_string
+        elif kind == "delta":
+            self._on_delta(msg.delta)
+        elif kind == "script_finished":
+            self._on_run_finished(msg.script_finished)
+        elif kind == "backend_operation_response":
+            answer = self._requests.pop(msg.backend_operation_response.request_id, None)
+            if answer is not None and not answer.done():
+                answer.set_result(msg.backend_operation_response)
+
+    def _on_run_started(self, msg: ForwardMsg) -> None:
+        session = msg.new_session
+        self.session_id = session.initialize.session_id or self.session_id
+        self._cache.max_age = session.config.max_cached_message_age or self._cache.max_age
+        if session.page_script_hash and not self.page_script_hash:
+            self.page_script_hash = session.page_script_hash
+        self._run_fragment_ids = list(msg.metadata.run.fragment_ids)
+        self._seen_this_run = set()
+        if not self._run_fragment_ids:
+            self.buttons = {}  # a full run draws every button again
+        self._run_stats["runs"] = self._run_stats.get("runs", 0) + 1
+
+    def _on_delta(self, delta) -> None:
+        if delta.WhichOneof("type") != "new_element":
+            return
+        element = delta.new_element
+        kind = element.WhichOneof("type")
+        el = getattr(element, kind)
+        if kind in _VALUE_WIDGETS:
+            state = _widget_value(kind, el, self._widgets.get(el.id))
+            if state is not None:
+                self._widgets[el.id] = state
+                self._widget_fragment[el.id] = delta.fragment_id
+                self._seen_this_run.add(el.id)
+        elif kind in ("button", "download_button"):
+            self.buttons[el.label] = Button(el.id, delta.fragment_id, el.disabled,
+                                            el.deferred_file_id if kind == "download_button" else "")
+        elif kind == "heading" and el.body.startswith("Step ") and " of " in el.body:
+            self.step_heading = el.body
+        elif kind == "progress":
+            self._run_stats["progress"] = self._run_stats.get("progress", 0) + 1
+        elif kind == "exception":
+            text = f"{el.type}: {el.message}"
+            self.exceptions.append(text)
+            self._run_exceptions.append(text)
+
+    def _on_run_finished(self, status: int) -> None:
+        if status == FINISHED_EARLY_FOR_RERUN:
+            return  # another run follows at once
+        self._cache.run_finished(self._run_fragment_ids)
+        self._forget_inactive_widgets()
+        if self._run_done is not None and not self._run_done.done():
+            self._run_done.set_result(status)
+
+    def _forget_inactive_widgets(self) -> None:
+        """Drop the widgets the run just finished no longer draws, as the browser does."""
+        if self._run_fragment_ids:
+            gone = [i for i, f in self._widget_fragment.items()
+                    if f in self._run_fragment_ids and i not in self._seen_this_run]
+        else:
+            gone = [i for i in self._widgets if i not in self._seen_this_run]
+        for widget_id in gone:
+            self._widgets.pop(widget_id, None)
+            self._widget_fragment.pop(widget_id, None)

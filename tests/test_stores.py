@@ -1,0 +1,188 @@
+"""A class on one server: the shared store is bounded in bytes and single-flight; trainings
+run once per key, off the serving thread when large, and stop when nobody waits.
+
+These are the unit tests of wordpiece_ui/stores.py and wordpiece_ui/jobs.py; the load
+they are for is measured by benchmarks/bench_class.py.
+"""
+
+import gc
+import threading
+import time
+import tomllib
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from corpora import TOY
+from wordpiece_core.corpus import TextSettings
+from wordpiece_core.merging import train
+from wordpiece_core.trace import TrainerConfig
+from wordpiece_ui import tables
+from wordpiece_ui.jobs import TrainingService
+from wordpiece_ui.stores import BudgetStore, size_of
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+# ----- the store ------------------------------------------------------------------------------
+
+
+def test_evicts_the_least_recently_used_by_size_not_by_count():
+    store = BudgetStore(1000)
+    store.put("a", "x", nbytes=400)
+    store.put("b", "y", nbytes=400)
+    assert store.get("a") == "x"  # a is now the most recently used
+    store.put("c", "z", nbytes=300)  # 1,100 > 1,000: the least recently used (b) goes
+    assert "b" not in store and store.get("a") == "x" and store.get("c") == "z"
+    assert store.used == 700
+    store.put("d", "w", nbytes=900)  # needs both others gone
+    assert len(store) == 1 and store.used == 900 and store.evictions == 3
+
+
+def test_a_value_larger_than_the_budget_is_not_kept():
+    store = BudgetStore(1000)
+    store.put("small", 1, nbytes=10)
+    assert store.put("huge", "x", nbytes=5000) is False
+    assert "huge" not in store and store.get("small") == 1
+
+
+def test_sizes_come_from_what_is_stored():
+    frame = pd.DataFrame({"token": ["a" * 100] * 1000})
+    assert size_of(frame) > 100_000  # deep: the strings count
+    t = train(TOY, TrainerConfig(algorithm="wordpiece", vocab_size=20))
+    assert size_of(t) == t.nbytes > 0
+
+
+def test_single_flight_many_sessions_one_computation():
+    store = BudgetStore(10_000_000)
+    made = []
+    gate = threading.Event()
+
+    def make():
+        made.append(1)
+        gate.wait(2)
+        return "value"
+
+    results = []
+    threads = [threading.Thread(target=lambda: results.append(store.get_or_make("k", make))) for _ in range(8)]
+    for t in threads:
+        t.start()
+    time.sleep(0.2)
+    gate.set()
+    for t in threads:
+        t.join(5)
+    assert results == ["value"] * 8 and len(made) == 1
+
+
+def test_single_flight_a_failure_is_not_stored_and_the_next_caller_tries_again():
+    store = BudgetStore(10_000)
+
+    def fail():
+        raise ValueError("no")
+
+    with pytest.raises(ValueError):
+        store.get_or_make("k", fail)
+    assert store.get_or_make("k", lambda: 3) == 3
+
+
+# ----- garbage collection ---------------------------------------------------------------------
+
+
+def test_streamlit_does_not_collect_after_every_run():
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    assert config["runner"]["postScriptGC"] is False
+
+
+def _tracked_reachable(root) -> int:
+    seen, todo = set(), [root]
+    while todo:
+        obj = todo.pop()
+        if id(obj) in seen or not gc.is_tracked(obj) or isinstance(obj, type):
+            continue
+        seen.add(id(obj))
+        todo.extend(gc.get_referents(obj))
+    return len(seen)
+
+
+def test_what_the_collector_walks_does_not_grow_with_the_trainings_cached():
+    """A full collection walks the tracked objects; caching more (and longer) trainings with
+    their tables must add a few containers each, never one per step or candidate."""
+    from wordpiece_ui.corpora import load_sample
+
+    counts = dict(load_sample("wordfreq-en", TextSettings("none", "whitespace")).counts)
+    store = BudgetStore(400_000_000)
+    walked = []
+    for i, vocab in enumerate((600, 1200, 2400)):
+        t = train(counts, TrainerConfig(algorithm="wordpiece", vocab_size=vocab, top_k=25))
+        store.put(("training", i), t)
+        store.put(("steps", i), tables.steps_frame(t))
+        walked.append(_tracked_reachable(store))
+    per_training = [b - a for a, b in zip(walked, walked[1:])]
+    assert max(per_training) < 400, walked  # steps: 500 → 2,200 merges; tracked objects stay flat
+    assert abs(per_training[1] - per_training[0]) < 100, walked
+
+
+# ----- trainings ------------------------------------------------------------------------------
+
+
+CFG = TrainerConfig(algorithm="wordpiece", vocab_size=40, top_k=5)
+
+
+@pytest.mark.parametrize("inline_work", [10**12, 0], ids=["in the server", "in a worker"])
+def test_concurrent_requests_for_one_key_run_one_training(inline_work):
+    service = TrainingService(BudgetStore(10_000_000), inline_work=inline_work)
+    jobs = []
+    threads = [threading.Thread(target=lambda: jobs.append(service.join("k", dict(TOY), CFG))) for _ in range(10)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert service.started == 1
+    assert all(j.wait(10) and j.state == "done" for j in jobs)
+    assert len({id(j.result) for j in jobs}) == 1  # every session got the one training
+    for j in jobs:
+        service.leave(j)
+    assert service.cached("k") is jobs[0].result and jobs[0].result == train(TOY, CFG)
+
+
+def test_a_large_training_runs_in_a_worker_process_and_comes_back_equal():
+    service = TrainingService(BudgetStore(100_000_000), inline_work=0)
+    job = service.join("big", dict(TOY), CFG)
+    assert job.wait(60), job.state
+    service.leave(job)
+    assert job.state == "done" and job._process is not None and job._process.exitcode == 0
+    assert job.result == train(TOY, CFG)
+
+
+def test_a_training_every_session_left_is_cancelled():
+    from wordpiece_ui.corpora import load_sample
+
+    counts = dict(load_sample("wordfreq-en", TextSettings("none", "whitespace")).counts)
+    service = TrainingService(BudgetStore(100_000_000), inline_work=0, grace=0.0)
+    big = TrainerConfig(algorithm="wordpiece", vocab_size=9000, top_k=25)
+    a = service.join("slow", counts, big)
+    b = service.join("slow", counts, big)
+    deadline = time.monotonic() + 30
+    while a.state != "running" and time.monotonic() < deadline:
+        time.sleep(0.05)
+    service.leave(a)
+    time.sleep(0.3)
+    assert a.state == "running"  # one session still waits
+    service.leave(b)
+    assert a.wait(30)
+    assert a.state == "cancelled" and a.result is None
+    assert a._process.exitcode is not None and a._process.exitcode != 0  # the worker was ended
+    assert service.cached("slow") is None and service.in_flight() == 0
+    c = service.join("slow", counts, TrainerConfig(algorithm="wordpiece", vocab_size=50, top_k=1))
+    assert c is not a  # a new request starts afresh
+    c.wait(30)
+    service.leave(c)
+
+
+def test_a_failed_training_says_why():
+    service = TrainingService(BudgetStore(10_000_000))
+    job = service.join("bad", {"": 1}, CFG)
+    assert job.wait(10)
+    service.leave(job)
+    assert job.state == "failed" and "no words" in job.error

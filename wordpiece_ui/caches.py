@@ -1,0 +1,287 @@
+"""What every session of the server shares: corpora, trainings, tables, charts; bounded in MB.
+
+A teacher's server holds one copy of each corpus, training and derived table for
+the whole class, in one least-recently-used store bounded in bytes (stores.py;
+`WORDPIECE_LAB_CACHE_MB`, default 400). Values are shared, never copied or
+unpickled per rerun, so the pages must not mutate them.
+
+Trainings go through the training service (jobs.py): one per key however many
+sessions ask, in a worker process when large, cancelled when every session
+waiting for it has left. A session waiting for one draws the job's progress bar.
+Downloads are built when clicked and not kept.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from urllib.parse import urlencode
+
+import pandas as pd
+import streamlit as st
+
+from wordpiece_core.corpus import TextSettings
+from wordpiece_core.errors import WordPieceError
+from wordpiece_core.replay import candidates_at
+from wordpiece_core.trace import TrainerConfig, Training
+
+from . import charts, state, tables
+from .corpora import MAX_UPLOAD_MB, WordCounts, load_paste, load_sample, load_upload, samples
+from .jobs import Job, TrainingService, estimated_bytes
+from .settings import MAX_VOCAB, Settings, defaults_for
+from .stores import BudgetStore, budget_from_env
+
+TOP_K = 25  # candidates recorded per step
+FULL_TABLE_WORDS = 3_000  # below this many distinct words the full candidate table is always shown
+
+
+@st.cache_resource(show_spinner=False)
+def shared() -> tuple[BudgetStore, TrainingService]:
+    """The server's one store and training service (made on the first visit)."""
+    store = BudgetStore(budget_from_env())
+    return store, TrainingService(store)
+
+
+def _store() -> BudgetStore:
+    return shared()[0]
+
+
+# ---------------------------------------------------------------- corpora
+
+
+def _counts(key: tuple, make, message: str) -> WordCounts:
+    store = _store()
+    hit = store.get(key)
+    if hit is not None:
+        return hit
+    with st.spinner(message):
+        return store.get_or_make(key, make)
+
+
+def corpus(settings: Settings) -> WordCounts | None:
+    """The chosen corpus' word counts, or None after showing why there are none."""
+    text_settings = TextSettings(settings.normalizer, settings.pre_tokenizer)
+    try:
+        if settings.corpus == "paste":
+            text = st.session_state.get(state.PASTE_TEXT) or ""
+            if not text.strip():
+                st.info("Paste some text into the box in the sidebar to train on it.")
+                return None
+            digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+            return _counts(("paste", digest, text_settings), lambda: load_paste(text, text_settings),
+                           "Reading your text…")
+        if settings.corpus == "upload":
+            file = st.session_state.get(state.UPLOAD_FILE)
+            if file is None:
+                st.info(f"Choose a .txt or .tsv file in the sidebar (up to {MAX_UPLOAD_MB} MB).")
+                return None
+            data = file.getvalue()
+            digest = hashlib.sha256(data).hexdigest()
+            return _counts(("upload", file.name, digest, text_settings), lambda: load_upload(file.name, data, text_settings),
+                           "Reading your file…")
+        return _counts(("sample", settings.corpus, text_settings), lambda: load_sample(settings.corpus, text_settings),
+                       "Reading the corpus…")
+    except WordPieceError as exc:
+        st.error(f"Cannot use this corpus: {exc}")
+        return None
+    except MemoryError:
+        st.error("This corpus is too large to count in memory here; try a smaller sample.")
+        return None
+
+
+# ---------------------------------------------------------------- training
+
+
+def config_for(settings: Settings, algorithm: str | None = None, prefix: str | None = None) -> TrainerConfig:
+    algorithm = algorithm or settings.algorithm
+    return TrainerConfig(
+        algorithm=algorithm,  # type: ignore[arg-type]
+        vocab_size=settings.vocab_size,
+        min_frequency=settings.min_frequency,
+        special_tokens=settings.special_tokens,
+        tie_break=settings.tie_break,  # type: ignore[arg-type]
+        prefix="##" if algorithm == "wordpiece" else prefix,
+        top_k=TOP_K,
+        full_byte_alphabet=False,
+    )
+
+
+def training_key(counts: WordCounts, config: TrainerConfig) -> str:
+    return f"{counts.digest}|{config}"
+
+
+def _label(config: TrainerConfig) -> str:
+    return state.ALGORITHM_LABELS[config.algorithm] + (" with ##" if config.algorithm == "bpe" and config.prefix else "")
+
+
+def training(settings: Settings, counts: WordCounts, algorithm: str | None = None,
+             prefix: str | None = None) -> Training | None:
+    """The training for these settings: from the store, or trained now (or joined) with a progress bar."""
+    config = config_for(settings, algorithm, prefix)
+    store, service = shared()
+    key = training_key(counts, config)
+    done = service.cached(key)
+    if done is not None:
+        return done
+    name = _label(config)
+    stopped = st.session_state.pop(state.TRAINING_STOPPED, None)
+    if stopped == key:
+        st.info(f"You stopped the {name} training before it finished; it was cancelled (unless another session "
+                "still wanted it). It starts again now.", icon=":material/stop_circle:")
+    avg = max(1, sum(len(w) for w, _ in counts.counts[:1000]) // max(1, min(1000, counts.types)))
+    need = estimated_bytes(counts.types, avg, config)
+    if need > store.budget:
+        st.error(f"This training would need about {need / 1e6:,.0f} MB, more than the server keeps for all its "
+                 f"trainings ({store.budget / 1e6:,.0f} MB). Lower the vocabulary size (at most {MAX_VOCAB:,}) "
+                 "or use a smaller corpus.")
+        return None
+    job = service.join(key, dict(counts.counts), config)
+    try:
+        _wait_with_progress(job, name)
+    except BaseException as exc:  # Stop, the tab closed, or a rerun: let go of the job
+        if type(exc).__name__ == "StopException" and not job.finished.is_set():
+            st.session_state[state.TRAINING_STOPPED] = key  # said on this session's next run
+        raise
+    finally:
+        service.leave(job)
+    if job.result is None:
+        st.error(f"Cannot train: {job.error}")
+    return job.result
+
+
+def _wait_with_progress(job: Job, name: str) -> None:
+    """Draw the shared job's progress until it ends. Each redraw is where Streamlit can stop this run."""
+    if job.wait(0.05):
+        return
+    bar = st.progress(0.0, text=f"Training {name}…")
+    while not job.wait(0.15):
+        if job.state == "queued":
+            text = f"Training {name}: waiting for another training on this server to finish…"
+        else:
+            text = f"Training {name}: {job.done_steps:,} of {job.total_steps:,} merges"
+        bar.progress(min(1.0, job.fraction), text=text)  # also where Streamlit can stop this run
+    bar.empty()
+
+
+def trained_pair(settings: Settings, counts: WordCounts, hf_variant: bool = False) -> dict[str, tuple[str, Training]]:
+    """Name → (cache key, training) for BPE and WordPiece (and BPE with ##) on the same settings."""
+    out: dict[str, tuple[str, Training]] = {}
+    wanted = [("BPE", "bpe", None), ("WordPiece", "wordpiece", "##")]
+    if hf_variant:
+        wanted.append(("HF WordPieceTrainer (BPE with ##)", "bpe", "##"))
+    for name, algorithm, prefix in wanted:
+        t = training(settings, counts, algorithm, prefix)
+        if t is None:
+            return {}
+        out[name] = (training_key(counts, config_for(settings, algorithm, prefix)), t)
+    return out
+
+
+# ---------------------------------------------------------------- derived from a training
+# Shared like the training itself, under the training's key, in the same bounded store.
+
+
+def _derived(kind: str, key: str, *args, make):
+    return _store().get_or_make((kind, key, *args), make)
+
+
+def steps_table(key: str, training: Training) -> pd.DataFrame:
+    return _derived("steps", key, make=lambda: tables.steps_frame(training))
+
+
+def vocab_table(key: str, training: Training) -> pd.DataFrame:
+    return _derived("vocab", key, make=lambda: tables.vocab_frame(training))
+
+
+def start_tokens_per_word(key: str, training: Training) -> float:
+    return _derived("start", key, make=lambda: tables.start_tokens_per_word(training))
+
+
+def steps_chart(key: str, value: str, title: str, log: bool, start: float | None, training: Training) -> dict:
+    return _derived("chart", key, value, title, log, start,
+                    make=lambda: charts.over_steps(steps_table(key, training), value, title, log=log, start=start))
+
+
+def chart(spec: dict | object) -> None:
+    """Show an Altair chart (or its Vega-Lite dict) across the column."""
+    st.vega_lite_chart(spec if isinstance(spec, dict) else charts.spec(spec), width="stretch")
+
+
+def full_candidates(key: str, step: int, training: Training) -> pd.DataFrame:
+    store = _store()
+    hit = store.get(("replay", key, step))
+    if hit is not None:
+        return hit
+    with st.spinner("Recounting every pair at this step…"):
+        return store.get_or_make(("replay", key, step), lambda: tables.candidates_frame(
+            candidates_at(training, step), training.config.algorithm))
+
+
+def candidates(key: str, training: Training, step: int, show_all: bool) -> tuple[pd.DataFrame, bool]:
+    """The candidate table at `step`: all pairs when asked or cheap, else the recorded top ones."""
+    if show_all or len(training.words) <= FULL_TABLE_WORDS:
+        return full_candidates(key, step, training), True
+    return _derived("top", key, step, make=lambda: tables.candidates_frame(
+        training.steps.candidates(step - 1), training.config.algorithm)), False
+
+
+def download_file(training: Training, normalizer: str, pre_tokenizer: str, name: str) -> str:
+    """One file of a training's download set, built when its button is clicked and not kept.
+
+    The set is what the command line writes (tokenizer.json, vocab.txt, trace.jsonl, …),
+    plus merges.txt for WordPiece (its merges in order) and the trace as CSV.
+    Called by st.download_button outside the script run, so no Streamlit calls here.
+    """
+    from wordpiece_core import formats
+
+    if name == "trace.csv":
+        return tables.steps_frame(training).to_csv(index=False)
+    if name == "merges.txt":
+        return "".join(f"{a} {b}\n" for a, b in training.merges)
+    if name == "trace.jsonl":
+        return "".join(line + "\n" for line in formats.trace_lines(training))
+    if name == "vocab.txt":
+        return "".join(t + "\n" for t in training.vocab)
+    return formats.output_files(training, normalizer, pre_tokenizer)[name]
+
+
+# ---------------------------------------------------------------- other pages
+
+
+def samples_table() -> pd.DataFrame:
+    """One row per sample corpus: what it is, its size, and a link that opens it on the Train page."""
+    def make() -> pd.DataFrame:
+        rows = []
+        for s in samples():
+            text_settings = TextSettings(s.normalizer, s.pre_tokenizer)
+            counts = _store().get_or_make(("sample", s.id, text_settings), lambda: load_sample(s.id, text_settings))
+            rows.append({
+                "corpus": s.title,
+                "id": s.id,
+                "description": s.description,
+                "distinct words": counts.types,
+                "words": counts.tokens,
+                "suggested vocabulary": s.vocab_size,
+                "open": "./?" + urlencode(defaults_for(s.id).to_query()),
+            })
+        return pd.DataFrame(rows)
+
+    return _store().get_or_make(("samples table",), make)
+
+
+def tokenizer(key: str, normalizer: str, pre_tokenizer: str, training: Training):
+    """The trained tokenizer (the one its tokenizer.json describes), ready to encode."""
+    def make():
+        from wordpiece_core.formats import tokenizer_from_training
+
+        tok = tokenizer_from_training(training, normalizer, pre_tokenizer)
+        tok.model.strict_unk = False  # a vocabulary without [UNK] still shows unknown words as [UNK]
+        return tok
+
+    return _derived("tokenizer", key, normalizer, pre_tokenizer, make=make)
+
+
+def uploaded_tokenizer(name: str, data: bytes):
+    from .encodings import load_uploaded_tokenizer
+
+    digest = hashlib.sha256(data).hexdigest()
+    return _store().get_or_make(("uploaded tokenizer", name, digest), lambda: load_uploaded_tokenizer(name, data))

@@ -1,0 +1,227 @@
+"""A session's state: the shared sidebar, the URL (the shareable link), and the session keys.
+
+- The sidebar's widgets live in app.py's run, so their values survive moving
+  between pages. On a session's first run they are filled from the URL.
+- Every `st.session_state` key the app uses is named once, below.
+- What is shared between sessions (corpora, trainings, tables) lives in caches.py.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+import streamlit as st
+
+from wordpiece_core.normalizers import NORMALIZERS
+from wordpiece_core.pre_tokenizers import PRE_TOKENIZERS
+
+from .corpora import MAX_PASTE_CHARS, MAX_UPLOAD_MB, sample_by_id, samples
+from .settings import (ALGORITHMS, MAX_MIN_FREQUENCY, MAX_VOCAB, SPECIALS, SPECIALS_LABELS, TIE_BREAKS, Settings,
+                       defaults_for, from_query)
+
+FIELDS = ("corpus", "algorithm", "vocab_size", "normalizer", "pre_tokenizer", "tie_break", "min_frequency", "specials")
+ALGORITHM_LABELS = {"wordpiece": "WordPiece", "bpe": "BPE"}
+CUSTOM_LABELS = {"paste": "Paste your own text…", "upload": "Upload a file (.txt or .tsv)…"}
+
+# ----- the session keys, named once ---------------------------------------------------------
+SETTINGS = "settings"  # the sidebar's Settings, for the page that runs after app.py
+URL_LOADED = "_url_loaded"  # the URL has been read into the session (first run only)
+URL_PROBLEMS = "url_problems"  # what was wrong with the link's parameters
+STEP = "step_value"  # the Train page's current step (1-based)
+STEP_SLIDER = "step_slider"
+PLAYING = "playing"  # the Train page's Play is on
+PLAY_STARTED = "_play_started"
+SPEED = "speed"
+QUIZ = "quiz"  # "ask first" mode
+REVEALED_STEP = "revealed_step"
+SHOW_ALL = "show_all"  # the full candidate table was asked for
+CANDIDATE_ROWS = "cand_rows"
+PASTE_TEXT = "paste_text"
+UPLOAD_FILE = "upload_file"
+TRAINING_STOPPED = "training_stopped"  # a training this session left before it finished
+TRACE_WORD = "trace_word"  # the playground's word-by-word trace
+TRACE_PLAYING = "trace_playing"
+
+
+def setting_key(field: str) -> str:
+    """The session key of a sidebar setting's widget."""
+    return f"s_{field}"
+
+
+def require_navigation() -> None:
+    """Make sure app.py's st.navigation runs this session's pages.
+
+    A fresh server decides, before any script has called st.navigation, that an app with
+    a `pages/` folder uses the old pages-directory mode; the first visitor of a shared
+    link such as /compare would then get pages/compare.py alone, without app.py's
+    sidebar. st.navigation switches the mode off, but only once it has run. Called first
+    by every page: run directly in the old mode, it switches the mode off and reruns, and
+    the rerun goes through app.py to the page the URL names. (app.py itself needs no
+    guard: run in the old mode it calls st.navigation, which switches the mode off and
+    runs the page, and a rerun there would hold back the first visit's progress bar.)
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
+def init_from_url() -> None:
+    """On a session's first run, take the settings (and step) from the URL."""
+    if st.session_state.get(URL_LOADED):
+        return
+    params = {k: st.query_params.get(k) for k in st.query_params.keys()}
+    settings, step, problems = from_query(params)
+    for field in FIELDS:
+        st.session_state[setting_key(field)] = getattr(settings, field)
+    st.session_state[STEP] = step if step is not None else 1
+    st.session_state[URL_PROBLEMS] = problems
+    st.session_state[URL_LOADED] = True
+
+
+def _apply_corpus_defaults() -> None:
+    d = defaults_for(st.session_state[setting_key("corpus")])
+    for field in ("vocab_size", "normalizer", "pre_tokenizer", "min_frequency", "specials"):
+        st.session_state[setting_key(field)] = getattr(d, field)
+    st.session_state[STEP] = 1
+    for key in ("heldout", "keep_heldout", "follow", "keep_follow"):
+        st.session_state.pop(key, None)
+
+
+def _reset_step() -> None:
+    st.session_state[STEP] = 1
+
+
+def sidebar() -> Settings:
+    """Draw the shared controls and return the settings they hold."""
+    init_from_url()
+    ids = [s.id for s in samples()] + list(CUSTOM_LABELS)
+    titles = {s.id: s.title for s in samples()} | CUSTOM_LABELS
+    sb = st.sidebar
+    sb.selectbox("Corpus", ids, format_func=lambda i: titles[i], key=setting_key("corpus"), on_change=_apply_corpus_defaults)
+    corpus = st.session_state[setting_key("corpus")]
+    sample = sample_by_id(corpus)
+    if sample is not None:
+        sb.caption(sample.description)
+    elif corpus == "paste":
+        sb.text_area(
+            f"Your text (up to {MAX_PASTE_CHARS:,} characters; one document per line)",
+            key=PASTE_TEXT, height=160, max_chars=MAX_PASTE_CHARS,
+            placeholder="Paste some text, then press Ctrl+Enter or click outside the box.",
+        )
+    else:
+        sb.file_uploader(
+            f"A .txt file (UTF-8 text) or a .tsv of word<TAB>count lines, up to {MAX_UPLOAD_MB} MB",
+            type=["txt", "tsv"], key=UPLOAD_FILE,
+        )
+    sb.radio("Algorithm", ALGORITHMS, format_func=ALGORITHM_LABELS.get, key=setting_key("algorithm"), horizontal=True)
+    sb.number_input("Vocabulary size", 1, MAX_VOCAB, step=10, key=setting_key("vocab_size"), on_change=_reset_step,
+                    help=f"Training stops here, or earlier when no pair is left (1 to {MAX_VOCAB:,}).")
+    is_tsv = sample is not None and sample.is_word_counts or (
+        corpus == "upload" and getattr(st.session_state.get(UPLOAD_FILE), "name", "").lower().endswith(".tsv"))
+    text_help = "Word-count files are used as they are: no normalizer or pre-tokenizer." if is_tsv else None
+    sb.selectbox("Normalizer", NORMALIZERS, key=setting_key("normalizer"), disabled=is_tsv, help=text_help or
+                 "none; lowercase; bert = clean, CJK spacing, strip accents and lowercase; bert-cased = the same without lowercasing.")
+    sb.selectbox("Pre-tokenizer", PRE_TOKENIZERS, key=setting_key("pre_tokenizer"), disabled=is_tsv, help=text_help or
+                 "How text is cut into words before training (Hugging Face's Whitespace, WhitespaceSplit, BertPreTokenizer, ByteLevel).")
+    sb.radio("Tie-break", TIE_BREAKS, key=setting_key("tie_break"), horizontal=True,
+             format_func={"first": "first seen (course)", "hf": "smallest ids (HF)"}.get,
+             help="Which pair wins when several share the best score.")
+    sb.number_input("Min pair frequency", 0, MAX_MIN_FREQUENCY, step=1, key=setting_key("min_frequency"),
+                    help="Pairs seen fewer times are never merged (0 = no limit).")
+    sb.selectbox("Special tokens", list(SPECIALS), format_func=SPECIALS_LABELS.get, key=setting_key("specials"),
+                 help="Put at the start of the vocabulary; they count towards its size.")
+    for problem in st.session_state.get(URL_PROBLEMS, []):
+        sb.warning(f"Link: {problem}")
+    return Settings(**{f: st.session_state[setting_key(f)] for f in FIELDS})
+
+
+def keep(key: str, default: object, kind: type = str) -> None:
+    """Prepare a page widget's state: from the URL on the session's first visit, then
+    remembered across page switches (Streamlit forgets widgets that are not drawn).
+    Pass `on_change=remember, args=(key,)` to the widget."""
+    store = "keep_" + key
+    if store not in st.session_state:
+        raw = st.query_params.get(key) if not st.session_state.get(f"_url_used_{key}") else None
+        st.session_state[f"_url_used_{key}"] = True
+        if raw is None:
+            value = default
+        elif kind is bool:
+            value = raw not in ("0", "false", "no", "")
+        else:
+            value = raw
+        st.session_state[store] = value
+    if key not in st.session_state:
+        st.session_state[key] = st.session_state[store]
+
+
+def remember(key: str) -> None:
+    st.session_state["keep_" + key] = st.session_state[key]
+
+
+def public_root() -> str:
+    """The app's address as students reach it.
+
+    `--browser.serverAddress` (and `--browser.serverPort`) name the address other
+    machines use, e.g. the teacher's laptop on the room's network; without them, the
+    address this browser used.
+    """
+    from streamlit import config
+
+    if config.is_manually_set("browser.serverAddress"):
+        host = st.get_option("browser.serverAddress")
+        port = st.get_option("browser.serverPort")
+        base_path = (st.get_option("server.baseUrlPath") or "").strip("/")
+        root = f"http://{host}:{port}" + (f"/{base_path}" if base_path else "")
+        return root
+    base = (st.context.url or "http://localhost:8501/").split("?", 1)[0].rstrip("/")
+    return base.rsplit("/", 1)[0] if base.endswith(("/compare", "/playground", "/corpora")) else base
+
+
+def page_url(settings: Settings, page: str = "", **extra: object) -> str:
+    params = settings.to_query() | {k: str(v) for k, v in extra.items() if v is not None}
+    return f"{public_root()}/{page}?{urlencode(params)}"
+
+
+def only_this_computer(url: str) -> bool:
+    from urllib.parse import urlsplit
+
+    host = (urlsplit(url).hostname or "").lower()
+    return host in ("localhost", "::1") or host.startswith("127.")
+
+
+def qr_png(url: str) -> bytes:
+    """A QR code of `url` as a PNG, large enough to scan from the back of a room."""
+    import io
+
+    import segno
+
+    out = io.BytesIO()
+    segno.make(url, error="m").save(out, kind="png", scale=10, border=2, dark="#000000", light="#ffffff")
+    return out.getvalue()
+
+
+def sync_url(settings: Settings, **extra: object) -> None:
+    """Make the address bar describe the current view (the shareable link)."""
+    params = settings.to_query() | {k: str(v) for k, v in extra.items() if v is not None}
+    current = {k: st.query_params.get(k) for k in st.query_params.keys()}
+    if current != params:
+        st.query_params.from_dict(params)
+
+
+def share_box(settings: Settings, page: str = "", **extra: object) -> None:
+    url = page_url(settings, page, **extra)
+    with st.expander("Share this view: a link and a QR code that open exactly this", icon=":material/link:"):
+        link, code = st.columns([3, 2])
+        with link:
+            if settings.corpus in CUSTOM_LABELS:
+                st.caption("Your own corpus is not part of the link: whoever opens it sees the corpus choice, not your text.")
+            st.caption("The link opens this page with these settings (copy it with the button at its right).")
+            st.code(url, language=None)
+            if only_this_computer(url):
+                st.info("This address only works on this computer. To share it with a room, start the app with "
+                        "`--server.address 0.0.0.0 --browser.serverAddress` followed by this computer's address on "
+                        "the room's network (README: *Serving a class*).", icon=":material/info:")
+        with code:
+            st.image(qr_png(url), caption="Scan to open this view", width=320)
