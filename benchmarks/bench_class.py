@@ -72,8 +72,9 @@ HERD_CPU_RATIO = 1.5
 CLASS_PEAK_RSS = 1.2e9
 BUSY_STEP_MEDIAN = 0.5
 
-# Per-phase time limits (seconds); together they keep a full run under ~10 minutes
-# (a --quick run under ~4 minutes, about one minute when the app is fast).
+# Per-phase time limits (seconds). The last phase ("big") may also use what the others left
+# of their sum, so a full run ends within ~10 minutes and a --quick one within ~4 (about a
+# minute when the app is fast).
 BUDGETS = {"class": 150, "idle": 30, "herd": 120, "memory": 120, "big": 150}
 QUICK_BUDGETS = {"class": 60, "idle": 20, "herd": 45, "memory": 45, "big": 60}
 
@@ -260,7 +261,7 @@ def judged(value: float, limit: float) -> str:
 
 
 @dataclass
-class Steps:
+class Group:
     """Step latencies and page loads of a group of students, with what went wrong."""
 
     steps: list[float] = field(default_factory=list)
@@ -278,6 +279,8 @@ class Bench:
         self.fragment_clicks = 0
         self.full_clicks = 0
         self.page_errors: list[str] = []
+        self.started = time.monotonic()
+        self.budgets: dict[str, int] = {}  # the time limit each phase was given
 
     # -------------------------------------------------------------- helpers
 
@@ -290,7 +293,7 @@ class Bench:
         clients, self.clients = list(self.clients), set()
         await asyncio.gather(*(c.close() for c in clients), return_exceptions=True)
 
-    async def open(self, c: StreamlitClient, group: Steps, label: str) -> Run | None:
+    async def open(self, c: StreamlitClient, group: Group, label: str) -> Run | None:
         try:
             run = await c.open()
         except Exception as exc:  # refused, closed, timed out, protocol error
@@ -302,7 +305,7 @@ class Bench:
             group.errors.append(f"{label}: the page shows no step control (exceptions: {run.exceptions or 'none'})")
         return run
 
-    async def step(self, c: StreamlitClient, group: Steps, label: str, keep: bool = True) -> Run | None:
+    async def step(self, c: StreamlitClient, group: Group, label: str) -> Run | None:
         """Click Next (Prev at the last step, where Next is disabled) and check the step moved by one."""
         before = c.step
         if before is None:
@@ -313,8 +316,6 @@ class Bench:
         except Exception as exc:  # closed, timed out, protocol error
             group.errors.append(f"{label}: {button} failed: {exc}")
             return None
-        if keep:
-            group.steps.append(run.seconds)
         if run.fragment:
             self.fragment_clicks += 1
         else:
@@ -334,7 +335,7 @@ class Bench:
 
     async def bounded(self, phase: str, body) -> bool:
         """Run a phase's body within its time budget; True if it timed out. Clients are closed after."""
-        budget = self.budget(phase)
+        budget = self.budgets[phase] = self.budget(phase)
         try:
             async with asyncio.timeout(budget):
                 await body
@@ -346,7 +347,10 @@ class Bench:
             await self.close_all()
 
     def budget(self, phase: str) -> int:
-        return (QUICK_BUDGETS if self.args.quick else BUDGETS)[phase]
+        table = QUICK_BUDGETS if self.args.quick else BUDGETS
+        if phase == "big":  # the last phase: also what the others left unused
+            return max(table[phase], int(sum(table.values()) - (time.monotonic() - self.started)))
+        return table[phase]
 
     async def wait_idle(self, max_wait: float = 15.0, below: float = 0.05) -> None:
         """Wait until the server uses less than `below` of a core over half a second."""
@@ -373,7 +377,7 @@ class Bench:
         n_big = a.students // 3
         links = [BIG_LINK] * n_big + [small_link(i) for i in range(a.students - n_big)]
         self.rng.shuffle(links)
-        big, small = Steps(), Steps()
+        big, small = Group(), Group()
         log(f"class: {a.students} students ({n_big} on wordfreq-en WordPiece 8,000), {a.clicks} clicks each")
 
         async def student(i: int, url: str) -> None:
@@ -387,8 +391,9 @@ class Bench:
             log(f"class: {label} loaded {url[2:40]}… in {secs(run.seconds)}")
             for _ in range(a.clicks):
                 await asyncio.sleep(self.think(*a.think))
-                if await self.step(c, group, label) is None:
+                if (step := await self.step(c, group, label)) is None:
                     return
+                group.steps.append(step.seconds)
 
         start = time.monotonic()
         timed_out = await self.bounded("class", asyncio.gather(*(student(i, u) for i, u in enumerate(links))))
@@ -407,7 +412,7 @@ class Bench:
         self.report_errors("class", big.errors + small.errors)
 
     async def phase_idle(self) -> None:
-        group = Steps()
+        group = Group()
         clicks = self.args.idle_clicks
 
         async def body() -> None:
@@ -417,8 +422,9 @@ class Bench:
                 return
             for _ in range(clicks):
                 await asyncio.sleep(self.think(0.2, 0.4))
-                if await self.step(c, group, "idle student") is None:
+                if (step := await self.step(c, group, "idle student")) is None:
                     return
+                group.steps.append(step.seconds)
 
         log(f"idle: one student on course-toy, {clicks} clicks")
         timed_out = await self.bounded("idle", body())
@@ -433,7 +439,7 @@ class Bench:
         solo_link, herd_link = wordfreq_link("wordpiece", base), wordfreq_link("wordpiece", base + 1)
         herd_size = self.args.herd
         result: dict[str, float] = {}
-        group = Steps()
+        group = Group()
 
         async def body() -> None:
             await self.wait_idle()
@@ -471,7 +477,7 @@ class Bench:
         n = self.args.trainings
         sizes = [8500 + 50 * i for i in range(n)]
         result: dict[str, object] = {}
-        group = Steps()
+        group = Group()
 
         async def body() -> None:
             await self.wait_idle()
@@ -519,7 +525,7 @@ class Bench:
     async def phase_big(self) -> None:
         a = self.args
         big_link = wordfreq_link(a.big_algorithm, 50_000)
-        group = Steps()
+        group = Group()
         clicks: list[tuple[float, float]] = []  # (sent at, seconds), by every clicking student
         after: list[float] = []
         trainer: dict[str, float] = {}
@@ -528,7 +534,7 @@ class Bench:
         async def click(c: StreamlitClient, label: str) -> Run | None:
             await asyncio.sleep(self.think(*a.busy_think))
             sent = time.monotonic()
-            run = await self.step(c, group, label, keep=False)
+            run = await self.step(c, group, label)
             if run is not None:
                 clicks.append((sent, run.seconds))
             return run
@@ -548,16 +554,18 @@ class Bench:
             others = [self.client(small_link(i * 3)) for i in range(a.busy)]
             loaded = await asyncio.gather(*(self.open(c, group, f"busy student {i + 1}")
                                             for i, c in enumerate(others)))
-            tasks = [asyncio.create_task(clicker(i, c)) for i, c in enumerate(others) if loaded[i] is not None]
-            await asyncio.sleep(1.0)  # the clicking has started
-            trainer["start"] = time.monotonic()
-            run = await self.open(self.client(big_link), group, "50k trainer")
-            trainer["end"] = time.monotonic()
-            trainer["seconds"] = trainer["end"] - trainer["start"]
-            done.set()
-            log(f"big: {a.big_algorithm} 50,000 loaded in {secs(trainer['seconds'])}"
-                + (f" ({run.progress_updates} progress updates)" if run else " (failed)"))
-            await asyncio.gather(*tasks)
+            async with asyncio.TaskGroup() as clicking:  # cancelled with the phase if it times out
+                for i, c in enumerate(others):
+                    if loaded[i] is not None:
+                        clicking.create_task(clicker(i, c))
+                await asyncio.sleep(1.0)  # the clicking has started
+                trainer["start"] = time.monotonic()
+                run = await self.open(self.client(big_link), group, "50k trainer")
+                trainer["end"] = time.monotonic()
+                trainer["seconds"] = trainer["end"] - trainer["start"]
+                done.set()
+                log(f"big: {a.big_algorithm} 50,000 loaded in {secs(trainer['seconds'])}"
+                    + (f" ({run.progress_updates} progress updates)" if run else " (failed)"))
 
         log(f"big: one student trains wordfreq-en {a.big_algorithm} 50,000 while {a.busy} others click")
         timed_out = await self.bounded("big", body())
@@ -587,7 +595,7 @@ class Bench:
         return "; ".join(parts)
 
     def timeout_text(self, phase: str) -> str:
-        return f"timed out after {self.budget(phase)} s"
+        return f"timed out after {self.budgets[phase]} s"
 
     def add_latency_row(self, what: str, values: list[float], expected: int, stat, limit: float, timed_out: bool,
                         phase: str, detail: str = "", count_word: str = "clicks") -> None:
@@ -641,7 +649,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args.busy = 3 if quick else 5
     args.busy_think = (0.3, 1.0)
     args.after_clicks = 3 if quick else 6
-    args.run_timeout = 240.0
+    args.run_timeout = 600.0  # one page load or click; the phases' own limits are shorter
     if args.students < 1:
         parser.error("--students must be at least 1")
     return args
