@@ -300,7 +300,7 @@ class StreamlitClient:
         if self.declare_cache:
             state.cached_message_hashes.extend(self._cache.hashes())
         info = state.context_info
-        info.url = f"{self.base_url}/{self.page_name}" + (f"?{self.query_string}" if self.query_string else "")
+        info.url = f"{self.base_url}/{self.page_name}"  # what Chromium sends: no query string
         info.timezone, info.timezone_offset, info.locale = "UTC", 0, "en-US"
         info.is_embedded, info.color_scheme = False, "light"
         await self._ws.send(msg.SerializeToString())

@@ -44,10 +44,17 @@ def merge_everywhere(symbols: list[str], a: str, b: str, merged: str) -> list[st
     return out
 
 
+def _ranks(training: Training, step: int) -> dict[tuple[str, str], int]:
+    """The merges before `step`, pair → rank (read from the trace's columns, no records made)."""
+    steps = training.steps
+    n = max(0, min(step - 1, len(steps)))
+    return {pair: i for i, pair in enumerate(zip(steps.lefts()[:n], steps.rights()[:n]))}
+
+
 def splits_at(training: Training, step: int) -> list[list[str]]:
     """Every word's split just before merge number `step` (1-based); step 1 = the start."""
     step = max(1, min(step, len(training.steps) + 1))
-    ranks = {(s.left, s.right): i for i, s in enumerate(training.steps[: step - 1])}
+    ranks = _ranks(training, step)
     prefix = training.config.prefix
     if not ranks:
         return [training.initial_split(w) for w in training.words]
@@ -121,7 +128,7 @@ def _merged_occurrences(splits: list[list[str]], counts: tuple[int, ...], a: str
 def words_around(training: Training, step: int, indices: list[int]) -> list[tuple[list[str], list[str]]]:
     """The splits of the words `indices` just before and just after merge `step` (1-based)."""
     prefix = training.config.prefix
-    ranks = {(s.left, s.right): i for i, s in enumerate(training.steps[: step - 1])}
+    ranks = _ranks(training, step)
     merge = training.steps[step - 1]
     out = []
     for i in indices:
