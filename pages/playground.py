@@ -103,31 +103,31 @@ st.subheader("How each word was cut", anchor=False)
 words = enc.words
 
 
-PLAYING = bool(st.session_state.get("trace_playing"))
+PLAYING = bool(st.session_state.get(state.TRACE_PLAYING))
 
 
 @st.fragment(run_every=1.0 if PLAYING else None)
 def word_trace() -> None:
-    if bool(st.session_state.get("trace_playing")) != PLAYING:
+    if bool(st.session_state.get(state.TRACE_PLAYING)) != PLAYING:
         st.rerun()  # start or stop the timer: it is fixed when the fragment is defined
     if not words:
         st.info("No words (only special tokens).")
         return
     n = len(words)
-    if st.session_state.get("trace_playing"):
-        st.session_state["trace_word"] = st.session_state.get("trace_word", 1) % n + 1
-    st.session_state["trace_word"] = max(1, min(st.session_state.get("trace_word", 1), n))
+    if st.session_state.get(state.TRACE_PLAYING):
+        st.session_state[state.TRACE_WORD] = st.session_state.get(state.TRACE_WORD, 1) % n + 1
+    st.session_state[state.TRACE_WORD] = max(1, min(st.session_state.get(state.TRACE_WORD, 1), n))
     c1, c2 = st.columns([6, 1], vertical_alignment="bottom")
     if n > 1:
-        c1.slider("Word", 1, n, key="trace_word")
-    playing = st.session_state.get("trace_playing", False)
+        c1.slider("Word", 1, n, key=state.TRACE_WORD)
+    playing = st.session_state.get(state.TRACE_PLAYING, False)
 
     def toggle() -> None:
-        st.session_state["trace_playing"] = not playing
+        st.session_state[state.TRACE_PLAYING] = not playing
 
     c2.button("Pause" if playing else "Play", icon=":material/pause:" if playing else ":material/play_arrow:",
               on_click=toggle, width="stretch", disabled=n == 1)
-    w = words[st.session_state["trace_word"] - 1]
+    w = words[st.session_state[state.TRACE_WORD] - 1]
     st.markdown(f"#### Word {st.session_state['trace_word']} of {n}: `{w.word}`")
     st.markdown(encodings.word_sentence(w, kind))
     table = encodings.scan_frame(w) if kind == "wordpiece" else encodings.merges_frame(w)

@@ -31,58 +31,58 @@ if n == 0:
     st.warning(f"Nothing to merge: {training.stop_reason}. Change the vocabulary size or the min pair frequency in the sidebar, or pick a bigger corpus.")
     st.stop()
 
-st.session_state["step_value"] = max(1, min(int(st.session_state.get("step_value", 1)), n))
-playing = bool(st.session_state.get("playing")) and st.session_state["step_value"] < n
-st.session_state["playing"] = playing
+st.session_state[state.STEP] = max(1, min(int(st.session_state.get(state.STEP, 1)), n))
+playing = bool(st.session_state.get(state.PLAYING)) and st.session_state[state.STEP] < n
+st.session_state[state.PLAYING] = playing
 
 
 def go(delta: int) -> None:
-    st.session_state["step_value"] = max(1, min(st.session_state["step_value"] + delta, n))
-    st.session_state["playing"] = False
+    st.session_state[state.STEP] = max(1, min(st.session_state[state.STEP] + delta, n))
+    st.session_state[state.PLAYING] = False
 
 
 def slid() -> None:
-    st.session_state["step_value"] = st.session_state["step_slider"]
+    st.session_state[state.STEP] = st.session_state[state.STEP_SLIDER]
 
 
 def toggle_play() -> None:
-    st.session_state["playing"] = not st.session_state.get("playing")
+    st.session_state[state.PLAYING] = not st.session_state.get(state.PLAYING)
 
 
-st.session_state.setdefault("speed", "1 step/s")
-speed_now = st.session_state["speed"]
+st.session_state.setdefault(state.SPEED, "1 step/s")
+speed_now = st.session_state[state.SPEED]
 
 
 @st.fragment(run_every=SPEEDS[speed_now] if playing else None)
 def step_view() -> None:
-    if st.session_state.get("playing"):
-        if st.session_state.get("_play_started"):
-            st.session_state["step_value"] = min(n, st.session_state["step_value"] + 1)
-        st.session_state["_play_started"] = True
-        if st.session_state["step_value"] >= n:
-            st.session_state["playing"] = False
+    if st.session_state.get(state.PLAYING):
+        if st.session_state.get(state.PLAY_STARTED):
+            st.session_state[state.STEP] = min(n, st.session_state[state.STEP] + 1)
+        st.session_state[state.PLAY_STARTED] = True
+        if st.session_state[state.STEP] >= n:
+            st.session_state[state.PLAYING] = False
     else:
-        st.session_state["_play_started"] = False
-    if bool(st.session_state.get("playing")) != playing or (playing and st.session_state.get("speed") != speed_now):
+        st.session_state[state.PLAY_STARTED] = False
+    if bool(st.session_state.get(state.PLAYING)) != playing or (playing and st.session_state.get(state.SPEED) != speed_now):
         st.rerun()  # start, stop or re-time the timer: it is fixed when the fragment is defined
-    step_no = st.session_state["step_value"]
-    st.session_state["step_slider"] = step_no
+    step_no = st.session_state[state.STEP]
+    st.session_state[state.STEP_SLIDER] = step_no
     state.sync_url(settings, step=step_no)
 
     prev, slider, nxt, play, speed = st.columns([1.7, 6, 1.7, 1.7, 2], vertical_alignment="bottom")
     prev.button("Prev", icon=":material/chevron_left:", on_click=go, args=(-1,), disabled=step_no <= 1, width="stretch")
-    slider.slider("Step", 1, max(n, 2) if n > 1 else 2, key="step_slider", on_change=slid, disabled=n == 1)
+    slider.slider("Step", 1, max(n, 2) if n > 1 else 2, key=state.STEP_SLIDER, on_change=slid, disabled=n == 1)
     nxt.button("Next", icon=":material/chevron_right:", icon_position="right", on_click=go, args=(1,), disabled=step_no >= n, width="stretch")
-    play.button("Pause" if st.session_state.get("playing") else "Play", on_click=toggle_play,
-                icon=":material/pause:" if st.session_state.get("playing") else ":material/play_arrow:",
-                disabled=step_no >= n and not st.session_state.get("playing"), width="stretch")
-    speed.selectbox("Speed", list(SPEEDS), key="speed", label_visibility="collapsed")
-    st.toggle("Ask first: hide each merge until you reveal it (for a class)", key="quiz",
+    play.button("Pause" if st.session_state.get(state.PLAYING) else "Play", on_click=toggle_play,
+                icon=":material/pause:" if st.session_state.get(state.PLAYING) else ":material/play_arrow:",
+                disabled=step_no >= n and not st.session_state.get(state.PLAYING), width="stretch")
+    speed.selectbox("Speed", list(SPEEDS), key=state.SPEED, label_visibility="collapsed")
+    st.toggle("Ask first: hide each merge until you reveal it (for a class)", key=state.QUIZ,
               help="Shows the candidates' counts without scores; the class works out the winner, then you reveal it.")
 
     step = training.steps[step_no - 1]
-    table, complete = caches.candidates(key, training, step_no, st.session_state.get("show_all", False))
-    if st.session_state.get("quiz") and st.session_state.get("revealed_step") != step_no:
+    table, complete = caches.candidates(key, training, step_no, st.session_state.get(state.SHOW_ALL, False))
+    if st.session_state.get(state.QUIZ) and st.session_state.get(state.REVEALED_STEP) != step_no:
         st.header(f"Step {step_no} of {n}:  which pair merges next?", anchor=False)
         st.markdown(f"##### {tables.formula(algorithm)}")
         left, right = st.columns([3, 2])
@@ -95,7 +95,7 @@ def step_view() -> None:
             st.caption("The most frequent words as they are split now.")
             st.dataframe(tables.splits_before(training, step_no, 12), hide_index=True, width="stretch")
         st.button("Reveal the merge", icon=":material/visibility:", type="primary",
-                  on_click=lambda: st.session_state.update(revealed_step=step_no))
+                  on_click=lambda: st.session_state.update({state.REVEALED_STEP: step_no}))
         return
     st.header(f"Step {step_no} of {n}:  {step.left} + {step.right} → {step.new_token}", anchor=False)
 
@@ -130,8 +130,8 @@ def step_view() -> None:
     tabs = st.tabs([f"{name} ranking", "BPE view of the same pairs"] if algorithm == "wordpiece"
                    else [f"{name} ranking"])
     with tabs[0]:
-        size = st.segmented_control("Show", ["top 10", "top 25", "all"], default="top 10", key="cand_rows")
-        st.session_state["show_all"] = size == "all"
+        size = st.segmented_control("Show", ["top 10", "top 25", "all"], default="top 10", key=state.CANDIDATE_ROWS)
+        st.session_state[state.SHOW_ALL] = size == "all"
         rows = table if size == "all" else table.head(10 if size == "top 10" else 25)
         st.dataframe(rows, hide_index=True, width="stretch",
                      column_config={"score": st.column_config.NumberColumn(format="%.5g"),
@@ -187,7 +187,7 @@ def step_view() -> None:
                                                            caches.start_tokens_per_word(key, training), training), step_no))
 
 
-state.share_box(settings, step=st.session_state["step_value"])
+state.share_box(settings, step=st.session_state[state.STEP])
 step_view()
 
 st.subheader("Downloads", anchor=False)
