@@ -185,3 +185,19 @@ def test_ask_first_hides_the_merge_until_revealed():
     assert "h + ##u → hu" in at.header[0].value
     next(b for b in at.button if b.label == "Next").click().run()
     assert "which pair merges next?" in at.header[0].value  # the next step is hidden again
+
+
+def test_a_long_training_shows_its_progress_and_stop_cancels_it():
+    """The page does not block while a large training runs: a progress view polls it, with
+    a Stop button; stopping says so and offers to train again."""
+    at = app(corpus="wordfreq-en", algorithm="wordpiece", vocab_size=19_990)
+    assert not at.exception
+    assert len(at.get("progress")) == 1 and "Training WordPiece" in at.get("progress")[0].proto.text
+    stop = next(b for b in at.button if b.label == "Stop")
+    stop.click().run()
+    assert not at.exception and not at.get("progress")
+    assert any("You stopped the WordPiece training" in i.value for i in at.info)
+    again = next(b for b in at.button if b.label == "Train again")
+    again.click().run()
+    assert len(at.get("progress")) == 1  # a new training starts
+    next(b for b in at.button if b.label == "Stop").click().run()

@@ -173,6 +173,38 @@ def test_training_a_bigger_corpus_shows_a_progress_bar(server, page):
     check(page, "train-english-step-6000")
 
 
+def _trainers(server) -> int:
+    """How many training worker processes the server has running now."""
+    import subprocess
+
+    out = subprocess.run(["pgrep", "-P", str(server.proc.pid), "-f", "wordpiece_ui.train_worker"],
+                         capture_output=True, text=True).stdout
+    return len(out.split())
+
+
+def test_stop_ends_a_training_and_says_so(server, page):
+    page.goto(server.url + "/?corpus=wordfreq-en&algorithm=wordpiece&vocab_size=19990&step=1")
+    page.wait_for_selector('[data-testid="stProgress"]', timeout=60_000)
+    page.wait_for_function("() => /[1-9][0-9,]* of/.test(document.querySelector('[data-testid=\"stProgress\"]').innerText)",
+                           timeout=30_000)
+    assert _trainers(server) == 1  # in its own process, not in the server's
+    page.get_by_role("button", name="Stop").first.click()
+    page.get_by_text("You stopped the WordPiece training").first.wait_for(timeout=15_000)
+    assert page.locator('[data-testid="stProgress"]').count() == 0  # no frozen bar left behind
+    page.wait_for_timeout(1000)
+    assert _trainers(server) == 0  # cancelled: nobody else was waiting
+    check(page, "train-stopped")
+    page.get_by_role("button", name="Train again").click()
+    page.wait_for_selector('[data-testid="stProgress"]', timeout=60_000)
+    page.close()  # the tab closes: its progress view stops polling, and the training is cancelled
+    import time
+
+    deadline = time.time() + 15
+    while _trainers(server) and time.time() < deadline:
+        time.sleep(0.3)
+    assert _trainers(server) == 0
+
+
 def test_playground_trace_plays_word_by_word(server, page):
     visit(page, server.url + "/playground?corpus=course-toy&algorithm=bpe&text=hug%20pug%20hugs%20bun",
           "Word 1 of 4")

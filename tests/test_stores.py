@@ -133,7 +133,8 @@ CFG = TrainerConfig(algorithm="wordpiece", vocab_size=40, top_k=5)
 def test_concurrent_requests_for_one_key_run_one_training(inline_work):
     service = TrainingService(BudgetStore(10_000_000), inline_work=inline_work)
     jobs = []
-    threads = [threading.Thread(target=lambda: jobs.append(service.join("k", dict(TOY), CFG))) for _ in range(10)]
+    threads = [threading.Thread(target=lambda i=i: jobs.append(service.join("k", dict(TOY), CFG, f"session {i}")))
+               for i in range(10)]
     for t in threads:
         t.start()
     for t in threads:
@@ -141,48 +142,65 @@ def test_concurrent_requests_for_one_key_run_one_training(inline_work):
     assert service.started == 1
     assert all(j.wait(10) and j.state == "done" for j in jobs)
     assert len({id(j.result) for j in jobs}) == 1  # every session got the one training
-    for j in jobs:
-        service.leave(j)
     assert service.cached("k") is jobs[0].result and jobs[0].result == train(TOY, CFG)
 
 
 def test_a_large_training_runs_in_a_worker_process_and_comes_back_equal():
     service = TrainingService(BudgetStore(100_000_000), inline_work=0)
-    job = service.join("big", dict(TOY), CFG)
+    job = service.join("big", dict(TOY), CFG, "me")
     assert job.wait(60), job.state
-    service.leave(job)
-    assert job.state == "done" and job._process is not None and job._process.exitcode == 0
+    assert job.state == "done" and job._process is not None and job._process.returncode == 0
     assert job.result == train(TOY, CFG)
 
 
-def test_a_training_every_session_left_is_cancelled():
+def _big_job(service, key, vocab_size=12000):
     from wordpiece_ui.corpora import load_sample
 
     counts = dict(load_sample("wordfreq-en", TextSettings("none", "whitespace")).counts)
-    service = TrainingService(BudgetStore(100_000_000), inline_work=0, grace=0.0)
-    big = TrainerConfig(algorithm="wordpiece", vocab_size=9000, top_k=25)
-    a = service.join("slow", counts, big)
-    b = service.join("slow", counts, big)
-    deadline = time.monotonic() + 30
-    while a.state != "running" and time.monotonic() < deadline:
+    return counts, TrainerConfig(algorithm="wordpiece", vocab_size=vocab_size, top_k=25)
+
+
+def _until(condition, seconds=30):
+    deadline = time.monotonic() + seconds
+    while not condition() and time.monotonic() < deadline:
         time.sleep(0.05)
-    service.leave(a)
+    return condition()
+
+
+def test_a_training_every_session_stopped_is_cancelled_at_once():
+    service = TrainingService(BudgetStore(100_000_000), inline_work=0, grace=60)
+    counts, big = _big_job(service, "slow")
+    a = service.join("slow", counts, big, "student a")
+    assert service.join("slow", counts, big, "student b") is a
+    assert _until(lambda: a.state == "running")
+    service.leave(a, "student a")
     time.sleep(0.3)
-    assert a.state == "running"  # one session still waits
-    service.leave(b)
-    assert a.wait(30)
+    assert a.state == "running"  # student b still waits
+    service.leave(a, "student b")
+    assert a.wait(10)
     assert a.state == "cancelled" and a.result is None
-    assert a._process.exitcode is not None and a._process.exitcode != 0  # the worker was ended
-    assert service.cached("slow") is None and service.in_flight() == 0
-    c = service.join("slow", counts, TrainerConfig(algorithm="wordpiece", vocab_size=50, top_k=1))
-    assert c is not a  # a new request starts afresh
-    c.wait(30)
-    service.leave(c)
+    assert a._process.returncode is not None and a._process.returncode != 0  # the worker was ended
+    assert service.cached("slow") is None and service.failure("slow") is None and service.in_flight() == 0
+    c = service.join("slow", counts, TrainerConfig(algorithm="wordpiece", vocab_size=50, top_k=1), "student a")
+    assert c is not a and c.wait(30) and c.state == "done"  # asking again starts afresh
+
+
+def test_a_training_nobody_polls_any_more_is_cancelled_after_the_grace():
+    service = TrainingService(BudgetStore(100_000_000), inline_work=0, grace=0.6)
+    counts, big = _big_job(service, "left", vocab_size=20000)  # several seconds
+    job = service.join("left", counts, big, "student")
+    for _ in range(6):  # the student's progress view polls for a while …
+        time.sleep(0.2)
+        service.touch(job, "student")
+    assert job.state == "running"
+    assert job.wait(10)  # … then the tab is closed
+    assert job.state == "cancelled"
 
 
 def test_a_failed_training_says_why():
     service = TrainingService(BudgetStore(10_000_000))
-    job = service.join("bad", {"": 1}, CFG)
+    job = service.join("bad", {"": 1}, CFG, "me")
     assert job.wait(10)
-    service.leave(job)
     assert job.state == "failed" and "no words" in job.error
+    again = service.join("bad", {"": 1}, CFG, "someone else")  # remembered, not tried again
+    assert again.state == "failed" and again.error == job.error and service.started == 1

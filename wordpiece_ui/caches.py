@@ -26,7 +26,7 @@ from wordpiece_core.trace import TrainerConfig, Training
 
 from . import charts, state, tables
 from .corpora import MAX_UPLOAD_MB, WordCounts, load_paste, load_sample, load_upload, samples
-from .jobs import Job, TrainingService, estimated_bytes
+from .jobs import TrainingService, estimated_bytes
 from .settings import MAX_VOCAB, Settings, defaults_for
 from .stores import BudgetStore, budget_from_env
 
@@ -113,9 +113,27 @@ def _label(config: TrainerConfig) -> str:
     return state.ALGORITHM_LABELS[config.algorithm] + (" with ##" if config.algorithm == "bpe" and config.prefix else "")
 
 
+WAIT_SECONDS = 1.0  # a training that ends this soon is shown without a progress view
+POLL_SECONDS = 0.5  # how often a waiting session's progress view polls its training
+
+
+def _session_id() -> str:
+    """This session's name for the training service (a waiting session polls under it)."""
+    if state.SESSION_ID not in st.session_state:
+        import uuid
+
+        st.session_state[state.SESSION_ID] = uuid.uuid4().hex
+    return st.session_state[state.SESSION_ID]
+
+
 def training(settings: Settings, counts: WordCounts, algorithm: str | None = None,
              prefix: str | None = None) -> Training | None:
-    """The training for these settings: from the store, or trained now (or joined) with a progress bar."""
+    """The training for these settings: from the store, or trained now (or joined) with a progress view.
+
+    None means there is nothing to show yet (the progress view, a message or an error was
+    drawn instead): the page should stop. When the training ends, the progress view
+    reruns the page.
+    """
     config = config_for(settings, algorithm, prefix)
     store, service = shared()
     key = training_key(counts, config)
@@ -123,10 +141,16 @@ def training(settings: Settings, counts: WordCounts, algorithm: str | None = Non
     if done is not None:
         return done
     name = _label(config)
-    stopped = st.session_state.pop(state.TRAINING_STOPPED, None)
-    if stopped == key:
-        st.info(f"You stopped the {name} training before it finished; it was cancelled (unless another session "
-                "still wanted it). It starts again now.", icon=":material/stop_circle:")
+    failed = service.failure(key)
+    if failed is not None:
+        st.error(f"Cannot train: {failed}")
+        return None
+    stopped = st.session_state.setdefault(state.TRAINING_STOPPED, set())
+    if key in stopped:
+        st.info(f"You stopped the {name} training before it finished, so it was cancelled "
+                "(unless other sessions on this server were waiting for it too).", icon=":material/stop_circle:")
+        st.button("Train again", icon=":material/replay:", on_click=stopped.discard, args=(key,), key=f"again {key}")
+        return None
     avg = max(1, sum(len(w) for w, _ in counts.counts[:1000]) // max(1, min(1000, counts.types)))
     need = estimated_bytes(counts.types, avg, config)
     if need > store.budget:
@@ -134,32 +158,43 @@ def training(settings: Settings, counts: WordCounts, algorithm: str | None = Non
                  f"trainings ({store.budget / 1e6:,.0f} MB). Lower the vocabulary size (at most {MAX_VOCAB:,}) "
                  "or use a smaller corpus.")
         return None
-    job = service.join(key, dict(counts.counts), config)
-    try:
-        _wait_with_progress(job, name)
-    except BaseException as exc:  # Stop, the tab closed, or a rerun: let go of the job
-        if type(exc).__name__ == "StopException" and not job.finished.is_set():
-            st.session_state[state.TRAINING_STOPPED] = key  # said on this session's next run
-        raise
-    finally:
-        service.leave(job)
-    if job.result is None:
-        st.error(f"Cannot train: {job.error}")
-    return job.result
+    job = service.join(key, dict(counts.counts), config, _session_id())
+    if job.wait(WAIT_SECONDS):
+        if job.result is None:
+            st.error(f"Cannot train: {job.error}")
+        return job.result
+    _progress_view(key, name)
+    return None
 
 
-def _wait_with_progress(job: Job, name: str) -> None:
-    """Draw the shared job's progress until it ends. Each redraw is where Streamlit can stop this run."""
-    if job.wait(0.05):
-        return
-    bar = st.progress(0.0, text=f"Training {name}…")
-    while not job.wait(0.15):
+def _stop(key: str) -> None:
+    job = shared()[1].job(key)
+    if job is not None:
+        shared()[1].leave(job, _session_id())
+    st.session_state.setdefault(state.TRAINING_STOPPED, set()).add(key)
+
+
+def _progress_view(key: str, name: str) -> None:
+    """The training's progress, polled every POLL_SECONDS; the page reruns when it ends."""
+
+    @st.fragment(run_every=POLL_SECONDS)
+    def progress() -> None:
+        service = shared()[1]
+        job = service.job(key)
+        if job is None or job.finished.is_set():
+            st.rerun()  # the whole page, now with the training (or its error)
+        service.touch(job, _session_id())
         if job.state == "queued":
             text = f"Training {name}: waiting for another training on this server to finish…"
         else:
             text = f"Training {name}: {job.done_steps:,} of {job.total_steps:,} merges"
-        bar.progress(min(1.0, job.fraction), text=text)  # also where Streamlit can stop this run
-    bar.empty()
+        bar, stop = st.columns([6, 1], vertical_alignment="bottom")
+        bar.progress(min(1.0, job.fraction), text=text)
+        stop.button("Stop", icon=":material/stop_circle:", on_click=_stop, args=(key,), key=f"stop {key}",
+                    help="Stop waiting; the training is cancelled unless other sessions wait for it too.",
+                    width="stretch")
+
+    progress()
 
 
 def trained_pair(settings: Settings, counts: WordCounts, hf_variant: bool = False) -> dict[str, tuple[str, Training]]:

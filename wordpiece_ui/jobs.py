@@ -5,12 +5,15 @@ A training of thousands of merges holds that interpreter for seconds, so:
 
 - **One training per key.** When several sessions ask for the same training
   (same corpus digest and trainer settings), the first starts it and the others
-  join it: they wait on the same job and read the same progress. A job that
-  every waiting session has left (closed the tab, pressed Stop, moved on) is
-  cancelled after a short grace period, so a rerun that leaves and re-joins at
-  once does not kill it.
+  join it: they wait on the same job and read the same progress. A waiting
+  session says so by polling the job (`touch`, a heartbeat from its progress
+  view). A job that every waiting session has left, by its Stop button (`leave`)
+  or by no longer polling (closed the tab, moved on), is cancelled: at once after
+  the last Stop, `GRACE_SECONDS` after the last heartbeat otherwise.
+- A training that fails (e.g. nothing to merge) is remembered as failed, so the
+  sessions that ask again get the message instead of a new attempt.
 - **Large trainings in a worker process.** A job above `INLINE_WORK` runs in a
-  child process (started from a small, clean fork server) and ships back the
+  child process (`python -m wordpiece_ui.train_worker`) and ships back the
   compact trace (a few MB of arrays, pickled in milliseconds), so the server's
   interpreter stays free for everybody else's clicks. At most `workers` children
   train at once (one on a 2-core machine, leaving a core to serve the class); the
@@ -21,8 +24,10 @@ A training of thousands of merges holds that interpreter for seconds, so:
 
 from __future__ import annotations
 
-import multiprocessing
 import os
+import pickle
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Hashable
@@ -35,8 +40,10 @@ from wordpiece_core.trace import TrainerConfig, Training
 
 from .stores import BudgetStore
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
 INLINE_WORK = 2_000_000  # distinct words × merges asked: at or below, train in the calling thread
-GRACE_SECONDS = 3.0  # how long a job nobody waits for lives on (a rerun leaves and re-joins)
+GRACE_SECONDS = 4.0  # a job no session has polled for this long is cancelled (sessions poll every 0.5 s)
 BYTES_PER_STEP = 120  # compact trace: the step's columns and its touched words, about
 BYTES_PER_CANDIDATE = 30  # seven 32-bit columns and a little
 
@@ -59,7 +66,7 @@ class Job:
     total_steps: int = 0
     result: Training | None = None
     error: str | None = None
-    waiters: int = 0
+    seen: dict[Hashable, float] = field(default_factory=dict)  # waiting session → its last heartbeat
     started: float = field(default_factory=time.monotonic)
     finished: threading.Event = field(default_factory=threading.Event)
     cancel_requested: bool = False
@@ -71,26 +78,6 @@ class Job:
 
     def wait(self, timeout: float) -> bool:
         return self.finished.wait(timeout)
-
-
-def _train_in_child(conn: Any, counts: dict[str, int], config: TrainerConfig) -> None:
-    """A worker process: train, report progress at each percent, send back the training or the error."""
-    shown = [-1]
-
-    def progress(done: int, total: int) -> None:
-        percent = 100 * done // max(1, total)
-        if percent != shown[0]:
-            shown[0] = percent
-            conn.send(("progress", done, total))
-
-    try:
-        conn.send(("done", train(counts, config, progress)))
-    except WordPieceError as exc:
-        conn.send(("failed", str(exc)))
-    except MemoryError:
-        conn.send(("failed", "training ran out of memory; lower the vocabulary size or use a smaller corpus"))
-    finally:
-        conn.close()
 
 
 class TrainingService:
@@ -105,54 +92,88 @@ class TrainingService:
         self._lock = threading.Lock()
         self._jobs: dict[Hashable, Job] = {}
         self._slots = threading.Semaphore(self.workers)
-        self._context: Any = None
+        self._reaper: threading.Thread | None = None
         self.started = 0  # trainings actually run (for tests and the benchmark)
 
     # ----- what a session calls ---------------------------------------------------------
     def cached(self, key: Hashable) -> Training | None:
         return self.store.get(("training", key))
 
-    def join(self, key: Hashable, counts: dict[str, int], config: TrainerConfig) -> Job:
-        """The job for `key`: the one in flight, or a new one. The caller must `leave` it when done waiting."""
+    def failure(self, key: Hashable) -> str | None:
+        """Why the training for `key` failed, if it did (failures are remembered, cancellations not)."""
+        return self.store.get(("failed", key))
+
+    def job(self, key: Hashable) -> Job | None:
+        """The job in flight for `key`, if any."""
+        with self._lock:
+            return self._jobs.get(key)
+
+    def join(self, key: Hashable, counts: dict[str, int], config: TrainerConfig, waiter: Hashable) -> Job:
+        """The job for `key`: the one in flight, a finished one, or a new one; `waiter` now waits for it."""
         with self._lock:
             job = self._jobs.get(key)
-            done = self.store.get(("training", key)) if job is None else None
-            if done is not None:  # it finished between the caller's look in the store and now
-                job = Job(key, config, state="done", result=done)
-                job.finished.set()
-                job.waiters += 1
-                return job
-            if job is None or job.state in ("cancelled", "failed"):
+            if job is None:
+                done, failed = self.store.get(("training", key)), self.store.get(("failed", key))
+                if done is not None or failed is not None:  # it ended since the caller looked
+                    job = Job(key, config, state="done" if done is not None else "failed", result=done, error=failed)
+                    job.finished.set()
+                    return job
                 job = self._jobs[key] = Job(key, config, total_steps=config.vocab_size)
                 self.started += 1
                 start = True
             else:
                 start = False
-            job.waiters += 1
+            job.seen[waiter] = time.monotonic()
         if start:
             inline = len(counts) * config.vocab_size <= self.inline_work
             run = self._run_inline if inline else self._run_in_worker
             threading.Thread(target=self._run, args=(run, job, counts), daemon=True, name="training").start()
+            self._start_reaper()
         return job
 
-    def leave(self, job: Job) -> None:
-        """A session stops waiting for `job`; when nobody waits any more it is cancelled (after the grace)."""
+    def touch(self, job: Job, waiter: Hashable) -> None:
+        """`waiter` still waits for `job` (its progress view polled)."""
         with self._lock:
-            job.waiters -= 1
-            if job.waiters > 0 or job.finished.is_set():
-                return
-        timer = threading.Timer(self.grace, self._cancel_if_abandoned, args=(job,))
-        timer.daemon = True
-        timer.start()
+            job.seen[waiter] = time.monotonic()
+
+    def leave(self, job: Job, waiter: Hashable) -> None:
+        """`waiter` stops waiting (pressed Stop); when nobody else waits, the job is cancelled now."""
+        with self._lock:
+            job.seen.pop(waiter, None)
+            abandoned = not job.seen and not job.finished.is_set()
+        if abandoned:
+            self._cancel(job)
 
     def in_flight(self) -> int:
         with self._lock:
             return sum(1 for j in self._jobs.values() if not j.finished.is_set())
 
     # ----- running ------------------------------------------------------------------------
-    def _cancel_if_abandoned(self, job: Job) -> None:
+    def _start_reaper(self) -> None:
         with self._lock:
-            if job.waiters > 0 or job.finished.is_set():
+            if self._reaper is not None and self._reaper.is_alive():
+                return
+            self._reaper = threading.Thread(target=self._reap, daemon=True, name="training reaper")
+            self._reaper.start()
+
+    def _reap(self) -> None:
+        """Cancel the jobs whose sessions have all stopped polling; end when no job is in flight."""
+        while True:
+            time.sleep(min(1.0, self.grace / 2) or 0.05)
+            now = time.monotonic()
+            with self._lock:
+                jobs = list(self._jobs.values())
+                if not jobs:
+                    self._reaper = None
+                    return
+                stale = [j for j in jobs if not j.finished.is_set()
+                         and all(now - t > self.grace for t in j.seen.values())]
+            for job in stale:
+                self._cancel(job)
+
+    def _cancel(self, job: Job) -> None:
+        with self._lock:
+            if job.finished.is_set():
                 return
             job.cancel_requested = True
             process = job._process
@@ -162,6 +183,8 @@ class TrainingService:
     def _finish(self, job: Job, state: str, result: Training | None = None, error: str | None = None) -> None:
         if result is not None:
             self.store.put(("training", job.key), result)
+        elif state == "failed" and error:
+            self.store.put(("failed", job.key), error)
         with self._lock:
             job.state, job.result, job.error = state, result, error
             if self._jobs.get(job.key) is job:
@@ -189,49 +212,49 @@ class TrainingService:
         except MemoryError:
             self._finish(job, "failed", error="training ran out of memory; lower the vocabulary size or use a smaller corpus")
 
-    def _worker_context(self) -> Any:
-        if self._context is None:
-            ctx = multiprocessing.get_context("forkserver")
-            # the fork server imports the engine once; each worker is a fork of it
-            ctx.set_forkserver_preload(["wordpiece_core.merging", "wordpiece_ui.jobs"])
-            self._context = ctx
-        return self._context
-
     def _run_in_worker(self, job: Job, counts: dict[str, int]) -> None:
         with self._slots:  # at most `workers` trainings at once; the rest wait here, queued
-            if job.cancel_requested:
-                self._finish(job, "cancelled", error="cancelled: nobody was waiting for it")
-                return
-            ctx = self._worker_context()
-            receive, send = ctx.Pipe(duplex=False)
-            process = ctx.Process(target=_train_in_child, args=(send, counts, job.config), daemon=True)
             with self._lock:
-                cancelled = job.cancel_requested
-                if not cancelled:
-                    process.start()
-                    job._process = process
+                if job.cancel_requested:
+                    process = None
+                else:
+                    process = job._process = subprocess.Popen(
+                        [sys.executable, "-m", "wordpiece_ui.train_worker"], cwd=ROOT, env=_worker_env(),
+                        stdin=subprocess.PIPE, stdout=subprocess.PIPE)
                     job.state = "running"
-            send.close()
-            if cancelled:
-                receive.close()
+            if process is None:
                 self._finish(job, "cancelled", error="cancelled: nobody was waiting for it")
                 return
             outcome: tuple[str, Any] = ("failed", "the training process ended without an answer")
             try:
+                assert process.stdin is not None and process.stdout is not None
+                with process.stdin:
+                    pickle.dump((counts, job.config), process.stdin, protocol=pickle.HIGHEST_PROTOCOL)
                 while True:
-                    message = receive.recv()
+                    message = pickle.load(process.stdout)
                     if message[0] == "progress":
                         job.done_steps, job.total_steps = message[1], message[2]
                     else:
                         outcome = message
                         break
-            except (EOFError, OSError):
+            except (EOFError, OSError, pickle.UnpicklingError):
                 if job.cancel_requested:
                     outcome = ("cancelled", "cancelled: nobody was waiting for it")
             finally:
-                receive.close()
-                process.join(timeout=5)
+                if process.stdout is not None:
+                    process.stdout.close()
+                try:
+                    process.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
         if outcome[0] == "done":
             self._finish(job, "done", result=outcome[1])
         else:
             self._finish(job, outcome[0], error=outcome[1])
+
+
+def _worker_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    return env

@@ -38,7 +38,8 @@ SHOW_ALL = "show_all"  # the full candidate table was asked for
 CANDIDATE_ROWS = "cand_rows"
 PASTE_TEXT = "paste_text"
 UPLOAD_FILE = "upload_file"
-TRAINING_STOPPED = "training_stopped"  # a training this session left before it finished
+TRAINING_STOPPED = "training_stopped"  # the trainings this session stopped before they finished
+SESSION_ID = "session_id"  # this session's name for the training service
 TRACE_WORD = "trace_word"  # the playground's word-by-word trace
 TRACE_PLAYING = "trace_playing"
 

@@ -1,0 +1,46 @@
+"""A training in its own process: `python -m wordpiece_ui.train_worker` (started by jobs.py).
+
+Reads one pickled (word counts, TrainerConfig) from standard input, trains, and writes
+pickled messages to standard output: ("progress", done, total) at each percent, then
+("done", Training) or ("failed", message). The server's interpreter keeps serving the
+class meanwhile; ending this process cancels the training.
+
+A plain subprocess, not multiprocessing: Streamlit runs the app script as `__main__`, and
+multiprocessing's spawn and forkserver start methods would import it again in the child.
+"""
+
+from __future__ import annotations
+
+import pickle
+import sys
+
+
+def main() -> None:
+    from wordpiece_core.errors import WordPieceError
+    from wordpiece_core.merging import train
+
+    out = sys.stdout.buffer
+    counts, config = pickle.load(sys.stdin.buffer)
+
+    def send(message: tuple) -> None:
+        pickle.dump(message, out, protocol=pickle.HIGHEST_PROTOCOL)
+        out.flush()
+
+    shown = [-1]
+
+    def progress(done: int, total: int) -> None:
+        percent = 100 * done // max(1, total)
+        if percent != shown[0]:
+            shown[0] = percent
+            send(("progress", done, total))
+
+    try:
+        send(("done", train(counts, config, progress)))
+    except WordPieceError as exc:
+        send(("failed", str(exc)))
+    except MemoryError:
+        send(("failed", "training ran out of memory; lower the vocabulary size or use a smaller corpus"))
+
+
+if __name__ == "__main__":
+    main()
