@@ -276,7 +276,9 @@ def download_file(training: Training, normalizer: str, pre_tokenizer: str, name:
         return "".join(line + "\n" for line in formats.trace_lines(training))
     if name == "vocab.txt":
         return "".join(t + "\n" for t in training.vocab)
-    return formats.output_files(training, normalizer, pre_tokenizer)[name]
+    if name == "tokenizer.json":
+        return formats.pretty_json(formats.tokenizer_json(training, normalizer, pre_tokenizer))
+    raise ValueError(f"no download named {name!r}")
 
 
 # ---------------------------------------------------------------- other pages
