@@ -158,3 +158,80 @@ def test_help_documents_defaults():
     assert proc.returncode == 0
     for word in ["--word-counts", "--special-tokens", "--tie-break", "--min-frequency", "default"]:
         assert word in proc.stdout
+
+
+# ----- the output folder (issue 11) --------------------------------------------------------
+
+
+def test_a_folder_that_cannot_be_written_is_refused_before_training(tmp_path, course_txt):
+    proc = run("train", str(course_txt), "--algorithm", "wordpiece", "--vocab-size", "60", "--out", "/proc/wordpiece-out")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("error: --out /proc/wordpiece-out cannot be written")
+    readonly = tmp_path / "readonly"
+    readonly.mkdir()
+    readonly.chmod(0o555)
+    if os.access(readonly, os.W_OK):  # root ignores permissions: a read-only bind is not available everywhere
+        pytest.skip("running as root: permissions do not stop writes here")
+    proc = run("train", str(course_txt), "--algorithm", "wordpiece", "--vocab-size", "60", "--out", str(readonly / "x"))
+    assert proc.returncode == 2 and "cannot be written" in proc.stderr
+
+
+def test_a_second_training_leaves_only_its_own_files(tmp_path, toy_tsv):
+    out = tmp_path / "out"
+    assert run("train", "--word-counts", str(toy_tsv), "--algorithm", "bpe", "--vocab-size", "20", "--out", str(out)).returncode == 0
+    assert {"merges.txt", "vocab.json"} <= set(os.listdir(out))
+    (out / "notes.md").write_text("mine")  # not ours: kept
+    assert run("train", "--word-counts", str(toy_tsv), "--algorithm", "wordpiece", "--vocab-size", "20",
+               "--out", str(out)).returncode == 0
+    assert sorted(os.listdir(out)) == ["notes.md", "tokenizer.json", "trace.jsonl", "training.json", "vocab.txt"]
+
+
+def test_the_files_are_staged_inside_the_output_folder(tmp_path, toy_tsv, monkeypatch):
+    """Staged inside --out itself, so a mount point as --out never sees a cross-device rename."""
+    from wordpiece_core import formats
+
+    out = tmp_path / "out"
+    folder = formats.OutputFolder(str(out))
+    folder.prepare()
+    assert os.path.dirname(folder.staging) == str(out)
+    renames = []
+    real = os.replace
+    monkeypatch.setattr(formats.os, "replace", lambda a, b: (renames.append((a, b)), real(a, b)))
+    folder.write({"vocab.txt": "a\n"})
+    assert renames and all(os.path.dirname(os.path.dirname(a)) == str(out) for a, _ in renames)
+    assert os.listdir(out) == ["vocab.txt"]  # no staging folder left
+
+
+def test_sigterm_while_training_leaves_nothing_behind(tmp_path):
+    import signal
+    import time
+
+    from wordpiece_core.sampling import sample_lines
+
+    big = tmp_path / "big.txt"
+    big.write_text("\n".join(sample_lines("en", 120_000, top_n=20_000, seed=3)) + "\n", encoding="utf-8")
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "wordpiece_core", "train", str(big), "--algorithm", "wordpiece",
+                             "--vocab-size", "40000", "--out", str(out)], stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": ROOT})
+    deadline = time.time() + 30
+    while not (out.exists() and any(p.startswith(".wordpiece-") for p in os.listdir(out))) and time.time() < deadline:
+        time.sleep(0.05)
+    assert out.exists()  # the staging folder is made before training
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + signal.SIGTERM, err
+    assert "terminated; nothing was written" in err and "Traceback" not in err
+    assert not out.exists()  # made by this run and never filled: removed with its staging folder
+
+
+def test_dash_reads_the_corpus_from_standard_input(tmp_path):
+    out = tmp_path / "out"
+    proc = subprocess.run([sys.executable, "-m", "wordpiece_core", "train", "-", "--algorithm", "wordpiece",
+                           "--vocab-size", "20", "--out", str(out)],
+                          input="hug hug pug pun bun hugs\n" * 3, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": ROOT})
+    assert proc.returncode == 0, proc.stderr
+    steps = [json.loads(line) for line in (out / "trace.jsonl").read_text().splitlines()]
+    assert (steps[0]["left"], steps[0]["right"]) == ("##g", "##s")

@@ -133,7 +133,7 @@ class _ProgressBar:
 
 def run_train(args: argparse.Namespace) -> int:
     from .corpus import TextSettings, load_word_counts
-    from .formats import check_output_dir, output_files, write_outputs
+    from .formats import OutputFolder, output_files
     from .merging import train
     from .trace import TrainerConfig
 
@@ -141,7 +141,20 @@ def run_train(args: argparse.Namespace) -> int:
         raise WordPieceError("give at least one corpus file or --word-counts FILE")
     if args.continuing_prefix is not None and args.algorithm != "bpe":
         raise WordPieceError("--continuing-prefix is for bpe; WordPiece always uses ##")
-    check_output_dir(args.out)
+    out = OutputFolder(args.out)
+    out.prepare()  # before any work: a folder that cannot be written is said now
+    try:
+        return _train_into(args, out)
+    finally:
+        out.close()
+
+
+def _train_into(args: argparse.Namespace, out) -> int:
+    from .corpus import TextSettings, load_word_counts
+    from .formats import output_files
+    from .merging import train
+    from .trace import TrainerConfig
+
     specials_text = args.special_tokens
     if specials_text is None:
         key = args.algorithm
@@ -172,7 +185,7 @@ def run_train(args: argparse.Namespace) -> int:
     training = train(counts, config, bar)
     if bar is not None:
         bar.close()
-    write_outputs(args.out, output_files(training, args.normalizer, args.pre_tokenizer, args.add_prefix_space))
+    out.write(output_files(training, args.normalizer, args.pre_tokenizer, args.add_prefix_space))
     size = len(training.vocab)
     if not args.quiet:
         print(
@@ -187,11 +200,27 @@ def run_train(args: argparse.Namespace) -> int:
     return 0
 
 
+class Terminated(Exception):
+    """SIGTERM arrived: unwind (removing staging folders) and exit."""
+
+
+def _on_sigterm(signum, frame) -> None:
+    raise Terminated()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         return args.func(args)
+    except Terminated:
+        print("terminated; nothing was written", file=sys.stderr)
+        return 128 + signal.SIGTERM
     except WordPieceError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_INPUT

@@ -193,7 +193,12 @@ def split_lines(text: str) -> list[str]:
     return [line[:-1] if line.endswith("\r") else line for line in lines]
 
 
+STDIN = "-"  # as a corpus path: standard input, as command-line tools read it
+
+
 def _check_file(path: str) -> None:
+    if path == STDIN:
+        return
     if not os.path.exists(path):
         raise WordPieceError(f"{path}: no such file")
     if os.path.isdir(path):
@@ -202,6 +207,10 @@ def _check_file(path: str) -> None:
 
 def read_file_bytes(path: str) -> bytes:
     _check_file(path)
+    if path == STDIN:
+        import sys
+
+        return sys.stdin.buffer.read()
     try:
         with open(path, "rb") as fh:
             return fh.read()
@@ -259,7 +268,7 @@ def load_word_counts(
     for path in corpus_paths:
         _check_file(path)
         found = None
-        if workers > 1 and hasattr(os, "fork") and os.path.getsize(path) >= _PARALLEL_MIN_BYTES:
+        if path != STDIN and workers > 1 and hasattr(os, "fork") and os.path.getsize(path) >= _PARALLEL_MIN_BYTES:
             found = _count_file_forked(path, settings)
         if found is None:
             found = count_text(read_text_file(path), settings)

@@ -296,7 +296,79 @@ def output_files(training: Training, normalizer: str, pre_tokenizer: str, add_pr
     return files
 
 
+OUTPUT_NAMES = ("tokenizer.json", "vocab.txt", "trace.jsonl", "training.json", "merges.txt", "vocab.json")
+
+
+class OutputFolder:
+    """Where a training's files go: checked and prepared before training, filled all at once.
+
+    `prepare()` runs before the training: it creates `--out` if needed and a staging folder
+    inside it (so the final renames never cross file systems, even when `--out` is a mount
+    point), so a folder that cannot be written is reported before any work is done.
+    `write()` writes every file into the staging folder, then moves them into place and
+    removes the files of an earlier training that this one does not write (the folder then
+    holds exactly one training's files). `close()` (also on errors and on SIGTERM, through
+    the command line's handler) removes the staging folder, and `--out` itself if it was
+    created here and never filled.
+    """
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.staging: str | None = None
+        self.created = False
+        self.filled = False
+
+    def prepare(self) -> None:
+        path = self.path
+        if os.path.exists(path) and not os.path.isdir(path):
+            raise WordPieceError(f"--out {path} is an existing file; give a directory")
+        parent = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(parent):
+            raise WordPieceError(f"--out {path}: the folder {parent} does not exist")
+        try:
+            if not os.path.isdir(path):
+                os.mkdir(path)
+                self.created = True
+            self.staging = tempfile.mkdtemp(prefix=".wordpiece-", dir=path)
+        except OSError as exc:
+            self.close()
+            raise WordPieceError(f"--out {path} cannot be written: {exc.strerror or exc}") from None
+
+    def write(self, files: dict[str, str]) -> list[str]:
+        if self.staging is None:
+            self.prepare()
+        assert self.staging is not None
+        try:
+            for name, content in files.items():
+                with open(os.path.join(self.staging, name), "w", encoding="utf-8", newline="\n") as fh:
+                    fh.write(content)
+            for name in files:
+                os.replace(os.path.join(self.staging, name), os.path.join(self.path, name))
+            self.filled = True
+            for name in OUTPUT_NAMES:  # an earlier training's files that this one does not write
+                old = os.path.join(self.path, name)
+                if name not in files and os.path.isfile(old):
+                    os.remove(old)
+        except OSError as exc:
+            raise WordPieceError(f"could not write into {self.path}: {exc.strerror or exc}") from None
+        finally:
+            self.close()
+        return [os.path.join(self.path, name) for name in files]
+
+    def close(self) -> None:
+        if self.staging is not None:
+            shutil.rmtree(self.staging, ignore_errors=True)
+            self.staging = None
+        if self.created and not self.filled:
+            try:
+                os.rmdir(self.path)
+            except OSError:
+                pass
+            self.created = False
+
+
 def check_output_dir(path: str) -> None:
+    """Refuse an --out that is a file or whose parent folder is missing (nothing is created)."""
     if os.path.exists(path) and not os.path.isdir(path):
         raise WordPieceError(f"--out {path} is an existing file; give a directory")
     parent = os.path.dirname(os.path.abspath(path))
@@ -306,21 +378,7 @@ def check_output_dir(path: str) -> None:
 
 def write_outputs(path: str, files: dict[str, str]) -> list[str]:
     """Write all files into `path` (created if needed), all or nothing."""
-    check_output_dir(path)
-    parent = os.path.dirname(os.path.abspath(path))
-    staging = tempfile.mkdtemp(prefix=".wordpiece-", dir=parent)
-    try:
-        for name, content in files.items():
-            with open(os.path.join(staging, name), "w", encoding="utf-8", newline="\n") as fh:
-                fh.write(content)
-        os.makedirs(path, exist_ok=True)
-        for name in files:
-            os.replace(os.path.join(staging, name), os.path.join(path, name))
-    except OSError as exc:
-        raise WordPieceError(f"could not write into {path}: {exc.strerror}") from None
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return [os.path.join(path, name) for name in files]
+    return OutputFolder(path).write(files)
 
 
 # ----- reading ------------------------------------------------------------------------
