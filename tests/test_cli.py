@@ -235,3 +235,12 @@ def test_dash_reads_the_corpus_from_standard_input(tmp_path):
     assert proc.returncode == 0, proc.stderr
     steps = [json.loads(line) for line in (out / "trace.jsonl").read_text().splitlines()]
     assert (steps[0]["left"], steps[0]["right"]) == ("##g", "##s")
+
+
+@pytest.mark.parametrize("count", ["1" + "0" * 30, "1" + "0" * 400])
+def test_counts_too_large_are_refused_with_the_limit(tmp_path, count):
+    tsv = tmp_path / "huge.tsv"
+    tsv.write_text(f"hug\t{count}\npug\t5\n", encoding="utf-8")
+    proc, out = train(tmp_path, "--word-counts", str(tsv), "--algorithm", "wordpiece", "--vocab-size", "20")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "9,223,372,036,854,775,807 (2^63 − 1)" in proc.stderr and not out.exists()

@@ -70,14 +70,26 @@ def test_pickles_to_an_equal_training():
     assert back == t and list(back.steps) == list(t.steps)
 
 
-def test_counts_too_large_for_machine_integers_are_kept_exactly():
+def test_counts_that_do_not_fit_machine_integers_stay_exact_in_a_column():
     assert int_column([1, 2]).itemsize == 4
     assert int_column([1, 2**40]).itemsize == 8
     assert int_column([1, 10**30]) == (1, 10**30)
-    t = train({"hug": 10**30, "pug": 5}, TrainerConfig(algorithm="wordpiece", vocab_size=12, top_k=2))
+
+
+def test_the_largest_counts_a_training_takes():
+    from wordpiece_core.errors import WordPieceError
+    from wordpiece_core.merging import MAX_TOTAL
+
+    t = train({"hug": MAX_TOTAL // 8, "pug": 5}, TrainerConfig(algorithm="wordpiece", vocab_size=12, top_k=2))
     s = t.steps[0]
-    assert s.pair_count == 10**30 and s.right_count == 10**30 + 5
-    assert s.score == Fraction(10**30, 10**30 * (10**30 + 5)) and t.steps.column("pair_count")[0] == 10**30
+    assert s.score == Fraction(s.pair_count, s.left_count * s.right_count)
+    for count in (10**30, 10**400):
+        try:
+            train({"hug": count}, TrainerConfig(algorithm="wordpiece", vocab_size=12))
+        except WordPieceError as exc:
+            assert "9,223,372,036,854,775,807 (2^63 − 1)" in str(exc) and "'hug'" in str(exc)
+        else:
+            raise AssertionError("too large a count was accepted")
 
 
 def _tracked_objects_reachable(root) -> int:

@@ -95,6 +95,28 @@ def initial_alphabet(words: Iterable[str], config: TrainerConfig) -> list[str]:
     return sorted(s for s in symbols if s not in specials)
 
 
+MAX_TOTAL = 2**63 - 1  # tokens in the corpus, weighted: every count then fits a 64-bit integer
+
+
+def check_total(word_counts: Mapping[str, int]) -> None:
+    """Refuse counts so large that the corpus holds more than MAX_TOTAL tokens.
+
+    Scores are chosen with floats and checked exactly with fractions, and tables hold
+    64-bit integers; beyond this the floats lose the counts' order of magnitude.
+    """
+    total = 0
+    for word, count in word_counts.items():
+        total += count * len(word)
+        if total > MAX_TOTAL:
+            digits = len(str(count))
+            shown = f"{count:,}" if digits <= 20 else f"about 10^{digits - 1}"
+            raise WordPieceError(
+                f"the word counts are too large: the corpus would hold more than {MAX_TOTAL:,} (2^63 − 1) "
+                f"characters in all (the word {word[:40]!r} has a count of {shown}); divide the counts "
+                "by a common factor")
+    return None
+
+
 def validate_config(config: TrainerConfig) -> None:
     if config.algorithm not in ("wordpiece", "bpe"):
         raise WordPieceError(f"unknown algorithm {config.algorithm!r}: choose wordpiece or bpe")
@@ -126,6 +148,7 @@ def train(
                 merged[word] = merged.get(word, 0) + count
     if not merged:
         raise WordPieceError("the corpus has no words to train on (it is empty or only whitespace)")
+    check_total(merged)
     # The engine makes millions of small objects and no reference cycles: the
     # cyclic collector would only walk them over and over (about 5% of the time).
     collecting = gc.isenabled()
