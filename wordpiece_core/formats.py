@@ -24,6 +24,7 @@ from math import gcd
 from typing import Any
 
 from .errors import WordPieceError
+from .tokenizer_schema import validate_tokenizer_doc
 from .trace import TIE_RULES, MergeStep, Training, loglik_change, merge_token
 
 UNK = "[UNK]"
@@ -461,13 +462,30 @@ def _template_from(spec: dict | None, name: str):
     raise _unsupported("post-processor", kind, name)
 
 
+def _is_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
+def parse_json(text: str, name: str) -> Any:
+    """JSON text → Python, with a sentence for each way it can fail."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise WordPieceError(f"{name} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    except RecursionError:
+        raise WordPieceError(f"{name} is nested too deeply to be a tokenizer file") from None
+
+
 def tokenizer_from_json(doc: dict, name: str):
     """Build a `Tokenizer` from a tokenizer.json document."""
     from .models import BPEModel, WordPieceModel
     from .pipeline import Tokenizer
 
-    if not isinstance(doc, dict) or not isinstance(doc.get("model"), dict):
-        raise WordPieceError(f"{name} is not a tokenizer.json file (no model section)")
+    validate_tokenizer_doc(doc, name)
     model_spec = doc["model"]
     kind = model_spec.get("type")
     vocab = model_spec.get("vocab")
@@ -517,14 +535,11 @@ def load_tokenizer(path: str, merges_path: str | None = None):
         raise WordPieceError(f"{path} is not a UTF-8 text file; expected tokenizer.json, vocab.txt or vocab.json") from None
     base = os.path.basename(path).lower()
     stripped = text.lstrip()
-    if stripped.startswith("{"):
-        try:
-            doc = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise WordPieceError(f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
-        if "model" in doc:
+    if stripped.startswith("{") or (stripped.startswith("[") and _is_json(stripped)):
+        doc = parse_json(text, path)
+        if isinstance(doc, dict) and "model" in doc:
             return tokenizer_from_json(doc, path)
-        if all(isinstance(v, int) for v in doc.values()) and doc:
+        if isinstance(doc, dict) and doc and all(isinstance(v, int) and not isinstance(v, bool) for v in doc.values()):
             merges_file = merges_path or os.path.join(os.path.dirname(path), "merges.txt")
             if not os.path.exists(merges_file):
                 raise WordPieceError(f"{path} is a vocab.json; put merges.txt beside it")

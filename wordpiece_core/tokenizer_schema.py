@@ -1,0 +1,167 @@
+"""The shape of a tokenizer.json document, checked once before it is read.
+
+A tokenizer file comes from anywhere (an upload, a download from a hub, a hand edit),
+so every field the loader reads is checked here first, and a wrong one is named in
+the message: ``model.max_input_chars_per_word should be a whole number, not the text
+"100"``. What is well formed but not supported (a Unigram model, a Metaspace
+pre-tokenizer) is the loader's to say; this module only checks shapes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .errors import WordPieceError
+
+
+def _describe(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"the boolean {str(value).lower()}"
+    if isinstance(value, (int, float)):
+        return f"the number {value!r}"
+    if isinstance(value, str):
+        return f"the text {value[:40]!r}" + ("…" if len(value) > 40 else "")
+    if isinstance(value, list):
+        return f"a list of {len(value)}"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+class _Checker:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def fail(self, where: str, what: str, value: Any) -> WordPieceError:
+        return WordPieceError(f"{self.name}: {where} should be {what}, not {_describe(value)}")
+
+    def obj(self, value: Any, where: str, optional: bool = False) -> dict | None:
+        if value is None and optional:
+            return None
+        if not isinstance(value, dict):
+            raise self.fail(where, "an object" + (" or null" if optional else ""), value)
+        return value
+
+    def text(self, value: Any, where: str, optional: bool = True) -> None:
+        if value is None and optional:
+            return
+        if not isinstance(value, str):
+            raise self.fail(where, "a text" + (" or null" if optional else ""), value)
+
+    def flag(self, value: Any, where: str, optional: bool = True) -> None:
+        if value is None and optional:
+            return
+        if not isinstance(value, bool):
+            raise self.fail(where, "true or false", value)
+
+    def whole(self, value: Any, where: str, optional: bool = True) -> None:
+        if value is None and optional:
+            return
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise self.fail(where, "a whole number", value)
+
+    def items(self, value: Any, where: str) -> list:
+        if value is None:
+            return []
+        if not isinstance(value, list):
+            raise self.fail(where, "a list", value)
+        return value
+
+
+def validate_tokenizer_doc(doc: Any, name: str) -> None:
+    """Raise a WordPieceError naming the first field of `doc` whose shape is wrong."""
+    c = _Checker(name)
+    if not isinstance(doc, dict):
+        raise WordPieceError(f"{name} is not a tokenizer.json file (its JSON is {_describe(doc)}, not an object)")
+    if "model" not in doc:
+        raise WordPieceError(f"{name} is not a tokenizer.json file (no model section)")
+    model = c.obj(doc["model"], "model")
+    assert model is not None
+    c.text(model.get("type"), "model.type")
+    if model.get("type") not in (None, "WordPiece", "BPE"):
+        return  # another kind of model: the loader says it is not supported
+    vocab = model.get("vocab")
+    if vocab is not None:
+        if not isinstance(vocab, dict):
+            raise c.fail("model.vocab", "an object of token → id", vocab)
+        for token, i in vocab.items():
+            if isinstance(i, bool) or not isinstance(i, int) or i < 0:
+                raise c.fail(f"model.vocab[{token[:40]!r}]", "a whole number (the token's id)", i)
+    for key in ("unk_token", "continuing_subword_prefix", "end_of_word_suffix"):
+        c.text(model.get(key), f"model.{key}")
+    c.whole(model.get("max_input_chars_per_word"), "model.max_input_chars_per_word")
+    c.flag(model.get("byte_fallback"), "model.byte_fallback")
+    c.flag(model.get("fuse_unk"), "model.fuse_unk")
+    dropout = model.get("dropout")
+    if dropout is not None and (isinstance(dropout, bool) or not isinstance(dropout, (int, float))):
+        raise c.fail("model.dropout", "a number or null", dropout)
+    for i, merge in enumerate(c.items(model.get("merges"), "model.merges")):
+        ok = (isinstance(merge, str) and " " in merge) or (
+            isinstance(merge, list) and len(merge) == 2 and all(isinstance(t, str) for t in merge))
+        if not ok:
+            raise c.fail(f"model.merges[{i}]", 'a pair of tokens (["a", "b"] or "a b")', merge)
+    for i, token in enumerate(c.items(doc.get("added_tokens"), "added_tokens")):
+        c.obj(token, f"added_tokens[{i}]")
+        c.text(token.get("content"), f"added_tokens[{i}].content", optional=False)
+        c.whole(token.get("id"), f"added_tokens[{i}].id")
+    _normalizer(c, doc.get("normalizer"), "normalizer")
+    _pre_tokenizer(c, doc.get("pre_tokenizer"), "pre_tokenizer")
+    _post_processor(c, doc.get("post_processor"), "post_processor")
+    decoder = c.obj(doc.get("decoder"), "decoder", optional=True)
+    if decoder is not None:
+        c.text(decoder.get("type"), "decoder.type")
+
+
+def _normalizer(c: _Checker, spec: Any, where: str) -> None:
+    spec = c.obj(spec, where, optional=True)
+    if spec is None:
+        return
+    c.text(spec.get("type"), f"{where}.type")
+    for i, sub in enumerate(c.items(spec.get("normalizers"), f"{where}.normalizers")):
+        _normalizer(c, sub, f"{where}.normalizers[{i}]")
+    for key in ("lowercase", "clean_text", "handle_chinese_chars", "strip_accents"):
+        c.flag(spec.get(key), f"{where}.{key}")
+
+
+def _pre_tokenizer(c: _Checker, spec: Any, where: str) -> None:
+    spec = c.obj(spec, where, optional=True)
+    if spec is None:
+        return
+    c.text(spec.get("type"), f"{where}.type")
+    for i, sub in enumerate(c.items(spec.get("pretokenizers"), f"{where}.pretokenizers")):
+        _pre_tokenizer(c, sub, f"{where}.pretokenizers[{i}]")
+    for key in ("add_prefix_space", "use_regex", "trim_offsets"):
+        c.flag(spec.get(key), f"{where}.{key}")
+
+
+def _special(c: _Checker, value: Any, where: str) -> None:
+    if not (isinstance(value, list) and len(value) == 2 and isinstance(value[0], str)
+            and isinstance(value[1], int) and not isinstance(value[1], bool)):
+        raise c.fail(where, 'a [token, id] pair such as ["[SEP]", 102]', value)
+
+
+def _post_processor(c: _Checker, spec: Any, where: str) -> None:
+    spec = c.obj(spec, where, optional=True)
+    if spec is None:
+        return
+    kind = spec.get("type")
+    c.text(kind, f"{where}.type")
+    for i, sub in enumerate(c.items(spec.get("processors"), f"{where}.processors")):
+        _post_processor(c, sub, f"{where}.processors[{i}]")
+    if kind in ("BertProcessing", "RobertaProcessing"):
+        for key in ("sep", "cls"):
+            _special(c, spec.get(key), f"{where}.{key}")
+    for key in ("add_prefix_space", "trim_offsets"):
+        c.flag(spec.get(key), f"{where}.{key}")
+    if kind == "TemplateProcessing":
+        for part in ("single", "pair"):
+            for i, item in enumerate(c.items(spec.get(part), f"{where}.{part}")):
+                item_where = f"{where}.{part}[{i}]"
+                c.obj(item, item_where)
+                inner_key = "SpecialToken" if "SpecialToken" in item else "Sequence"
+                inner = c.obj(item.get(inner_key), f"{item_where}.{inner_key}")
+                assert inner is not None
+                c.text(inner.get("id"), f"{item_where}.{inner_key}.id", optional=False)
+                c.whole(inner.get("type_id"), f"{item_where}.{inner_key}.type_id")
