@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from wordpiece_ui import caches, charts, chips, compare, state
+from wordpiece_ui import caches, charts, chips, compare, safe, state
 from wordpiece_ui.corpora import sample_by_id
 
 MAX_HELDOUT = 5_000
@@ -56,7 +56,7 @@ with left:
         row = shared[shared["token"] == follow].iloc[0]
         for name in ("BPE", "WordPiece"):
             s = trainings[name].steps[int(row[name]) - 1]
-            st.markdown(f"**{name}** learned `{follow}` at **step {s.step:,}**: `{s.left}` + `{s.right}` "
+            st.markdown(f"**{name}** learned {safe.code(follow)} at **step {s.step:,}**: {safe.code(s.left)} + {safe.code(s.right)} "
                         f"(count {s.pair_count:,}" + (f", score {s.score_float:.3g})" if name == "WordPiece" else ")"))
         st.caption("Points above the diagonal were learned earlier by BPE; below it, earlier by WordPiece. "
                    "Hover a point to see its token.")

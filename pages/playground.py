@@ -3,7 +3,7 @@
 import streamlit as st
 
 from wordpiece_core.errors import WordPieceError
-from wordpiece_ui import caches, chips, encodings, state
+from wordpiece_ui import caches, chips, encodings, safe, state
 from wordpiece_ui.corpora import sample_by_id
 
 MAX_TEXT = 20_000  # characters encoded live; longer text is kept, and its start is encoded
@@ -31,7 +31,7 @@ if st.session_state["source"] == "trained":
         key = caches.training_key(counts, caches.config_for(settings))
         tokenizer = caches.tokenizer(key, settings.normalizer, settings.pre_tokenizer, training)
         kind = settings.algorithm
-        label = (f"{state.ALGORITHM_LABELS[kind]} trained on {counts.name}: {len(training.vocab):,} tokens · "
+        label = (f"{state.ALGORITHM_LABELS[kind]} trained on {safe.md(counts.name)}: {len(training.vocab):,} tokens · "
                  f"normalizer {settings.normalizer} · pre-tokenizer {settings.pre_tokenizer}")
 else:
     file = st.file_uploader(f"tokenizer.json (WordPiece or BPE) or a BERT vocab.txt, up to {encodings.MAX_TOKENIZER_MB} MB",
@@ -42,9 +42,9 @@ else:
         try:
             tokenizer = caches.uploaded_tokenizer(file.name, file.getvalue())
             kind = tokenizer.model.kind
-            label = f"{file.name}: {kind}, {len(tokenizer.vocab):,} tokens · normalizer {tokenizer.normalizer} · pre-tokenizer {tokenizer.pre_tokenizer}"
+            label = f"{safe.md(file.name)}: {kind}, {len(tokenizer.vocab):,} tokens · normalizer {tokenizer.normalizer} · pre-tokenizer {tokenizer.pre_tokenizer}"
         except WordPieceError as exc:
-            st.error(f"Cannot use this file: {exc}")
+            st.error(f"Cannot use this file: {safe.md(exc)}")
 if tokenizer is None:
     st.stop()
 st.caption(label)
@@ -77,6 +77,12 @@ specials = set(tokenizer.special_tokens)
 dropped = encodings.dropped_characters(a, [enc.offsets[i] for i, t in enumerate(enc.type_ids) if t == 0 and not enc.special_tokens_mask[i]])
 if b:
     dropped += encodings.dropped_characters(b, [enc.offsets[i] for i, t in enumerate(enc.type_ids) if t == 1 and not enc.special_tokens_mask[i]])
+missing = encodings.unencodable_words(enc, tokenizer)
+if missing:
+    shown = ", ".join(repr(w) for w in missing[:12]) + (f" and {len(missing) - 12:,} more" if len(missing) > 12 else "")
+    st.warning(f"This vocabulary has no {tokenizer.model.unk_token} token, so {len(missing):,} word(s) cannot be encoded: "
+               f"{safe.md(shown)}. They are shown as {tokenizer.model.unk_token} with no id (Hugging Face's tokenizers would "
+               "refuse the whole text); the rest is encoded as usual.", icon=":material/warning:")
 m = st.columns(5)
 m[0].metric("tokens", f"{len(enc.tokens):,}")
 m[1].metric("characters", f"{len(a) + len(b or ''):,}")
@@ -95,7 +101,7 @@ for seq_text, idx in ((a, in_a), (b, in_b)):
                                     [enc.ids[i] for i in idx], specials), unsafe_allow_html=True)
 ids = [i for i in enc.ids if i is not None]
 st.markdown("**ids:** `" + " ".join(str(i) if i is not None else "∅" for i in enc.ids) + "`")
-st.markdown("**decoded:** " + (f"`{tokenizer.decode(ids)}`" if ids else "(nothing)"))
+st.markdown("**decoded:** " + (safe.code(tokenizer.decode(ids)) if ids else "(nothing)"))
 with st.expander("Token table"):
     st.dataframe(encodings.tokens_frame(enc, [a, b or ""]), hide_index=True, width="stretch")
 
@@ -128,7 +134,7 @@ def word_trace() -> None:
     c2.button("Pause" if playing else "Play", icon=":material/pause:" if playing else ":material/play_arrow:",
               on_click=toggle, width="stretch", disabled=n == 1)
     w = words[st.session_state[state.TRACE_WORD] - 1]
-    st.markdown(f"#### Word {st.session_state['trace_word']} of {n}: `{w.word}`")
+    st.markdown(f"#### Word {st.session_state[state.TRACE_WORD]} of {n}: {safe.code(w.word)}")
     st.markdown(encodings.word_sentence(w, kind))
     table = encodings.scan_frame(w) if kind == "wordpiece" else encodings.merges_frame(w)
     st.dataframe(table, hide_index=True, width="stretch")

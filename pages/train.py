@@ -4,7 +4,7 @@ import functools
 
 import streamlit as st
 
-from wordpiece_ui import caches, charts, chips, notes, state, tables
+from wordpiece_ui import caches, charts, chips, notes, safe, state, tables
 
 SPEEDS = {"1 step/s": 1.0, "slow (2 s)": 2.0, "fast (0.4 s)": 0.4}
 CORPUS_ROWS = 12
@@ -22,7 +22,7 @@ n = len(training.steps)
 algorithm = training.config.algorithm
 name = state.ALGORITHM_LABELS[algorithm]
 st.caption(
-    f"**{counts.name}**: {counts.types:,} distinct words, {counts.tokens:,} in all · {name} · "
+    f"**{safe.md(counts.name)}**: {counts.types:,} distinct words, {counts.tokens:,} in all · {name} · "
     f"start: {len(training.initial_vocab):,} tokens ({len(training.config.special_tokens)} special) · "
     f"{n:,} merges → {len(training.vocab):,} tokens"
     + ("" if len(training.vocab) >= settings.vocab_size else f" · stopped early: {training.stop_reason}")
@@ -97,24 +97,24 @@ def step_view() -> None:
         st.button("Reveal the merge", icon=":material/visibility:", type="primary",
                   on_click=lambda: st.session_state.update({state.REVEALED_STEP: step_no}))
         return
-    st.header(f"Step {step_no} of {n}:  {step.left} + {step.right} → {step.new_token}", anchor=False)
+    st.header(safe.md(f"Step {step_no} of {n}:  {step.left} + {step.right} → {step.new_token}"), anchor=False)
 
     tied = [c for c in step.candidates if c.score == step.score]
 
     left, right = st.columns([5, 6])
     with left:
         st.markdown(f"##### {tables.formula(algorithm)}")
-        st.markdown(f"## {tables.arithmetic(step, algorithm)}")
+        st.markdown("## " + safe.md(tables.arithmetic(step, algorithm)))
         st.markdown(
-            f"count(`{step.left} {step.right}`) = {step.pair_count:,} · count(`{step.left}`) = {step.left_count:,} · "
-            f"count(`{step.right}`) = {step.right_count:,}  (occurrences in the current splits, weighted by word counts)"
+            f"count({safe.code(step.left + ' ' + step.right)}) = {step.pair_count:,} · count({safe.code(step.left)}) = {step.left_count:,} · "
+            f"count({safe.code(step.right)}) = {step.right_count:,}  (occurrences in the current splits, weighted by word counts)"
         )
         st.markdown(f"Exact change of the corpus' unigram log-likelihood if merged: **{step.loglik_delta:+.3f}** "
                     "(seed 004; the score approximates it)")
         if step.ties > 1:
-            st.warning(tables.tie_sentence(step, training.config.tie_break, tied), icon="⚖️")
+            st.warning(safe.md(tables.tie_sentence(step, training.config.tie_break, tied)), icon="⚖️")
         else:
-            st.success(tables.tie_sentence(step, training.config.tie_break, tied))
+            st.success(safe.md(tables.tie_sentence(step, training.config.tie_break, tied)))
         metrics = st.columns(3)
         for col, (label, value) in zip(metrics, tables.step_summary(step).items()):
             col.metric(label, value)
@@ -145,8 +145,8 @@ def step_view() -> None:
             bpe_pick = view.iloc[0]
             where = "of all pairs" if complete else f"among these {len(table)} pairs"
             st.markdown(
-                f"BPE would merge **{bpe_pick['pair']}** (count {bpe_pick['count(ab)']:,}, the most frequent {where}); "
-                f"WordPiece merges **{step.left} + {step.right}** (count {step.pair_count:,}) because dividing by "
+                f"BPE would merge **{safe.md(bpe_pick['pair'])}** (count {bpe_pick['count(ab)']:,}, the most frequent {where}); "
+                f"WordPiece merges **{safe.md(step.left + ' + ' + step.right)}** (count {step.pair_count:,}) because dividing by "
                 f"count(a) × count(b) penalises pairs made of common tokens."
             )
             caches.chart(charts.candidates_bar(view.head(12), "count(ab)", "The same pairs by raw count (BPE's score)",

@@ -5,6 +5,8 @@ import os
 
 import pytest
 
+from shown import shown
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 AppTest = pytest.importorskip("streamlit.testing.v1").AppTest
 
@@ -35,14 +37,14 @@ def app(**params):
 
 
 def texts(at):
-    return "\n".join([m.value for m in at.markdown] + [h.value for h in at.header] + [w.value for w in at.warning]
-                     + [s.value for s in at.success] + [c.value for c in at.caption])
+    return shown("\n".join([m.value for m in at.markdown] + [h.value for h in at.header] + [w.value for w in at.warning]
+                     + [s.value for s in at.success] + [c.value for c in at.caption]))
 
 
 def test_shared_link_step_1_shows_the_course_first_merge():
     at = app(corpus="course-toy", algorithm="wordpiece", step=1)
     assert not at.exception
-    assert at.header[0].value == "Step 1 of 9:  ##g + ##s → ##gs"
+    assert shown(at.header[0].value) == "Step 1 of 9:  ##g + ##s → ##gs"
     assert "5 / (20 × 5) = 1/20 = 0.05" in texts(at)
     assert "No tie" in texts(at)
 
@@ -50,12 +52,12 @@ def test_shared_link_step_1_shows_the_course_first_merge():
 def test_shared_link_step_2_shows_the_six_way_tie():
     at = app(corpus="course-toy", algorithm="wordpiece", step=2)
     assert not at.exception
-    assert "h + ##u → hu" in at.header[0].value
+    assert "h + ##u → hu" in shown(at.header[0].value)
     body = texts(at)
     assert "15 / (15 × 36) = 1/36 ≈ 0.0278" in body
     assert "6-way tie at 1/36" in body
     for pair in ["##u + ##g", "p + ##u", "##u + ##n", "b + ##u", "##u + ##gs"]:
-        assert pair in at.warning[0].value
+        assert pair in shown(at.warning[0].value)
 
 
 def test_the_url_follows_the_step_control():
@@ -63,14 +65,14 @@ def test_the_url_follows_the_step_control():
     next_button = next(b for b in at.button if b.label == "Next")
     next_button.click().run()
     assert not at.exception
-    assert "h + ##u → hu" in at.header[0].value
+    assert "h + ##u → hu" in shown(at.header[0].value)
     assert at.query_params["step"] == ["2"] or at.query_params["step"] == "2"
     at.slider(key="step_slider").set_value(3).run()
-    assert "hu + ##gs → hugs" in at.header[0].value
+    assert "hu + ##gs → hugs" in shown(at.header[0].value)
     assert "5 / (15 × 5) = 1/15 ≈ 0.0667" in texts(at)
     prev_button = next(b for b in at.button if b.label == "Prev")
     prev_button.click().run()
-    assert "h + ##u → hu" in at.header[0].value
+    assert "h + ##u → hu" in shown(at.header[0].value)
 
 
 def test_course_toy_step_3_note_explains_the_course_miscount():
@@ -81,14 +83,14 @@ def test_course_toy_step_3_note_explains_the_course_miscount():
 def test_bpe_on_the_toy_corpus_counts_pairs():
     at = app(corpus="course-toy", algorithm="bpe", step=1)
     assert not at.exception
-    assert "u + g → ug" in at.header[0].value
+    assert "u + g → ug" in shown(at.header[0].value)
     assert "count(u g) = 20" in texts(at)
 
 
 def test_seed_004_corpus_opens_with_its_settings_and_note():
     at = app(corpus="low-lower-newest-widest", algorithm="wordpiece")
     assert not at.exception
-    assert "w + ##i → wi" in at.header[0].value
+    assert "w + ##i → wi" in shown(at.header[0].value)
     assert "count(e) = 17" in texts(at) or "6 × 2 + 2 + 3 = 17" in texts(at)
     assert at.number_input(key="s_min_frequency").value == 1
 
@@ -96,23 +98,23 @@ def test_seed_004_corpus_opens_with_its_settings_and_note():
 def test_bad_url_parameters_are_reported_and_replaced():
     at = app(corpus="nope", algorithm="gpt", vocab_size="-5", step="many")
     assert not at.exception
-    warnings = " ".join(w.value for w in at.warning)
+    warnings = " ".join(shown(w.value) for w in at.warning)
     assert "no sample corpus called 'nope'" in warnings
     assert "algorithm='gpt'" in warnings and "vocab_size='-5'" in warnings
-    assert "Step 1 of 9" in at.header[0].value
+    assert "Step 1 of 9" in shown(at.header[0].value)
 
 
 def test_a_step_past_the_end_is_clamped():
     at = app(corpus="course-toy", step=999)
     assert not at.exception
-    assert at.header[0].value.startswith("Step 9 of 9")
+    assert shown(at.header[0].value).startswith("Step 9 of 9")
 
 
 @pytest.mark.parametrize("corpus", ["course-sentences", "english-paragraphs", "wordfreq-tr"])
 def test_sample_corpora_train_and_render(corpus):
     at = app(corpus=corpus, step=5)
     assert not at.exception
-    assert at.header[0].value.startswith("Step 5 of")
+    assert shown(at.header[0].value).startswith("Step 5 of")
 
 
 def test_changing_the_corpus_applies_its_suggested_settings():
@@ -129,7 +131,7 @@ def test_pasted_text_trains():
     assert any("Paste some text" in i.value for i in at.info)
     at.text_area(key="paste_text").set_value("low lower lowest newer newest wider widest\n" * 3).run()
     assert not at.exception
-    assert at.header[0].value.startswith("Step 1 of")
+    assert shown(at.header[0].value).startswith("Step 1 of")
 
 
 @pytest.mark.parametrize("name,data,message", [
@@ -142,7 +144,7 @@ def test_bad_uploads_give_a_message(name, data, message):
     at = app(corpus="upload")
     at.file_uploader(key="upload_file").set_value((name, data, "text/plain")).run()
     assert not at.exception
-    errors = " ".join(e.value for e in at.error)
+    errors = " ".join(shown(e.value) for e in at.error)
     assert message in errors
 
 
@@ -150,7 +152,7 @@ def test_a_good_tsv_upload_trains():
     at = app(corpus="upload")
     at.file_uploader(key="upload_file").set_value(("toy.tsv", b"hug\t10\npug\t5\npun\t12\nbun\t4\nhugs\t5\n", "text/plain")).run()
     assert not at.exception
-    assert at.header[0].value == "Step 1 of 9:  ##g + ##s → ##gs"
+    assert shown(at.header[0].value) == "Step 1 of 9:  ##g + ##s → ##gs"
 
 
 def test_sidebar_settings_survive_a_page_switch():
@@ -161,7 +163,7 @@ def test_sidebar_settings_survive_a_page_switch():
     assert at.number_input(key="s_vocab_size").value == 20
     at.switch_page("pages/train.py").run()
     assert not at.exception
-    assert "u + g → ug" in at.header[0].value
+    assert "u + g → ug" in shown(at.header[0].value)
 
 
 def test_corpora_page_lists_every_sample():
@@ -176,15 +178,15 @@ def test_ask_first_hides_the_merge_until_revealed():
     at = app(corpus="course-toy", algorithm="wordpiece", step=2)
     at.toggle(key="quiz").set_value(True).run()
     assert not at.exception
-    assert at.header[0].value == "Step 2 of 9:  which pair merges next?"
+    assert shown(at.header[0].value) == "Step 2 of 9:  which pair merges next?"
     assert "1/36" not in texts(at)  # no score until revealed
     quiz = at.dataframe[0].value
     assert list(quiz.columns) == ["pair", "count(ab)", "count(a)", "count(b)"]
     assert list(quiz["pair"]) == sorted(quiz["pair"])
     next(b for b in at.button if b.label == "Reveal the merge").click().run()
-    assert "h + ##u → hu" in at.header[0].value
+    assert "h + ##u → hu" in shown(at.header[0].value)
     next(b for b in at.button if b.label == "Next").click().run()
-    assert "which pair merges next?" in at.header[0].value  # the next step is hidden again
+    assert "which pair merges next?" in shown(at.header[0].value)  # the next step is hidden again
 
 
 def test_a_long_training_shows_its_progress_and_stop_cancels_it():
@@ -196,7 +198,7 @@ def test_a_long_training_shows_its_progress_and_stop_cancels_it():
     stop = next(b for b in at.button if b.label == "Stop")
     stop.click().run()
     assert not at.exception and not at.get("progress")
-    assert any("You stopped the WordPiece training" in i.value for i in at.info)
+    assert any("You stopped the WordPiece training" in shown(i.value) for i in at.info)
     again = next(b for b in at.button if b.label == "Train again")
     again.click().run()
     assert len(at.get("progress")) == 1  # a new training starts

@@ -5,6 +5,8 @@ import os
 
 import pytest
 
+from shown import shown
+
 from test_app import ROOT, _navigation_apps_keep_their_entry_script  # noqa: F401  (autouse fixture)
 
 AppTest = pytest.importorskip("streamlit.testing.v1").AppTest
@@ -21,7 +23,7 @@ def page(path, **params):
 
 
 def markdown(at):
-    return "\n".join(m.value for m in at.markdown)
+    return shown("\n".join(m.value for m in at.markdown))
 
 
 def metrics(at):
@@ -81,7 +83,7 @@ def test_compare_huge_heldout_text_is_cut_with_a_message():
     at = page("pages/compare.py", corpus="course-toy")
     at.text_area(key="heldout").set_value("hug " * 250_000).run()
     assert not at.exception
-    assert any("first 5,000 are encoded" in w.value for w in at.warning)
+    assert any("first 5,000 are encoded" in shown(w.value) for w in at.warning)
 
 
 # ---------------------------------------------------------------- playground

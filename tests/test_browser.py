@@ -228,3 +228,33 @@ def test_uploads_in_the_browser(server, page, tmp_path):
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(good))
     page.get_by_text("##g + ##s → ##gs").first.wait_for(timeout=30_000)
     check(page, "upload-tsv")
+
+
+EVIL = "http://evil.example"
+
+
+def test_hostile_link_parameters_stay_text_and_nothing_leaves_the_machine(server, page):
+    """Link values echoed into warnings, and typed text in headings, are shown as typed:
+    no foreign link or image appears, and the browser asks no host but the app's."""
+    from urllib.parse import quote
+
+    asked = []
+    page.on("request", lambda r: asked.append(r.url))
+    hostile = {
+        "corpus": f"[sign in here]({EVIL}/login)",
+        "algorithm": f"![pixel]({EVIL}/pixel.png)",
+        "vocab_size": f"<img src={EVIL}/i.png>",
+        "normalizer": ":red[boom] $x^2$",
+        "step": "`` **bold**",
+    }
+    visit(page, server.url + "/?" + "&".join(f"{k}={quote(v)}" for k, v in hostile.items()), "Step 1 of", 60_000)
+    sidebar = page.locator('[data-testid="stSidebar"]').inner_text()
+    assert f"[sign in here]({EVIL}/login)" in sidebar and f"![pixel]({EVIL}/pixel.png)" in sidebar
+    check(page, "hostile-link-train")
+    text = "a`` b ``c [x](" + EVIL + ") **y**"
+    visit(page, server.url + "/playground?corpus=course-toy&text=" + quote(text), "How each word was cut", 60_000)
+    assert page.get_by_text("[x](" + EVIL + ")").count() >= 1
+    check(page, "hostile-link-playground")
+    assert page.locator(f'a[href*="evil.example"], img[src*="evil.example"]').count() == 0
+    foreign = [u for u in asked if not u.startswith(server.url) and not u.startswith(("data:", "blob:"))]
+    assert not foreign, foreign

@@ -24,7 +24,7 @@ from wordpiece_core.errors import WordPieceError
 from wordpiece_core.replay import candidates_at
 from wordpiece_core.trace import TrainerConfig, Training
 
-from . import charts, state, tables
+from . import charts, safe, state, tables
 from .corpora import MAX_UPLOAD_MB, WordCounts, load_paste, load_sample, load_upload, samples
 from .jobs import TrainingService, estimated_bytes
 from .settings import MAX_VOCAB, Settings, defaults_for
@@ -81,7 +81,7 @@ def corpus(settings: Settings) -> WordCounts | None:
         return _counts(("sample", settings.corpus, text_settings), lambda: load_sample(settings.corpus, text_settings),
                        "Reading the corpus…")
     except WordPieceError as exc:
-        st.error(f"Cannot use this corpus: {exc}")
+        st.error(f"Cannot use this corpus: {safe.md(exc)}")
         return None
     except MemoryError:
         st.error("This corpus is too large to count in memory here; try a smaller sample.")
@@ -143,7 +143,7 @@ def training(settings: Settings, counts: WordCounts, algorithm: str | None = Non
     name = _label(config)
     failed = service.failure(key)
     if failed is not None:
-        st.error(f"Cannot train: {failed}")
+        st.error(f"Cannot train: {safe.md(failed)}")
         return None
     stopped = st.session_state.setdefault(state.TRAINING_STOPPED, set())
     if key in stopped:
@@ -161,7 +161,7 @@ def training(settings: Settings, counts: WordCounts, algorithm: str | None = Non
     job = service.join(key, dict(counts.counts), config, _session_id())
     if job.wait(WAIT_SECONDS):
         if job.result is None:
-            st.error(f"Cannot train: {job.error}")
+            st.error(f"Cannot train: {safe.md(job.error)}")
         return job.result
     _progress_view(key, name)
     return None

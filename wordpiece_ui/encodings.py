@@ -11,6 +11,8 @@ from wordpiece_core.errors import WordPieceError
 from wordpiece_core.formats import load_tokenizer
 from wordpiece_core.pipeline import Encoding, Tokenizer, WordTrace
 
+from .safe import code, md
+
 MAX_TOKENIZER_MB = 20
 
 
@@ -26,9 +28,12 @@ def load_uploaded_tokenizer(name: str, data: bytes) -> Tokenizer:
         with open(path, "wb") as fh:
             fh.write(data)
         try:
-            return load_tokenizer(path)
+            tokenizer = load_tokenizer(path)
         except WordPieceError as exc:
             raise WordPieceError(str(exc).replace(path, name).replace(folder + os.sep, "")) from None
+    if hasattr(tokenizer.model, "strict_unk"):
+        tokenizer.model.strict_unk = False  # words it cannot spell are named on the page, not an error
+    return tokenizer
 
 
 def tokens_frame(enc: Encoding, texts: list[str]) -> pd.DataFrame:
@@ -60,6 +65,18 @@ def dropped_characters(text: str, offsets: list[tuple[int, int]]) -> int:
     return sum(1 for i, ch in enumerate(text) if not covered[i] and not ch.isspace())
 
 
+def unencodable_words(enc: Encoding, tokenizer: Tokenizer) -> list[str]:
+    """The words a WordPiece vocabulary without its unknown token cannot spell (shown as that token, with no id).
+
+    Hugging Face's tokenizers refuses the whole text then; the playground shows the rest and names these.
+    """
+    model = tokenizer.model
+    unk = getattr(model, "unk_token", None)
+    if getattr(model, "kind", None) != "wordpiece" or unk in tokenizer.vocab:
+        return []
+    return list(dict.fromkeys(w.word for w in enc.words if w.result.unknown))
+
+
 def unknown_count(enc: Encoding, unk: str = "[UNK]") -> int:
     return sum(1 for t in enc.tokens if t == unk)
 
@@ -89,9 +106,9 @@ def merges_frame(word: WordTrace) -> pd.DataFrame:
 def word_sentence(word: WordTrace, kind: str) -> str:
     r = word.result
     if r.unknown:
-        return f"`{word.word}` became **[UNK]**: {r.reason}."
+        return f"{code(word.word)} became **[UNK]**: {md(r.reason)}."
     if kind == "wordpiece":
-        return (f"`{word.word}` → {' '.join(f'`{t}`' for t in r.tokens)}: at each position the longest piece in the "
+        return (f"{code(word.word)} → {' '.join(code(t) for t in r.tokens)}: at each position the longest piece in the "
                 "vocabulary is taken; later pieces carry `##`.")
-    return (f"`{word.word}` → {' '.join(f'`{t}`' for t in r.tokens)}: starting from characters, the learned merge "
+    return (f"{code(word.word)} → {' '.join(code(t) for t in r.tokens)}: starting from characters, the learned merge "
             f"with the lowest rank present is applied, {len(r.merges)} time(s).")

@@ -15,6 +15,7 @@ import streamlit as st
 from wordpiece_core.normalizers import NORMALIZERS
 from wordpiece_core.pre_tokenizers import PRE_TOKENIZERS
 
+from . import safe
 from .corpora import MAX_PASTE_CHARS, MAX_UPLOAD_MB, sample_by_id, samples
 from .settings import (ALGORITHMS, MAX_MIN_FREQUENCY, MAX_VOCAB, SPECIALS, SPECIALS_LABELS, TIE_BREAKS, Settings,
                        defaults_for, from_query)
@@ -134,7 +135,7 @@ def sidebar() -> Settings:
     sb.selectbox("Special tokens", list(SPECIALS), format_func=SPECIALS_LABELS.get, key=setting_key("specials"),
                  help="Put at the start of the vocabulary; they count towards its size.")
     for problem in st.session_state.get(URL_PROBLEMS, []):
-        sb.warning(f"Link: {problem}")
+        sb.warning("Link: " + safe.md(problem))
     return Settings(**{f: st.session_state[setting_key(f)] for f in FIELDS})
 
 
