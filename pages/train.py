@@ -97,7 +97,8 @@ def step_view() -> None:
         st.button("Reveal the merge", icon=":material/visibility:", type="primary",
                   on_click=lambda: st.session_state.update({state.REVEALED_STEP: step_no}))
         return
-    st.header(safe.md(f"Step {step_no} of {n}:  {step.left} + {step.right} → {step.new_token}"), anchor=False)
+    left_tok, right_tok, new_tok = (tables.fmt_token(t) for t in (step.left, step.right, step.new_token))
+    st.header(safe.md(f"Step {step_no} of {n}:  {left_tok} + {right_tok} → {new_tok}"), anchor=False)
 
     tied = [c for c in step.candidates if c.score == step.score]
 
@@ -106,8 +107,8 @@ def step_view() -> None:
         st.markdown(f"##### {tables.formula(algorithm)}")
         st.markdown("## " + safe.md(tables.arithmetic(step, algorithm)))
         st.markdown(
-            f"count({safe.code(step.left + ' ' + step.right)}) = {step.pair_count:,} · count({safe.code(step.left)}) = {step.left_count:,} · "
-            f"count({safe.code(step.right)}) = {step.right_count:,}  (occurrences in the current splits, weighted by word counts)"
+            f"count({safe.code(left_tok + ' ' + right_tok)}) = {step.pair_count:,} · count({safe.code(left_tok)}) = {step.left_count:,} · "
+            f"count({safe.code(right_tok)}) = {step.right_count:,}  (occurrences in the current splits, weighted by word counts)"
         )
         st.markdown(f"Exact change of the corpus' unigram log-likelihood if merged: **{step.loglik_delta:+.3f}** "
                     "(seed 004; the score approximates it)")
@@ -146,7 +147,7 @@ def step_view() -> None:
             where = "of all pairs" if complete else f"among these {len(table)} pairs"
             st.markdown(
                 f"BPE would merge **{safe.md(bpe_pick['pair'])}** (count {bpe_pick['count(ab)']:,}, the most frequent {where}); "
-                f"WordPiece merges **{safe.md(step.left + ' + ' + step.right)}** (count {step.pair_count:,}) because dividing by "
+                f"WordPiece merges **{safe.md(left_tok + ' + ' + right_tok)}** (count {step.pair_count:,}) because dividing by "
                 f"count(a) × count(b) penalises pairs made of common tokens."
             )
             caches.chart(charts.candidates_bar(view.head(12), "count(ab)", "The same pairs by raw count (BPE's score)",
@@ -157,7 +158,7 @@ def step_view() -> None:
     st.caption(f"The merge touched {touched:,} distinct word(s)"
                + (f"; the {CORPUS_ROWS} most frequent are shown." if touched > CORPUS_ROWS else ".")
                + " Dashed: the pair that merges; solid: the new token.")
-    st.markdown(chips.before_after_rows(change.to_dict("records"), step.left, step.right, step.new_token),
+    st.markdown(chips.before_after_rows(change.to_dict("records"), left_tok, right_tok, new_tok),
                 unsafe_allow_html=True)
 
     vocab_col, notes_col = st.columns([4, 6])

@@ -203,3 +203,34 @@ def test_a_long_training_shows_its_progress_and_stop_cancels_it():
     again.click().run()
     assert len(at.get("progress")) == 1  # a new training starts
     next(b for b in at.button if b.label == "Stop").click().run()
+
+
+def test_pasted_text_is_kept_when_another_corpus_is_chosen_in_between():
+    at = app(corpus="paste")
+    at.text_area(key="paste_text").set_value("low lower lowest\n").run()
+    at.selectbox(key="s_corpus").set_value("course-toy").run()
+    at.selectbox(key="s_corpus").set_value("paste").run()
+    assert at.text_area(key="paste_text").value == "low lower lowest\n"
+    assert shown(at.header[0].value).startswith("Step 1 of")
+
+
+def test_a_one_megabyte_word_is_drawn_shortened():
+    at = app(corpus="paste")
+    at.text_area(key="paste_text").set_value("ab" * 499_000).run()
+    for _ in range(60):
+        if not at.get("progress"):
+            break
+        import time
+        time.sleep(0.5)
+        at.run()
+    assert not at.exception
+    header = shown(at.header[0].value)
+    assert header.startswith("Step 1 of") and len(header) < 200
+    sizes = [len(m.value) for m in at.markdown]
+    assert max(sizes) < 60_000, max(sizes)  # the before → after rows: the first 200 characters only
+    assert any("the first 200 of 998,000 characters" in m.value for m in at.markdown)
+    at.session_state["step_value"] = 10_000  # clamped to the last step, where tokens are longest
+    at.run()
+    header = shown(at.header[0].value)
+    assert "characters)" in header and len(header) < 250  # long tokens shown by their ends and length
+    assert max(len(m.value) for m in at.markdown) < 60_000

@@ -125,13 +125,19 @@ def _merged_occurrences(splits: list[list[str]], counts: tuple[int, ...], a: str
     return sum(f * (len(split) - len(merge_everywhere(split, a, b, ""))) for split, f in zip(splits, counts))
 
 
-def words_around(training: Training, step: int, indices: list[int]) -> list[tuple[list[str], list[str]]]:
-    """The splits of the words `indices` just before and just after merge `step` (1-based)."""
+def words_around(training: Training, step: int, indices: list[int],
+                 max_chars: int | None = None) -> list[tuple[list[str], list[str]]]:
+    """The splits of the words `indices` just before and just after merge `step` (1-based).
+
+    With `max_chars`, a longer word is replayed on its first `max_chars` characters only,
+    split as a word of their own (a viewer shows those, and says so).
+    """
     prefix = training.config.prefix
     ranks = _ranks(training, step)
     merge = training.steps[step - 1]
     out = []
     for i in indices:
-        before = apply_ranked(training.initial_split(training.words[i]), ranks, prefix) if ranks else training.initial_split(training.words[i])
+        word = training.words[i] if max_chars is None else training.words[i][:max_chars]
+        before = apply_ranked(training.initial_split(word), ranks, prefix) if ranks else training.initial_split(word)
         out.append((before, merge_everywhere(before, merge.left, merge.right, merge.new_token)))
     return out

@@ -269,7 +269,7 @@ def download_file(training: Training, normalizer: str, pre_tokenizer: str, name:
     from wordpiece_core import formats
 
     if name == "trace.csv":
-        return tables.steps_frame(training).to_csv(index=False)
+        return tables.steps_frame(training, shorten=False).to_csv(index=False)
     if name == "merges.txt":
         return "".join(f"{a} {b}\n" for a, b in training.merges)
     if name == "trace.jsonl":

@@ -67,7 +67,7 @@ def before_after_rows(rows: list[dict], left: str, right: str, new_token: str) -
     for r in rows:
         parts.append(
             '<div class="wpl-row">'
-            f'<span class="wpl-word">{esc(r["word"])}</span>'
+            f'<span class="wpl-word">{esc(r["word"])}{_cut(r)}</span>'
             f'<span class="wpl-count">×{r["count"]:,}</span>'
             f'{split_with_pair(r["before"], left, right)}'
             '<span class="wpl-arrow">→</span>'
@@ -75,6 +75,15 @@ def before_after_rows(rows: list[dict], left: str, right: str, new_token: str) -
             "</div>"
         )
     return "".join(parts)
+
+
+def _cut(row: dict) -> str:
+    """A note for a word shown (and split) on its first characters only."""
+    length = row.get("length", len(row["word"]))
+    if length <= len(row["word"]):
+        return ""
+    return (f'<span class="wpl-count">… the first {len(row["word"]):,} of {length:,} characters, '
+            "split as a word of their own</span>")
 
 
 def _gap(text: str) -> str:

@@ -107,9 +107,10 @@ def sidebar() -> Settings:
     if sample is not None:
         sb.caption(sample.description)
     elif corpus == "paste":
+        keep(PASTE_TEXT, "")  # kept for the session when another corpus is chosen in between
         sb.text_area(
             f"Your text (up to {MAX_PASTE_CHARS:,} characters; one document per line)",
-            key=PASTE_TEXT, height=160, max_chars=MAX_PASTE_CHARS,
+            key=PASTE_TEXT, height=160, max_chars=MAX_PASTE_CHARS, on_change=remember, args=(PASTE_TEXT,),
             placeholder="Paste some text, then press Ctrl+Enter or click outside the box.",
         )
     else:

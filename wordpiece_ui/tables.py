@@ -25,6 +25,18 @@ def fmt_score(x: float) -> str:
     return f"{x:.3g}"
 
 
+SHOWN_TOKEN_CHARS = 48  # a longer token is shown shortened, with its length
+SHOWN_WORD_CHARS = 200  # a longer word is shown (and replayed) on its first characters
+
+
+def fmt_token(token: str, limit: int = SHOWN_TOKEN_CHARS) -> str:
+    """A token for the screen: as it is, or its two ends and its length when it is very long."""
+    if len(token) <= limit:
+        return token
+    side = (limit - 1) // 2
+    return f"{token[:side]}…{token[-side:]} ({len(token):,} characters)"
+
+
 def fmt_exact(score: Fraction) -> str:
     return str(score.numerator) if score.denominator == 1 else f"{score.numerator}/{score.denominator}"
 
@@ -32,7 +44,7 @@ def fmt_exact(score: Fraction) -> str:
 def arithmetic(step: MergeStep | Candidate, algorithm: str) -> str:
     """The score written out with the step's numbers: '5 / (20 × 5) = 1/20 = 0.05'."""
     if algorithm == "bpe":
-        return f"count({step.left} {step.right}) = {step.pair_count:,}"
+        return f"count({fmt_token(step.left)} {fmt_token(step.right)}) = {step.pair_count:,}"
     exact = fmt_exact(step.score)
     shown = fmt_score(float(step.score))
     sign = "=" if Fraction(shown) == step.score else "≈"
@@ -48,7 +60,7 @@ def formula(algorithm: str) -> str:
 def tie_sentence(step: MergeStep, tie_break: str, tied: list[Candidate]) -> str:
     if step.ties <= 1:
         return "No tie: this pair's score is strictly the best."
-    names = ", ".join(f"{c.left} + {c.right}" for c in tied[:12])
+    names = ", ".join(f"{fmt_token(c.left)} + {fmt_token(c.right)}" for c in tied[:12])
     more = f" and {step.ties - len(tied[:12])} more" if step.ties > len(tied[:12]) else ""
     return (
         f"{step.ties}-way tie at {fmt_exact(step.score)}: {names}{more}. "
@@ -56,8 +68,12 @@ def tie_sentence(step: MergeStep, tie_break: str, tied: list[Candidate]) -> str:
     )
 
 
-def steps_frame(training: Training) -> pd.DataFrame:
-    """One row per merge, with the running tokens-per-word (read from the trace's columns)."""
+def steps_frame(training: Training, shorten: bool = True) -> pd.DataFrame:
+    """One row per merge, with the running tokens-per-word (read from the trace's columns).
+
+    Very long tokens are shortened for the screen unless `shorten` is False (the download).
+    """
+    show = fmt_token if shorten else str
     steps = training.steps
     words = max(1, sum(training.counts))
     merged = steps.column("merged_count")
@@ -65,8 +81,8 @@ def steps_frame(training: Training) -> pd.DataFrame:
     remaining = _initial_tokens(training) - pd.Series(merged, dtype=object).cumsum()
     return pd.DataFrame({
         "step": range(1, len(steps) + 1),
-        "merge": [f"{a} + {b}" for a, b in zip(steps.lefts(), steps.rights())],
-        "new token": steps.new_tokens(),
+        "merge": [f"{show(a)} + {show(b)}" for a, b in zip(steps.lefts(), steps.rights())],
+        "new token": [show(t) for t in steps.new_tokens()],
         "count(ab)": list(steps.column("pair_count")),
         "count(a)": list(steps.column("left_count")),
         "count(b)": list(steps.column("right_count")),
@@ -101,8 +117,8 @@ def candidates_frame(candidates: list[Candidate] | tuple[Candidate, ...], algori
         rows.append(
             {
                 "rank": c.rank,
-                "pair": f"{c.left} + {c.right}",
-                "new token": c.new_token,
+                "pair": f"{fmt_token(c.left)} + {fmt_token(c.right)}",
+                "new token": fmt_token(c.new_token),
                 "count(ab)": c.pair_count,
                 "count(a)": c.left_count,
                 "count(b)": c.right_count,
@@ -126,13 +142,13 @@ def vocab_frame(training: Training) -> pd.DataFrame:
     """Every token of the final vocabulary with the step that added it (0 = at the start)."""
     specials = set(training.config.special_tokens)
     rows = [
-        {"id": i, "token": t, "added at step": 0, "kind": "special" if t in specials else "alphabet"}
+        {"id": i, "token": fmt_token(t), "added at step": 0, "kind": "special" if t in specials else "alphabet"}
         for i, t in enumerate(training.initial_vocab)
     ]
     vocab_size = training.steps.column("vocab_size")
     for i, (token, existed) in enumerate(zip(training.steps.new_tokens(), training.steps.existed)):
         if not existed:
-            rows.append({"id": vocab_size[i] - 1, "token": token, "added at step": i + 1, "kind": "merge"})
+            rows.append({"id": vocab_size[i] - 1, "token": fmt_token(token), "added at step": i + 1, "kind": "merge"})
     return pd.DataFrame(rows)
 
 
@@ -142,8 +158,10 @@ def corpus_change(training: Training, step: int, limit: int) -> tuple[pd.DataFra
     touched = sorted(s.words_touched, key=lambda i: (-training.counts[i], i))
     shown = touched[:limit]
     rows = []
-    for i, (before, after) in zip(shown, words_around(training, step, shown)):
-        rows.append({"word": training.words[i], "count": training.counts[i], "before": before, "after": after})
+    for i, (before, after) in zip(shown, words_around(training, step, shown, SHOWN_WORD_CHARS)):
+        word = training.words[i]
+        rows.append({"word": word[:SHOWN_WORD_CHARS], "length": len(word), "count": training.counts[i],
+                     "before": [fmt_token(t) for t in before], "after": [fmt_token(t) for t in after]})
     return pd.DataFrame(rows), len(touched)
 
 
