@@ -5,32 +5,38 @@ app.py`, plus a free `--server.port` and `--server.headless true`) from the proj
 as a subprocess of this script, and every "student" is a websocket client that speaks
 Streamlit's own protocol (BackMsg / ForwardMsg protobufs on `/_stcore/stream`, see
 `streamlit_client.py`): it opens a shareable link (the query string the browser would
-send), waits for the page's run to complete, clicks the Train page's "Next" button (a
-fragment rerun, exactly as the browser sends it: the button's trigger, every other
-widget's current value and the fragment's id) and clicks deferred download buttons
-(backend operation + HTTP GET of the media URL). Only loopback (127.0.0.1) is used.
+send), follows the page's own reruns (callbacks, `st.rerun()`, `run_every` fragments such
+as a training's progress poll), clicks the Train page's "Next" button (a fragment rerun,
+as the browser sends it: the button's trigger, every other widget's current value and the
+fragment's id) and clicks deferred download buttons (backend operation + HTTP GET of the
+media URL). Only loopback (127.0.0.1) is used.
 
-Phases, measured in one run against one fresh server:
+Phases, measured in one run against one fresh server (after one warm-up visit: the
+teacher opening the app before class):
 
-1. class: N students (default 30) arrive within a few seconds; a third open wordfreq-en
-   with WordPiece and a vocabulary of 8,000, the others small corpora with varied settings;
-   each clicks Next 5 times with a short think time. Page load = websocket opened → first
-   complete run (training included when it is not cached); step = click sent → the run it
-   triggered finished (`script_finished`).
-2. idle: after the class has left, one student on the course toy corpus clicks ~10 times.
+1. class: N students (default 30) arrive within 5 s; a third open wordfreq-en with
+   WordPiece and a vocabulary of 8,000, the others small corpora with varied settings;
+   each clicks Next 5 times, 1–3 s apart. Page load = websocket opened → the first complete
+   run that shows the step view (so a training that is not cached is included, however the
+   page waits for it); step = click sent → the run it triggered finished (`script_finished`),
+   checked to show the next step.
+2. idle: after the class has left, one student on the course toy corpus clicks 10 times.
 3. herd: one new training (wordfreq-en WordPiece, vocabulary 6,000 + a random offset) is
-   opened by a single student and its server CPU time measured; then 8 students open
-   another new link at once, and the server's CPU time for the herd is divided by it.
-4. memory: the server's RSS (process + children, from /proc every ~100 ms) during the
-   class; held after 10 large trainings one after another; after one trace.jsonl download.
+   opened by a single student and the server's CPU time for it measured; then 8 students
+   open another new link at once, and the server's CPU time for the herd is divided by it.
+   CPU time = user + system of the server and all its descendants, reaped ones included.
+   (Shown beside it, to read the ratio: the CPU time of the same 8 page loads once trained.)
+4. memory: the server's RSS (VmRSS of the process and its descendants, summed, read from
+   /proc every ~100 ms) during the class; held after 10 large trainings one after another;
+   after one trace.jsonl download.
 5. big training: one student trains wordfreq-en with a 50,000 vocabulary while 5 others
-   click on small corpora; their step times during the training, and after it.
+   click on small corpora (0.3–1 s apart); their step times during the training, and after.
 
 What it does not simulate: no browser renders anything, so the times are the server's
-(run + transfer on loopback), not the time until pixels change; the browser's extra HTTP
+(run + transfer on loopback), not the time until pixels change; the browser's other HTTP
 requests (static files, health checks, media HEAD checks), heartbeats and dataframe
-chunk requests are not sent; the clients run on the same machine as the server and use
-some of its CPU.
+chunk requests are not sent; the clients run on the same machine as the server (they use
+little CPU: the total is printed).
 
     python benchmarks/bench_class.py [--quick] [--students N] [--port P] [--seed S]
                                      [--big-algorithm wordpiece|bpe]
@@ -77,6 +83,7 @@ BUSY_STEP_MEDIAN = 0.5
 # minute when the app is fast).
 BUDGETS = {"class": 150, "idle": 30, "herd": 120, "memory": 120, "big": 150}
 QUICK_BUDGETS = {"class": 60, "idle": 20, "herd": 45, "memory": 45, "big": 60}
+WARM_UP_LIMIT = 60
 
 BIG_LINK = ("/?corpus=wordfreq-en&algorithm=wordpiece&vocab_size=8000&normalizer=none&pre_tokenizer=whitespace"
             "&tie_break=first&min_frequency=0&specials=none&step=1")
@@ -127,6 +134,7 @@ class Server:
         self.base_url = f"http://127.0.0.1:{port}"
         self.log_file = tempfile.NamedTemporaryFile(prefix="bench_class-server-", suffix=".log", delete=False)
         self.process: subprocess.Popen | None = None
+        self.died: int | None = None  # the exit code, if it ended before we stopped it
 
     def start(self, timeout: float = 60.0) -> None:
         command = [sys.executable, "-m", "streamlit", "run", "app.py",
@@ -150,7 +158,10 @@ class Server:
 
     def stop(self) -> None:
         """Stop the server and whatever it forked (its own process group), politely first."""
-        if self.process is None or self.process.poll() is not None:
+        if self.process is None:
+            return
+        if self.process.poll() is not None:
+            self.died = self.process.returncode
             return
         for sig, wait in ((signal.SIGTERM, 10), (signal.SIGKILL, 5)):
             with contextlib.suppress(ProcessLookupError):
@@ -294,15 +305,19 @@ class Bench:
         await asyncio.gather(*(c.close() for c in clients), return_exceptions=True)
 
     async def open(self, c: StreamlitClient, group: Group, label: str) -> Run | None:
+        """Open the link; loaded = the step view is shown (after the training, if the page polls
+        for it), or an error is, or the page has nothing left to wait for."""
         try:
-            run = await c.open()
+            run = await c.open(ready=lambda c: c.step is not None or bool(c.errors) or not c.auto_rerunning)
         except Exception as exc:  # refused, closed, timed out, protocol error
             group.errors.append(f"{label}: page load failed: {exc}")
             return None
-        group.loads.append(run.seconds)
         self._check(run, label)
         if c.step is None:
-            group.errors.append(f"{label}: the page shows no step control (exceptions: {run.exceptions or 'none'})")
+            shown = "; ".join(run.errors) or "no error shown"
+            group.errors.append(f"{label}: the page shows no step control ({shown})")
+            return None
+        group.loads.append(run.seconds)
         return run
 
     async def step(self, c: StreamlitClient, group: Group, label: str) -> Run | None:
@@ -327,7 +342,7 @@ class Bench:
         return run
 
     def _check(self, run: Run, label: str) -> None:
-        for text in run.exceptions:
+        for text in run.errors:
             self.page_errors.append(f"{label}: {text}")
 
     def think(self, low: float, high: float) -> float:
@@ -366,10 +381,13 @@ class Bench:
 
     async def warm_up(self) -> None:
         """The teacher opens the app once before class (imports, first-visit navigation)."""
-        c = self.client(TOY_LINK)
-        run = await c.open()
-        log(f"warm-up: first page load {secs(run.seconds)}")
+        group = Group()
+        async with asyncio.timeout(WARM_UP_LIMIT):
+            run = await self.open(self.client(TOY_LINK), group, "warm-up")
         await self.close_all()
+        if run is None:
+            raise RuntimeError(f"the app's Train page does not load: {group.errors[0]}")
+        log(f"warm-up: first page load {secs(run.seconds)}")
         await self.wait_idle()
 
     async def phase_class(self) -> None:
@@ -458,6 +476,14 @@ class Bench:
             result["trained"] = sum(1 for r in runs if r is not None and r.progress_updates)
             log(f"herd: {herd_size} students on one new link (vocab {base + 1}): {result['herd']:.2f} CPU s; "
                 f"{result['trained']} of them saw the training's progress bar")
+            # For reading the ratio: what the same page loads cost without any training.
+            await self.close_all()
+            await self.wait_idle()
+            cpu0 = self.server.cpu_seconds()
+            await asyncio.gather(*(self.open(self.client(herd_link), Group(), f"herd again {i + 1}")
+                                   for i in range(herd_size)))
+            result["pages"] = self.server.cpu_seconds() - cpu0
+            log(f"herd: the same {herd_size} page loads, trained already: {result['pages']:.2f} CPU s")
 
         log(f"herd: {herd_size} students open the same new link at once")
         timed_out = await self.bounded("herd", body())
@@ -465,8 +491,10 @@ class Bench:
                 "server CPU (incl. children) ÷ CPU of one new training alone")
         if "herd" in result and result.get("solo"):
             ratio = result["herd"] / result["solo"]
+            pages = (f"; the same {herd_size} page loads once trained: {result['pages']:.1f} CPU s"
+                     if "pages" in result else "")
             self.rows.append(Row(what, f"{ratio:.2f}× ({result['herd']:.1f} CPU s ÷ {result['solo']:.1f} CPU s; "
-                                       f"{result['trained']:.0f} of {herd_size} saw a progress bar)",
+                                       f"{result['trained']:.0f} of {herd_size} saw a progress bar{pages})",
                                  f"≤ {HERD_CPU_RATIO}×", judged(ratio, HERD_CPU_RATIO)))
         else:
             self.rows.append(Row(what, self.timeout_text("herd") if timed_out else "not measured (page loads failed)",
@@ -492,7 +520,13 @@ class Bench:
             result["trainings"] = len(group.loads)
             await self.wait_idle()
             result["held"] = self.server.rss_bytes()
-            size, seconds = await last.download("trace.jsonl")
+            if run is None:
+                return
+            try:
+                size, seconds = await last.download("trace.jsonl")
+            except Exception as exc:  # no such button, refused, closed
+                group.errors.append(f"trace.jsonl download failed: {exc}")
+                return
             await self.wait_idle(5)
             result["download"] = (size, seconds, self.server.rss_bytes())
             log(f"memory: trace.jsonl ({size / MB:,.1f} MB) downloaded in {secs(seconds)}; "
@@ -525,7 +559,7 @@ class Bench:
     async def phase_big(self) -> None:
         a = self.args
         big_link = wordfreq_link(a.big_algorithm, 50_000)
-        group = Group()
+        group, trainer_group = Group(), Group()
         clicks: list[tuple[float, float]] = []  # (sent at, seconds), by every clicking student
         after: list[float] = []
         trainer: dict[str, float] = {}
@@ -560,7 +594,7 @@ class Bench:
                         clicking.create_task(clicker(i, c))
                 await asyncio.sleep(1.0)  # the clicking has started
                 trainer["start"] = time.monotonic()
-                run = await self.open(self.client(big_link), group, "50k trainer")
+                run = await self.open(self.client(big_link), trainer_group, "50k trainer")
                 trainer["end"] = time.monotonic()
                 trainer["seconds"] = trainer["end"] - trainer["start"]
                 done.set()
@@ -573,7 +607,11 @@ class Bench:
         during = [s for sent, s in clicks if trainer.get("start", end) <= sent < end]
         took = f"training took {secs(trainer['seconds'])}" if "seconds" in trainer else "training unfinished"
         what = f"big training: 1 student trains wordfreq-en {a.big_algorithm} vocab 50,000 while {a.busy} others click"
-        if during:
+        if trainer_group.errors:  # refused or failed: there was no long training to measure under
+            self.rows.append(Row(f"{what} — their step median during the training",
+                                 f"not measured: {trainer_group.errors[0]}", f"≤ {BUSY_STEP_MEDIAN} s",
+                                 "not measured"))
+        elif during:
             value = median(during)
             partial = f"; {self.timeout_text('big')}" if timed_out else ""
             self.rows.append(Row(f"{what} — their step median during the training",
@@ -586,7 +624,7 @@ class Bench:
         idle = f"; idle was {secs(self.idle_median)}" if getattr(self, "idle_median", None) else ""
         self.add_latency_row(f"big training — their step median after it finished (back to idle speed{idle})",
                              after, a.busy * a.after_clicks, median, IDLE_STEP_MEDIAN, timed_out, "big")
-        self.report_errors("big", group.errors)
+        self.report_errors("big", trainer_group.errors + group.errors)
 
     # -------------------------------------------------------------- reporting
 
@@ -629,7 +667,8 @@ def free_port() -> int:
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="a smoke run of about a minute: fewer students and clicks")
+    parser.add_argument("--quick", action="store_true",
+                        help="a smoke run (about a minute on a fast app): fewer students, clicks and trainings")
     parser.add_argument("--students", type=int, help="students in the class (default 30; 6 with --quick)")
     parser.add_argument("--port", type=int, default=0, help="the server's port (default: a free one)")
     parser.add_argument("--seed", type=int, help="random seed (arrivals, think times, the herd's vocabulary)")
@@ -637,7 +676,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="the 50,000-vocabulary training (default wordpiece; bpe with --quick)")
     args = parser.parse_args(argv)
     quick = args.quick
-    args.students = args.students or (6 if quick else 30)
+    args.students = args.students if args.students is not None else (6 if quick else 30)
     args.seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**6)
     args.big_algorithm = args.big_algorithm or ("bpe" if quick else "wordpiece")
     args.clicks = 2 if quick else 5  # Next clicks per student in the class
@@ -674,11 +713,15 @@ def print_table(bench: Bench, args: argparse.Namespace, seconds: float) -> None:
         print(f"| {row.what} | {row.measured} | {row.target} | {row.verdict} |")
     print()
     clicks = bench.fragment_clicks + bench.full_clicks
-    print(f"Steps were sent as the browser sends them: {bench.fragment_clicks} of {clicks} clicks ran as fragment "
-          f"reruns, {bench.full_clicks} as full reruns. Benchmark took {seconds:.0f} s; the client side used "
-          f"{sum(os.times()[:2]):.0f} CPU s of the same machine.")
+    print(f"Clicks were sent as the browser sends them: {bench.fragment_clicks} of {clicks} ran as fragment "
+          f"reruns, {bench.full_clicks} as full reruns. Class: arrivals within {args.arrival:.0f} s, "
+          f"{args.think[0]:g}–{args.think[1]:g} s between a student's clicks. Benchmark took {seconds:.0f} s; "
+          f"the clients used {sum(os.times()[:2]):.0f} CPU s of the same machine.")
     if bench.page_errors:
-        print(f"Exceptions shown on the page: {len(bench.page_errors)}, first: {bench.page_errors[0]}")
+        print(f"Errors shown on the page (st.exception, st.error): {len(bench.page_errors)}, "
+              f"first: {bench.page_errors[0]}")
+    if bench.server.died is not None:
+        print(f"The server exited during the benchmark (code {bench.server.died}); see {bench.server.log_file.name}")
     for note in bench.notes:
         print(f"Problem: {note}")
 

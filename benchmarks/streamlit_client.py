@@ -1,55 +1,65 @@
 """A headless Streamlit client: one simulated browser tab, speaking Streamlit's websocket protocol.
 
-Used by `bench_class.py`. It does what the browser's JavaScript does on the wire, read from
-the installed Streamlit (server: `runtime/app_session.py`, `web/server/starlette/
-starlette_websocket.py`; browser: the bundled `static/js`), and nothing about drawing:
+Used by `bench_class.py`. It does on the wire what the browser's JavaScript does, as read
+in the installed Streamlit (server: `runtime/app_session.py`, `runtime/scriptrunner/`,
+`web/server/starlette/starlette_websocket.py`; browser: the bundled `static/js`) and
+checked against the frames a headless Chromium sends; it draws nothing. The websocket is
+the `websockets` package's asyncio client, which Streamlit installs (Streamlit 1.67 serves
+with Starlette/uvicorn and no longer brings tornado).
 
 - Connect to `ws://HOST:PORT/_stcore/stream` (subprotocol "streamlit"). The server says
   nothing until the client asks for a run: the browser's first BackMsg is `rerun_script`
-  with the URL's query string, `page_name` = the URL's path ("" for the default page),
-  an empty `page_script_hash` and its `context_info` (url, timezone, locale, ...).
-- Every run starts with a `new_session` ForwardMsg (it carries the session id and, in
-  `metadata.run.fragment_ids`, which fragments the run is for) and ends with
-  `script_finished`. FINISHED_EARLY_FOR_RERUN means another run follows at once (a
-  callback, `st.rerun()`), so a run is "complete" only on the other statuses.
+  with the URL's query string, `page_name` = the URL's path ("" for the default page), an
+  empty `page_script_hash`, no widget states and its `context_info` (url, timezone, ...).
+- Every run starts with a `new_session` ForwardMsg (session id; `metadata.run` names the
+  run and, in `fragment_ids`, the fragments it reruns; empty = a full run) and ends with
+  `script_finished` carrying the same run identity. FINISHED_EARLY_FOR_RERUN means
+  another run follows at once (a callback, `st.rerun()`), so it completes nothing.
 - Later reruns carry the page the server reported (`navigation.page_script_hash`), the
   query string the app last set (`page_info_changed`), and the value of every widget drawn
   so far, as the browser's widget manager holds them: the value the server forced
-  (`set_value`) or else the one already held, or else the widget's default.
+  (`set_value`), else the one already held, else the widget's default.
 - A button click is that rerun plus a WidgetState with `trigger_value=True` for the
   button's id. A button drawn inside an `st.fragment` (its delta has a `fragment_id`) is
-  sent as a fragment rerun: the same message with `ClientState.fragment_id` set, which
-  makes the server rerun only that fragment.
+  sent as a fragment rerun: the same message with `ClientState.fragment_id` set, so the
+  server reruns only that fragment. The click is complete when a run that started after
+  it, for that fragment (or a full run), finishes.
+- `st.fragment(run_every=...)`: the server sends `auto_rerun` (fragment id, interval) and
+  the browser then sends that fragment's rerun (`is_auto_rerun=True`) on a timer, until a
+  full run starts (which clears every timer) or `stop_auto_rerun` names the fragment.
 - Messages the client declares in `cached_message_hashes` come back as `ref_hash`
-  references. Like the browser, the client keeps the "cacheable" messages it has received
-  (the server marks new elements above `global.minCachedMessageSize`), declares their
-  hashes, drops them after `max_cached_message_age` runs without use, and resolves
-  references from them. `declare_cache=False` declares none, so no references come.
+  references. Like the browser, the client keeps the "cacheable" messages it receives (the
+  server marks new elements above `global.minCachedMessageSize`), declares their hashes,
+  drops them after `max_cached_message_age` runs without use, and resolves references from
+  them. `declare_cache=False` declares none, so no references come.
 - A download button whose data is a callable carries a `deferred_file_id`. Clicking it
-  sends a `backend_operation_request` BackMsg (session id + file id); the server runs the
-  callable and answers with a `backend_operation_response` holding a media URL, which the
-  browser then fetches over HTTP (`GET /media/<id>`). No rerun is involved
+  sends a `backend_operation_request` BackMsg (request id, session id, file id); the server
+  runs the callable and answers with a `backend_operation_response` holding a media URL,
+  which the browser then fetches over HTTP (`GET /media/<id>`). No rerun is involved
   (`on_click="ignore"`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
+import re
 import time
 import urllib.request
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit
 
 from websockets.asyncio.client import connect
 
+from streamlit.proto.Alert_pb2 import Alert
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.NumberInput_pb2 import NumberInput
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
 FINISHED_EARLY_FOR_RERUN = ForwardMsg.FINISHED_EARLY_FOR_RERUN
-FINISHED_SUCCESSFULLY = ForwardMsg.FINISHED_SUCCESSFULLY
 _NO_PROXY = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
@@ -59,14 +69,14 @@ class ProtocolError(RuntimeError):
 
 @dataclass
 class Run:
-    """One complete run (a page load, a click): how long it took and what it showed."""
+    """What a page load or a click took: until the run it caused completed."""
 
     seconds: float
-    status: int  # ForwardMsg.ScriptFinishedStatus of the final run
-    fragment: bool  # True when the server reran only a fragment
-    runs: int  # script runs it took (> 1 when a callback or st.rerun() started another)
-    progress_updates: int  # st.progress elements received (the training progress bar)
-    exceptions: list[str] = field(default_factory=list)  # st.exception elements received
+    status: int  # ForwardMsg.ScriptFinishedStatus of the completing run
+    fragment: bool  # the completing run reran fragments only
+    runs: int  # script runs started meanwhile (> 1 with callbacks' reruns, st.rerun(), auto-reruns)
+    progress_updates: int  # st.progress elements received meanwhile (a training's progress bar)
+    errors: list[str]  # st.exception and st.error elements received meanwhile
 
 
 @dataclass
@@ -75,6 +85,19 @@ class Button:
     fragment_id: str
     disabled: bool
     deferred_file_id: str = ""
+
+
+@dataclass
+class _Waiter:
+    """Someone waiting for a run that starts after `after_run` and covers `fragment_id`."""
+
+    after_run: int  # runs started before the request
+    fragment_id: str  # "" = only a full run will do
+    ready: Callable[[], bool] | None  # also wait until this holds after a run (page loads)
+    start: float
+    progress: int  # progress updates and errors received before the request
+    errors: int
+    future: asyncio.Future
 
 
 @dataclass
@@ -174,6 +197,7 @@ def _widget_value(kind: str, el, held: WidgetState | None) -> WidgetState | None
     return state
 
 
+_STEP_HEADING = re.compile(r"Step ([\d,]+) of ([\d,]+)")  # the Train page's step heading (Markdown)
 _VALUE_WIDGETS = {"selectbox", "radio", "number_input", "slider", "checkbox", "button_group", "text_area",
                   "text_input"}
 
@@ -200,31 +224,37 @@ class StreamlitClient:
         self.page_script_hash = ""
         self.step_heading = ""  # the Train page's last "Step k of n: ..." heading
         self.buttons: dict[str, Button] = {}  # by label
-        self.exceptions: list[str] = []  # every st.exception ever received
+        self.errors: list[str] = []  # every st.exception and st.error received
         self.bytes_received = 0
         self._widgets: dict[str, WidgetState] = {}
         self._widget_fragment: dict[str, str] = {}
         self._seen_this_run: set[str] = set()
-        self._run_fragment_ids: list[str] = []
+        self._runs_started = 0
+        self._run_numbers: dict[str, int] = {}  # script_run_id → its number, while it runs
+        self._run_fragment_ids: list[str] = []  # of the run in progress
+        self._progress_updates = 0
+        self._auto_reruns: dict[str, tuple[float, asyncio.Task]] = {}  # fragment id → (interval, timer)
+        self._waiters: list[_Waiter] = []
         self._cache = _MessageCache()
         self._ws = None
         self._reader: asyncio.Task | None = None
-        self._run_done: asyncio.Future | None = None
-        self._run_stats: dict[str, int] = {}
-        self._run_exceptions: list[str] = []
         self._requests: dict[str, asyncio.Future] = {}
         self._request_ids = itertools.count(1)
 
     # ------------------------------------------------------------------ actions
 
-    async def open(self) -> Run:
-        """Open the link: connect, ask for the first run, wait until it is complete."""
+    async def open(self, ready: Callable[[StreamlitClient], bool] | None = None) -> Run:
+        """Open the link: connect, ask for the first run, wait until it is complete.
+
+        With `ready`, keep waiting (through the runs the page starts itself: callbacks,
+        `st.rerun()`, auto-reruns) until a complete run leaves `ready(client)` true.
+        """
         start = time.perf_counter()
         ws_url = "ws" + self.base_url[len("http"):] + "/_stcore/stream"
         self._ws = await connect(ws_url, subprotocols=["streamlit"], origin=self.base_url, proxy=None,
                                  max_size=None, open_timeout=self.run_timeout)
         self._reader = asyncio.create_task(self._read_forever())
-        return await self._rerun(start, fragment_id="")
+        return await self._request_run(start, fragment_id="", ready=(lambda: ready(self)) if ready else None)
 
     async def click(self, label: str) -> Run:
         """Click the button with this label; return when the run it triggers is complete."""
@@ -234,7 +264,7 @@ class StreamlitClient:
         if button.disabled:
             raise ProtocolError(f"button {label!r} is disabled")
         trigger = WidgetState(id=button.id, trigger_value=True)
-        return await self._rerun(time.perf_counter(), fragment_id=button.fragment_id, trigger=trigger)
+        return await self._request_run(time.perf_counter(), fragment_id=button.fragment_id, trigger=trigger)
 
     async def download(self, label: str) -> tuple[int, float]:
         """Click a deferred download button: (bytes downloaded, seconds from click to last byte)."""
@@ -258,6 +288,7 @@ class StreamlitClient:
         return size, time.perf_counter() - start
 
     async def close(self) -> None:
+        self._stop_auto_reruns(list(self._auto_reruns))
         if self._ws is not None:
             await self._ws.close()
         if self._reader is not None:
@@ -271,22 +302,32 @@ class StreamlitClient:
     @property
     def step(self) -> tuple[int, int] | None:
         """(step, steps) from the Train page's "Step k of n: ..." heading, if shown."""
-        if not self.step_heading:
-            return None
-        k, rest = self.step_heading[len("Step "):].split(" of ", 1)
-        try:
-            return int(k.replace(",", "")), int(rest.split(":", 1)[0].replace(",", ""))
-        except ValueError:
-            return None
+        found = _STEP_HEADING.match(self.step_heading)
+        return (int(found[1].replace(",", "")), int(found[2].replace(",", ""))) if found else None
+
+    @property
+    def auto_rerunning(self) -> bool:
+        """Whether a fragment of the page reruns itself on a timer (a progress poll, say)."""
+        return bool(self._auto_reruns)
 
     # ------------------------------------------------------------------ sending
 
-    async def _rerun(self, start: float, fragment_id: str, trigger: WidgetState | None = None) -> Run:
-        if self._run_done is not None and not self._run_done.done():
-            raise ProtocolError("a run is already in progress")
-        self._run_done = asyncio.get_running_loop().create_future()
-        self._run_stats = {"runs": 0, "progress": 0}
-        self._run_exceptions = []
+    async def _request_run(self, start: float, fragment_id: str, trigger: WidgetState | None = None,
+                           ready: Callable[[], bool] | None = None) -> Run:
+        waiter = _Waiter(self._runs_started, fragment_id, ready, start, self._progress_updates, len(self.errors),
+                         asyncio.get_running_loop().create_future())
+        self._waiters.append(waiter)
+        try:
+            await self._send_rerun(fragment_id, trigger)
+            return await asyncio.wait_for(asyncio.shield(waiter.future), self.run_timeout)
+        except asyncio.TimeoutError:
+            raise ProtocolError(f"no complete run within {self.run_timeout:.0f} s") from None
+        finally:
+            if waiter in self._waiters:
+                self._waiters.remove(waiter)
+
+    async def _send_rerun(self, fragment_id: str, trigger: WidgetState | None = None,
+                          is_auto_rerun: bool = False) -> None:
         msg = BackMsg()
         state = msg.rerun_script
         state.query_string = self.query_string
@@ -294,6 +335,7 @@ class StreamlitClient:
         if not self.page_script_hash:
             state.page_name = self.page_name
         state.fragment_id = fragment_id
+        state.is_auto_rerun = is_auto_rerun
         state.widget_states.widgets.extend(w for i, w in self._widgets.items() if trigger is None or i != trigger.id)
         if trigger is not None:
             state.widget_states.widgets.append(trigger)
@@ -304,13 +346,25 @@ class StreamlitClient:
         info.timezone, info.timezone_offset, info.locale = "UTC", 0, "en-US"
         info.is_embedded, info.color_scheme = False, "light"
         await self._ws.send(msg.SerializeToString())
-        try:
-            status = await asyncio.wait_for(asyncio.shield(self._run_done), self.run_timeout)
-        except asyncio.TimeoutError:
-            raise ProtocolError(f"no complete run within {self.run_timeout:.0f} s") from None
-        return Run(seconds=time.perf_counter() - start, status=status, fragment=bool(self._run_fragment_ids),
-                   runs=self._run_stats["runs"], progress_updates=self._run_stats["progress"],
-                   exceptions=list(self._run_exceptions))
+
+    async def _auto_rerun(self, fragment_id: str, interval: float) -> None:
+        with contextlib.suppress(Exception):  # ends with the connection
+            while True:
+                await asyncio.sleep(interval)
+                await self._send_rerun(fragment_id, is_auto_rerun=True)
+
+    def _start_auto_rerun(self, fragment_id: str, interval: float) -> None:
+        current = self._auto_reruns.get(fragment_id)
+        if current is not None and current[0] == interval:
+            return
+        self._stop_auto_reruns([fragment_id])
+        self._auto_reruns[fragment_id] = (interval, asyncio.create_task(self._auto_rerun(fragment_id, interval)))
+
+    def _stop_auto_reruns(self, fragment_ids: list[str]) -> None:
+        for fragment_id in fragment_ids:
+            _, timer = self._auto_reruns.pop(fragment_id, (None, None))
+            if timer is not None:
+                timer.cancel()
 
     def _http_get_size(self, url: str) -> int:
         with _NO_PROXY.open(url, timeout=self.run_timeout) as response:
@@ -332,9 +386,9 @@ class StreamlitClient:
         self._fail(ProtocolError("the server closed the connection"))
 
     def _fail(self, exc: BaseException) -> None:
-        waiting = [self._run_done, *self._requests.values()]
-        for future in waiting:
-            if future is not None and not future.done():
+        self._stop_auto_reruns(list(self._auto_reruns))
+        for future in [w.future for w in self._waiters] + list(self._requests.values()):
+            if not future.done():
                 future.set_exception(exc)
 
     def _on_message(self, payload: bytes) -> None:
@@ -355,8 +409,12 @@ class StreamlitClient:
             self.query_string = msg.page_info_changed.query_string
         elif kind == "delta":
             self._on_delta(msg.delta)
+        elif kind == "auto_rerun":
+            self._start_auto_rerun(msg.auto_rerun.fragment_id, msg.auto_rerun.interval)
+        elif kind == "stop_auto_rerun":
+            self._stop_auto_reruns(list(msg.stop_auto_rerun.fragment_ids))
         elif kind == "script_finished":
-            self._on_run_finished(msg.script_finished)
+            self._on_run_finished(msg)
         elif kind == "backend_operation_response":
             answer = self._requests.pop(msg.backend_operation_response.request_id, None)
             if answer is not None and not answer.done():
@@ -368,11 +426,14 @@ class StreamlitClient:
         self._cache.max_age = session.config.max_cached_message_age or self._cache.max_age
         if session.page_script_hash and not self.page_script_hash:
             self.page_script_hash = session.page_script_hash
+        self._runs_started += 1
+        self._run_numbers[msg.metadata.run.script_run_id] = self._runs_started
         self._run_fragment_ids = list(msg.metadata.run.fragment_ids)
         self._seen_this_run = set()
-        if not self._run_fragment_ids:
-            self.buttons = {}  # a full run draws every button again
-        self._run_stats["runs"] = self._run_stats.get("runs", 0) + 1
+        if not self._run_fragment_ids:  # a full run draws everything again and restarts the timers
+            self.buttons = {}
+            self.step_heading = ""
+            self._stop_auto_reruns(list(self._auto_reruns))
 
     def _on_delta(self, delta) -> None:
         if delta.WhichOneof("type") != "new_element":
@@ -389,28 +450,38 @@ class StreamlitClient:
         elif kind in ("button", "download_button"):
             self.buttons[el.label] = Button(el.id, delta.fragment_id, el.disabled,
                                             el.deferred_file_id if kind == "download_button" else "")
-        elif kind == "heading" and el.body.startswith("Step ") and " of " in el.body:
+        elif kind == "heading" and _STEP_HEADING.match(el.body):
             self.step_heading = el.body
         elif kind == "progress":
-            self._run_stats["progress"] = self._run_stats.get("progress", 0) + 1
+            self._progress_updates += 1
         elif kind == "exception":
-            text = f"{el.type}: {el.message}"
-            self.exceptions.append(text)
-            self._run_exceptions.append(text)
+            self.errors.append(f"{el.type}: {el.message}")
+        elif kind == "alert" and el.format == Alert.ERROR:
+            self.errors.append(f"st.error: {el.body}")
 
-    def _on_run_finished(self, status: int) -> None:
+    def _on_run_finished(self, msg: ForwardMsg) -> None:
+        status = msg.script_finished
+        number = self._run_numbers.pop(msg.metadata.run.script_run_id, self._runs_started)
+        fragment_ids = list(msg.metadata.run.fragment_ids)
         if status == FINISHED_EARLY_FOR_RERUN:
             return  # another run follows at once
-        self._cache.run_finished(self._run_fragment_ids)
-        self._forget_inactive_widgets()
-        if self._run_done is not None and not self._run_done.done():
-            self._run_done.set_result(status)
+        self._cache.run_finished(fragment_ids)
+        self._forget_inactive_widgets(fragment_ids)
+        for waiter in list(self._waiters):
+            covered = not fragment_ids or waiter.fragment_id in fragment_ids
+            if number > waiter.after_run and covered and (waiter.ready is None or waiter.ready()):
+                self._waiters.remove(waiter)
+                if not waiter.future.done():
+                    waiter.future.set_result(Run(
+                        seconds=time.perf_counter() - waiter.start, status=status, fragment=bool(fragment_ids),
+                        runs=self._runs_started - waiter.after_run,
+                        progress_updates=self._progress_updates - waiter.progress,
+                        errors=self.errors[waiter.errors:]))
 
-    def _forget_inactive_widgets(self) -> None:
+    def _forget_inactive_widgets(self, fragment_ids: list[str]) -> None:
         """Drop the widgets the run just finished no longer draws, as the browser does."""
-        if self._run_fragment_ids:
-            gone = [i for i, f in self._widget_fragment.items()
-                    if f in self._run_fragment_ids and i not in self._seen_this_run]
+        if fragment_ids:
+            gone = [i for i, f in self._widget_fragment.items() if f in fragment_ids and i not in self._seen_this_run]
         else:
             gone = [i for i in self._widgets if i not in self._seen_this_run]
         for widget_id in gone:
