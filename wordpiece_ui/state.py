@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import functools
 from urllib.parse import urlencode
 
 import streamlit as st
@@ -194,6 +195,7 @@ def only_this_computer(url: str) -> bool:
     return host in ("localhost", "::1") or host.startswith("127.")
 
 
+@functools.lru_cache(maxsize=64)
 def qr_png(url: str) -> bytes:
     """A QR code of `url` as a PNG, large enough to scan from the back of a room."""
     import io
@@ -227,4 +229,6 @@ def share_box(settings: Settings, page: str = "", **extra: object) -> None:
                         "`--server.address 0.0.0.0 --browser.serverAddress` followed by this computer's address on "
                         "the room's network (README: *Serving a class*).", icon=":material/info:")
         with code:
-            st.image(qr_png(url), caption="Scan to open this view", width=320)
+            # made on demand: drawing the QR code costs as much as the rest of the page
+            if st.toggle("QR code for the room", key=f"qr {page}", help="A code to scan from the back of the room."):
+                st.image(qr_png(url), caption="Scan to open this view", width=320)
