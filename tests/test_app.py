@@ -234,3 +234,17 @@ def test_a_one_megabyte_word_is_drawn_shortened():
     header = shown(at.header[0].value)
     assert "characters)" in header and len(header) < 250  # long tokens shown by their ends and length
     assert max(len(m.value) for m in at.markdown) < 60_000
+
+
+def test_a_training_larger_than_the_memory_budget_is_refused_with_its_size(monkeypatch):
+    from wordpiece_ui import caches
+
+    monkeypatch.setenv("WORDPIECE_LAB_CACHE_MB", "16")
+    caches.shared.clear()  # the server's store is made anew with this budget
+    try:
+        at = app(corpus="wordfreq-en", algorithm="wordpiece", vocab_size=50_000)
+        assert not at.exception and not at.get("progress")
+        errors = " ".join(shown(e.value) for e in at.error)
+        assert "would need about" in errors and "(16 MB)" in errors and "at most 50,000" in errors
+    finally:
+        caches.shared.clear()

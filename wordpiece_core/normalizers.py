@@ -5,9 +5,9 @@ Three are offered, named as on the command line:
 - ``none``: the text is used as it is.
 - ``lowercase``: every character is lowercased on its own (so a final capital
   sigma becomes ``σ``, never ``ς``), like Hugging Face's ``Lowercase``.
-- ``bert``: Hugging Face's ``BertNormalizer`` with its defaults: drop control
-  characters (Unicode category C*, NUL and U+FFFD) except tab, newline and
-  carriage return; turn every whitespace character into a plain space; put
+- ``bert``: Hugging Face's ``BertNormalizer`` with its defaults: drop control,
+  format and private-use characters (Cc, Cf, Co; NUL and U+FFFD) except tab,
+  newline and carriage return, keeping unassigned code points; turn every whitespace character into a plain space; put
   spaces around CJK ideographs; strip accents (NFD, then drop nonspacing marks);
   lowercase character by character. ``bert-cased`` does the same without
   lowercasing and accent stripping (the BERT-cased models).
@@ -61,11 +61,62 @@ def lowercase_char(ch: str) -> str:
     return ch.lower()
 
 
+# BertNormalizer drops "other" characters by its own (older) Unicode tables: controls,
+# format characters and private use, but never an unassigned code point (a newer emoji,
+# say, which Python's tables may not know yet). These format characters came after its
+# tables, so it keeps them as ordinary characters (README: Unicode versions).
+_FORMAT_KEPT_BY_TOKENIZERS = frozenset([0x0890, 0x0891, 0x08E2, 0x110CD, *range(0x13430, 0x13439)])
+
+
+def bert_drops(ch: str) -> bool:
+    """Whether BertNormalizer's clean_text removes `ch`."""
+    cp = ord(ch)
+    if ch in "\t\n\r":
+        return False
+    if cp == 0 or cp == 0xFFFD:
+        return True
+    return unicodedata.category(ch) in ("Cc", "Cf", "Co") and cp not in _FORMAT_KEPT_BY_TOKENIZERS
+
+
+# Accent stripping (NFD, then drop nonspacing marks) also follows tokenizers' older
+# tables: these marks, Mn in Python's newer tables, are not marks there and are kept;
+# U+1734 (Mn there, Mc here) is dropped. Found by comparing every code point with
+# tokenizers' BertNormalizer (tests/test_hf_differential.py).
+_MARKS_KEPT_BY_TOKENIZERS = tuple((
+    (0x07FD, 0x07FD), (0x0898, 0x089F), (0x08CA, 0x08E1), (0x09FE, 0x09FE), (0x0AFA, 0x0AFF),
+    (0x0B55, 0x0B55), (0x0C04, 0x0C04), (0x0C3C, 0x0C3C), (0x0D00, 0x0D00), (0x0D3B, 0x0D3C),
+    (0x0D81, 0x0D81), (0x0EBA, 0x0EBA), (0x180F, 0x180F), (0x1885, 0x1886), (0x1ABF, 0x1ACE),
+    (0x1DF6, 0x1DFB), (0xA82C, 0xA82C), (0xA8C5, 0xA8C5), (0xA8FF, 0xA8FF), (0xA9BD, 0xA9BD),
+    (0x10D24, 0x10D27), (0x10EAB, 0x10EAC), (0x10F46, 0x10F50), (0x10F82, 0x10F85), (0x11070, 0x11070),
+    (0x11073, 0x11074), (0x110C2, 0x110C2), (0x111C9, 0x111C9), (0x111CF, 0x111CF), (0x1123E, 0x1123E),
+    (0x1133B, 0x1133B), (0x11438, 0x1143F), (0x11442, 0x11444), (0x11446, 0x11446), (0x1145E, 0x1145E),
+    (0x1182F, 0x11837), (0x11839, 0x1183A), (0x1193B, 0x1193C), (0x1193E, 0x1193E), (0x11943, 0x11943),
+    (0x119D4, 0x119D7), (0x119DA, 0x119DB), (0x119E0, 0x119E0), (0x11A01, 0x11A0A), (0x11A33, 0x11A38),
+    (0x11A3B, 0x11A3E), (0x11A47, 0x11A47), (0x11A51, 0x11A56), (0x11A59, 0x11A5B), (0x11A8A, 0x11A96),
+    (0x11A98, 0x11A99), (0x11C30, 0x11C36), (0x11C38, 0x11C3D), (0x11C3F, 0x11C3F), (0x11C92, 0x11CA7),
+    (0x11CAA, 0x11CB0), (0x11CB2, 0x11CB3), (0x11CB5, 0x11CB6), (0x11D31, 0x11D36), (0x11D3A, 0x11D3A),
+    (0x11D3C, 0x11D3D), (0x11D3F, 0x11D45), (0x11D47, 0x11D47), (0x11D90, 0x11D91), (0x11D95, 0x11D95),
+    (0x11D97, 0x11D97), (0x11EF3, 0x11EF4), (0x16F4F, 0x16F4F), (0x16FE4, 0x16FE4), (0x1CF00, 0x1CF2D),
+    (0x1CF30, 0x1CF46), (0x1E000, 0x1E006), (0x1E008, 0x1E018), (0x1E01B, 0x1E021), (0x1E023, 0x1E024),
+    (0x1E026, 0x1E02A), (0x1E130, 0x1E136), (0x1E2AE, 0x1E2AE), (0x1E2EC, 0x1E2EF), (0x1E944, 0x1E94A),
+))
+_MARKS_DROPPED_BY_TOKENIZERS = frozenset([0x1734])
+
+
+def _stripped(d: str) -> bool:
+    """Whether accent stripping drops the decomposed character `d`, as tokenizers does."""
+    cp = ord(d)
+    if cp in _MARKS_DROPPED_BY_TOKENIZERS:
+        return True
+    if unicodedata.category(d) != "Mn":
+        return False
+    return not any(lo <= cp <= hi for lo, hi in _MARKS_KEPT_BY_TOKENIZERS)
+
+
 @lru_cache(maxsize=None)
 def _bert_char(ch: str, lowercase: bool) -> str:
     """What BertNormalizer makes of one character (possibly several, or none)."""
-    cp = ord(ch)
-    if ch not in "\t\n\r" and (cp == 0 or cp == 0xFFFD or unicodedata.category(ch)[0] == "C"):
+    if bert_drops(ch):
         return ""
     if ch in WHITE_SPACE:
         return " "
@@ -75,7 +126,7 @@ def _bert_char(ch: str, lowercase: bool) -> str:
     body = ch
     if lowercase:
         body = "".join(
-            lowercase_char(d) for d in unicodedata.normalize("NFD", ch) if unicodedata.category(d) != "Mn"
+            lowercase_char(d) for d in unicodedata.normalize("NFD", ch) if not _stripped(d)
         )
     return f" {body} " if is_cjk_ideograph(ch) else body
 
