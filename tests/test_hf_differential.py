@@ -10,6 +10,7 @@ import json
 
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from unicode_sets import unicode_text
 from corpora import BERT_SPECIALS, COURSE, TOY  # noqa: F401
@@ -104,3 +105,42 @@ def test_pre_tokenizers_match(text):
     for name, hf in HF_PRE.items():
         expected = [(w, tuple(o)) for w, o in hf.pre_tokenize_str(text)]
         assert pre_tokenize(text, name) == expected, name
+
+
+# The code points where BertNormalizer and ours still differ: capitals newer than Python
+# 3.11's Unicode tables (it cannot lowercase them), and U+11938, whose decomposition it
+# does not know. README: "Unicode versions".
+BERT_KNOWN_DIFFERENT = frozenset([0x1C89, 0xA7CB, 0xA7CC, 0xA7CE, 0xA7D2, 0xA7D4, 0xA7DA, 0xA7DC,
+                                  *range(0x10D50, 0x10D66), 0x11938, *range(0x16EA0, 0x16EB9)])
+any_code_point = st.characters(min_codepoint=0, max_codepoint=0x10FFFF, blacklist_categories=("Cs",)).filter(
+    lambda ch: ord(ch) not in BERT_KNOWN_DIFFERENT)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=any_code_point, max_size=40))
+def test_bert_normalizer_matches_over_every_code_point(text):
+    """Any code point, assigned or not in either library's tables (except the list above)."""
+    for name in ("bert", "bert-cased"):
+        assert normalize(text, name) == HF_NORMALIZERS[name].normalize_str(text), name
+
+
+def test_bert_normalizer_keeps_unassigned_code_points_and_drops_private_use():
+    text = "I \U0001FA77 you \U0001FABF\U0001FAE8 \ue000x\u0890"  # newer emoji, private use, newer format char
+    for name in ("bert", "bert-cased"):
+        assert normalize(text, name) == HF_NORMALIZERS[name].normalize_str(text)
+    assert "\U0001FA77" in normalize(text, "bert") and "\ue000" not in normalize(text, "bert")
+
+
+def test_bert_normalizer_differs_only_where_the_readme_says():
+    """Every code point, one by one: the differences are exactly the documented ones."""
+    differing = set()
+    for name in ("bert", "bert-cased"):
+        hf = HF_NORMALIZERS[name]
+        for start in range(0, 0x110000, 0x1000):
+            for cp in range(start, start + 0x1000):
+                if 0xD800 <= cp <= 0xDFFF:
+                    continue
+                ch = chr(cp)
+                if normalize(ch, name) != hf.normalize_str(ch):
+                    differing.add(cp)
+    assert differing == BERT_KNOWN_DIFFERENT
