@@ -198,3 +198,66 @@ def test_encode_cli_bad_tokenizer(tmp_path, content, message):
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr and message in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
+
+
+# ----- decoding, as tokenizers decodes (issue 11) ----------------------------------------------
+
+def _byte_level_pair():
+    import json
+
+    from tokenizers import Tokenizer as HFTokenizer
+
+    from wordpiece_core.corpus import TextSettings, count_words
+    from wordpiece_core.formats import tokenizer_from_json, tokenizer_json
+
+    counts = count_words(["мир мир привет", "hello world", "日本語 テキスト 🙂 hello"], TextSettings("none", "byte-level"))
+    t = train_bpe(counts, 320, special_tokens=("<|endoftext|>",), full_byte_alphabet=True)
+    doc = tokenizer_json(t, "none", "byte-level")
+    return tokenizer_from_json(doc, "test"), HFTokenizer.from_str(json.dumps(doc)), len(t.vocab)
+
+
+BYTE_LEVEL = None
+
+
+def byte_level():
+    global BYTE_LEVEL
+    if BYTE_LEVEL is None:
+        BYTE_LEVEL = _byte_level_pair()
+    return BYTE_LEVEL
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(max_size=30))
+def test_byte_level_encode_then_decode_gives_back_any_text(text):
+    """With the 256-byte alphabet every text's bytes are in the vocabulary: decode(encode(x)) == x."""
+    ours, _, _ = byte_level()
+    assert ours.decode(ours.encode(text, add_special_tokens=False).ids) == text
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.integers(0, 319), max_size=12))
+def test_byte_level_decode_equals_tokenizers_even_for_characters_split_across_tokens(ids):
+    ours, hf, _ = byte_level()
+    assert ours.decode(ids) == hf.decode(ids)
+    assert ours.decode(ids, skip_special_tokens=False) == hf.decode(ids, skip_special_tokens=False)
+
+
+def test_a_character_split_across_tokens_decodes_whole():
+    ours, hf, _ = byte_level()
+    ids = ours.encode("мир", add_special_tokens=False).ids
+    assert ours.decode(ids) == hf.decode(ids) == "мир"
+
+
+def test_wordpiece_decoder_keeps_the_prefix_of_a_first_token_as_tokenizers_does():
+    import json
+
+    from tokenizers import Tokenizer as HFTokenizer
+
+    from wordpiece_core.formats import tokenizer_from_json, tokenizer_json
+
+    t = train_wordpiece(TOY, 30, special_tokens=("[UNK]", "[CLS]", "[SEP]"))
+    doc = tokenizer_json(t, "bert", "bert")
+    ours, hf = tokenizer_from_json(doc, "test"), HFTokenizer.from_str(json.dumps(doc))
+    vocab = {tok: i for i, tok in enumerate(t.vocab)}
+    ids = [vocab["##s"], vocab["hug"], vocab["##s"], vocab["pun"]]
+    assert ours.decode(ids) == hf.decode(ids) == "##s hugs pun"

@@ -210,19 +210,23 @@ class Tokenizer:
         if skip_special_tokens:
             tokens = [t for t in tokens if t not in specials]
         if self.decoder == "byte-level":
+            # As tokenizers' ByteLevel decoder: the bytes of all tokens joined, then decoded once
+            # (a character split across tokens comes back whole); a token with a character
+            # outside the byte alphabet (a special token, say) gives its own UTF-8 bytes.
             table = unicode_to_bytes()
-            pieces: list[str] = []
+            data = bytearray()
             for t in tokens:
-                if t in specials:
-                    pieces.append(t)
+                if all(c in table for c in t):
+                    data.extend(table[c] for c in t)
                 else:
-                    pieces.append(bytes(table[c] for c in t if c in table).decode("utf-8", errors="replace"))
-            return "".join(pieces)
+                    data.extend(t.encode("utf-8"))
+            return data.decode("utf-8", errors="replace")
         if self.decoder == "wordpiece":
             prefix = getattr(self.model, "prefix", "##") or "##"
             out = []
             for i, t in enumerate(tokens):
-                piece = t[len(prefix):] if t.startswith(prefix) else (" " if i else "") + t
+                # as tokenizers' WordPiece decoder: a first token keeps its prefix
+                piece = (t[len(prefix):] if t.startswith(prefix) else " " + t) if i else t
                 # Like Hugging Face's decoder, the clean-up applies to each piece on its own.
                 out.append(cleanup(piece))
             return "".join(out)
