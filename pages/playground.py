@@ -40,7 +40,17 @@ else:
         st.info("Choose a tokenizer file, or switch back to the tokenizer trained in the sidebar.")
     else:
         try:
-            tokenizer = caches.uploaded_tokenizer(file.name, file.getvalue())
+            lowercase = None
+            if not file.name.lower().endswith(".json"):  # a vocab.txt does not say whether it is cased
+                guessed = caches.uploaded_tokenizer(file.name, file.getvalue()).normalizer == "bert"
+                choice = st.radio("This vocabulary is", ["uncased", "cased"], index=0 if guessed else 1,
+                                  horizontal=True, key=f"cased {file.name}",
+                                  help="Uncased: the text is lowercased and its accents stripped first (the bert "
+                                       "normalizer), as for bert-base-uncased. Cased: it is used as typed "
+                                       "(bert-cased). Guessed from the file: "
+                                       + ("no token starts with a capital." if guessed else "some tokens start with a capital."))
+                lowercase = choice == "uncased"
+            tokenizer = caches.uploaded_tokenizer(file.name, file.getvalue(), lowercase)
             kind = tokenizer.model.kind
             label = f"{safe.md(file.name)}: {kind}, {len(tokenizer.vocab):,} tokens · normalizer {tokenizer.normalizer} · pre-tokenizer {tokenizer.pre_tokenizer}"
         except WordPieceError as exc:

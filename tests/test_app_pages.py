@@ -205,3 +205,34 @@ def test_the_share_box_holds_the_current_link():
     at = page("pages/train.py", corpus="course-toy", algorithm="wordpiece", step="2")
     link = at.code[0].value
     assert "corpus=course-toy" in link and "algorithm=wordpiece" in link and "step=2" in link
+
+
+def test_playground_vocab_txt_cased_or_uncased_is_a_visible_choice():
+    vocab = b"[PAD]\n[UNK]\n[CLS]\n[SEP]\nhug\n##s\nh\n##u\n##g\n"
+    at = upload_tokenizer(page("pages/playground.py", corpus="course-toy", text="HUGS"), "vocab.txt", vocab)
+    choice = at.radio(key="cased vocab.txt")
+    assert choice.value == "uncased"  # guessed: no token starts with a capital
+    assert "hug" in tokens_shown(at)
+    choice.set_value("cased").run()
+    assert not at.exception and "hug" not in tokens_shown(at) and "[UNK]" in tokens_shown(at)
+
+
+def tokens_shown(at):
+    return " ".join(m.value for m in at.markdown if "wpl-chip" in m.value)
+
+
+@pytest.mark.parametrize("case", ["added_tokens holding ints", "normalizer a string", "100,000 levels of nesting"])
+def test_playground_malformed_tokenizer_json_gives_a_message(case):
+    from test_malformed_tokenizers import CASES
+
+    text, words = CASES[case]
+    at = upload_tokenizer(page("pages/playground.py", corpus="course-toy", text="hug"), "tokenizer.json", text.encode())
+    assert any(words in shown(e.value) for e in at.error), [e.value for e in at.error]
+
+
+def test_playground_vocabulary_without_unk_names_what_it_cannot_encode():
+    at = upload_tokenizer(page("pages/playground.py", corpus="course-toy", text="hug zzz"), "vocab.txt",
+                          b"hug\nh\n##u\n##g\n")
+    warning = " ".join(shown(w.value) for w in at.warning)
+    assert "no [UNK] token" in warning and "'zzz'" in warning
+    assert "hug" in tokens_shown(at)

@@ -244,3 +244,13 @@ def test_counts_too_large_are_refused_with_the_limit(tmp_path, count):
     proc, out = train(tmp_path, "--word-counts", str(tsv), "--algorithm", "wordpiece", "--vocab-size", "20")
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert "9,223,372,036,854,775,807 (2^63 − 1)" in proc.stderr and not out.exists()
+
+
+def test_encode_lowercase_or_not_for_a_vocab_txt(tmp_path):
+    vocab = tmp_path / "vocab.txt"
+    vocab.write_text("[PAD]\n[UNK]\n[CLS]\n[SEP]\nhug\n##s\nh\n##u\n##g\n", encoding="utf-8")
+    guessed = json.loads(run("encode", "--tokenizer", str(vocab), "HUGS").stdout)
+    lower = json.loads(run("encode", "--tokenizer", str(vocab), "--lowercase", "HUGS").stdout)
+    cased = json.loads(run("encode", "--tokenizer", str(vocab), "--no-lowercase", "HUGS").stdout)
+    assert guessed["tokens"] == lower["tokens"] == ["[CLS]", "hug", "##s", "[SEP]"]
+    assert cased["tokens"] == ["[CLS]", "[UNK]", "[SEP]"]

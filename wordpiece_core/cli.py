@@ -132,10 +132,7 @@ class _ProgressBar:
 
 
 def run_train(args: argparse.Namespace) -> int:
-    from .corpus import TextSettings, load_word_counts
-    from .formats import OutputFolder, output_files
-    from .merging import train
-    from .trace import TrainerConfig
+    from .formats import OutputFolder
 
     if not args.corpus and not args.word_counts:
         raise WordPieceError("give at least one corpus file or --word-counts FILE")

@@ -25,13 +25,17 @@ def add_encode_parser(sub) -> None:
     e.add_argument("--pair", default=None, metavar="TEXT", help="a second sequence (pair encoding)")
     e.add_argument("--no-special-tokens", action="store_true", help="do not add the post-processor's special tokens")
     e.add_argument("--trace", action="store_true", help="add the encode trace of every word")
+    e.add_argument("--lowercase", action=argparse.BooleanOptionalAction, default=None,
+                   help="vocab.txt only: lowercase (and strip accents from) the text first, as uncased BERT models "
+                        "do (--lowercase), or not (--no-lowercase); by default guessed from the vocabulary "
+                        "(uncased when no token starts with a capital letter)")
     e.set_defaults(func=run_encode)
 
 
 def run_encode(args: argparse.Namespace) -> int:
     from .formats import load_tokenizer
 
-    tok = load_tokenizer(args.tokenizer)
+    tok = load_tokenizer(args.tokenizer, lowercase=args.lowercase)
     texts = args.text if args.text else (line.rstrip("\r\n") for line in sys.stdin)
     out = sys.stdout
     for text in texts:

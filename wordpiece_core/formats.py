@@ -522,8 +522,18 @@ def tokenizer_from_json(doc: dict, name: str):
                      trim_prefix_space=trim_prefix, decoder=decoder)
 
 
-def load_tokenizer(path: str, merges_path: str | None = None):
-    """Load tokenizer.json, a BERT-style vocab.txt, or vocab.json (+ merges.txt beside it)."""
+def guess_lowercase(tokens: list[str], file_name: str = "vocab.txt") -> bool:
+    """Whether a vocab.txt looks uncased: named vocab.txt and no token starts with a capital."""
+    return file_name.lower().endswith("vocab.txt") and not any(
+        t[:1].isupper() for t in tokens if not t.startswith("["))
+
+
+def load_tokenizer(path: str, merges_path: str | None = None, lowercase: bool | None = None):
+    """Load tokenizer.json, a BERT-style vocab.txt, or vocab.json (+ merges.txt beside it).
+
+    A vocab.txt does not say whether its model lowercases the text first: `lowercase` says
+    so (True: the `bert` normalizer, False: `bert-cased`); None guesses, as `guess_lowercase`.
+    """
     from .corpus import read_file_bytes
     from .models import BPEModel, WordPieceModel
     from .pipeline import Template, Tokenizer
@@ -566,7 +576,7 @@ def load_tokenizer(path: str, merges_path: str | None = None):
     vocab: dict[str, int] = {}
     for i, tok in enumerate(tokens):
         vocab.setdefault(tok, i)
-    cased = not base.endswith("vocab.txt") or any(t[:1].isupper() for t in tokens if not t.startswith("["))
+    cased = not guess_lowercase(tokens, base) if lowercase is None else not lowercase
     specials = tuple(t for t in ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]") if t in vocab)
     template = Template.bert() if "[CLS]" in vocab and "[SEP]" in vocab else None
     return Tokenizer(WordPieceModel(vocab), "bert-cased" if cased else "bert", "bert", False, specials, template,

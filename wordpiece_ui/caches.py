@@ -317,8 +317,9 @@ def tokenizer(key: str, normalizer: str, pre_tokenizer: str, training: Training)
     return _derived("tokenizer", key, normalizer, pre_tokenizer, make=make)
 
 
-def uploaded_tokenizer(name: str, data: bytes):
+def uploaded_tokenizer(name: str, data: bytes, lowercase: bool | None = None):
     from .encodings import load_uploaded_tokenizer
 
     digest = hashlib.sha256(data).hexdigest()
-    return _store().get_or_make(("uploaded tokenizer", name, digest), lambda: load_uploaded_tokenizer(name, data))
+    return _store().get_or_make(("uploaded tokenizer", name, digest, lowercase),
+                                lambda: load_uploaded_tokenizer(name, data, lowercase))

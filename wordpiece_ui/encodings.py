@@ -16,7 +16,7 @@ from .safe import code, md
 MAX_TOKENIZER_MB = 20
 
 
-def load_uploaded_tokenizer(name: str, data: bytes) -> Tokenizer:
+def load_uploaded_tokenizer(name: str, data: bytes, lowercase: bool | None = None) -> Tokenizer:
     """A tokenizer.json or BERT vocab.txt from uploaded bytes (errors say what is wrong)."""
     if not data.strip():
         raise WordPieceError(f"{name} is empty")
@@ -28,7 +28,7 @@ def load_uploaded_tokenizer(name: str, data: bytes) -> Tokenizer:
         with open(path, "wb") as fh:
             fh.write(data)
         try:
-            tokenizer = load_tokenizer(path)
+            tokenizer = load_tokenizer(path, lowercase=lowercase)
         except WordPieceError as exc:
             raise WordPieceError(str(exc).replace(path, name).replace(folder + os.sep, "")) from None
     if hasattr(tokenizer.model, "strict_unk"):
