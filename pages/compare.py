@@ -27,7 +27,8 @@ if not runs:
 trainings = {name: t for name, (_, t) in runs.items()}
 bpe, wp = trainings["BPE"], trainings["WordPiece"]
 
-timeline, first_diff = compare.timelines(trainings, st.session_state.get("keep_follow"))
+HF_NAME = caches.HF_VARIANT
+timeline, first_diff = compare.timelines(trainings, st.session_state.get("keep_follow"), mark_ties=(HF_NAME,))
 shared = compare.shared_steps("BPE", bpe, "WordPiece", wp)
 ov = compare.overlap(bpe, wp)
 m = st.columns(5)
@@ -42,6 +43,12 @@ if first_diff is not None:
     st.markdown(f"The algorithms agree up to step {first_diff - 1:,}; **step {first_diff:,}** is the first whose new "
                 "tokens differ (marked ◆). The *… in …* columns say when the other algorithm learned the same token; "
                 "★ marks the steps that made the token you follow below.")
+if HF_NAME in trainings:
+    st.caption(
+        f"The {HF_NAME} column is what Hugging Face's WordPieceTrainer learns: BPE on words written with ##, "
+        "trained here by this app with the sidebar's tie-break, so it is the same on every run. "
+        "tokenizers itself breaks ties by token id and numbers the ## alphabet in hash-map order, so at the steps "
+        "marked ⚖ (ties) its own order can change from one run to the next (tokenizers issue 1794).")
 st.dataframe(timeline, hide_index=True, width="stretch", height=360)
 
 st.subheader("Follow a token", anchor=False)

@@ -236,3 +236,13 @@ def test_playground_vocabulary_without_unk_names_what_it_cannot_encode():
     warning = " ".join(shown(w.value) for w in at.warning)
     assert "no [UNK] token" in warning and "'zzz'" in warning
     assert "hug" in tokens_shown(at)
+
+
+def test_compare_hf_column_marks_its_ties_and_says_why_they_matter():
+    at = page("pages/compare.py", corpus="course-toy")
+    at.toggle(key="hf").set_value(True).run()
+    column = at.dataframe[0].value["HF WordPieceTrainer (BPE with ##)"]
+    assert any("⚖" in cell and "-way tie" in cell for cell in column)
+    assert "⚖" not in " ".join(at.dataframe[0].value["WordPiece"])
+    captions = " ".join(shown(c.value) for c in at.caption)
+    assert "tokenizers issue 1794" in captions and "hash-map order" in captions

@@ -197,12 +197,15 @@ def _progress_view(key: str, name: str) -> None:
     progress()
 
 
+HF_VARIANT = "HF WordPieceTrainer (BPE with ##)"  # the Compare page's optional third column
+
+
 def trained_pair(settings: Settings, counts: WordCounts, hf_variant: bool = False) -> dict[str, tuple[str, Training]]:
     """Name → (cache key, training) for BPE and WordPiece (and BPE with ##) on the same settings."""
     out: dict[str, tuple[str, Training]] = {}
     wanted = [("BPE", "bpe", None), ("WordPiece", "wordpiece", "##")]
     if hf_variant:
-        wanted.append(("HF WordPieceTrainer (BPE with ##)", "bpe", "##"))
+        wanted.append((HF_VARIANT, "bpe", "##"))
     for name, algorithm, prefix in wanted:
         t = training(settings, counts, algorithm, prefix)
         if t is None:

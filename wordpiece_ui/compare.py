@@ -30,7 +30,8 @@ def learned_at(training: Training) -> dict[str, int]:
     return out
 
 
-def timelines(trainings: dict[str, Training], follow: str | None = None) -> tuple[pd.DataFrame, int | None]:
+def timelines(trainings: dict[str, Training], follow: str | None = None,
+              mark_ties: tuple[str, ...] = ()) -> tuple[pd.DataFrame, int | None]:
     """One row per step: each algorithm's merge, and where the other one learned the same token.
 
     Returns the table and the first step whose new tokens differ (None if they never do).
@@ -40,6 +41,7 @@ def timelines(trainings: dict[str, Training], follow: str | None = None) -> tupl
     steps = {n: learned_at(t) for n, t in trainings.items()}
     longest = max(len(t.steps) for t in trainings.values())
     merges = {n: list(zip(t.steps.lefts(), t.steps.rights(), t.steps.new_tokens())) for n, t in trainings.items()}
+    ties = {n: trainings[n].steps.column("ties") for n in mark_ties if n in trainings}
     rows = []
     first_diff = None
     for i in range(longest):
@@ -50,6 +52,8 @@ def timelines(trainings: dict[str, Training], follow: str | None = None) -> tupl
             if i < len(t.steps):
                 left, right, token = merges[n][i]
                 row[n] = f"{left} + {right} → {token}"
+                if n in ties and ties[n][i] > 1:
+                    row[n] += f"  ⚖ {ties[n][i]}-way tie"
                 made.append(surface(token, t.config.prefix))
             else:
                 row[n] = ""
