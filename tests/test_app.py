@@ -248,3 +248,22 @@ def test_a_training_larger_than_the_memory_budget_is_refused_with_its_size(monke
         assert "would need about" in errors and "(16 MB)" in errors and "at most 50,000" in errors
     finally:
         caches.shared.clear()
+
+
+def test_tokens_of_a_pasted_corpus_are_shown_as_text():
+    at = app(corpus="paste")
+    at.text_area(key="paste_text").set_value("**b** **b** [l](http://evil.example) `x` `x`\n" * 3).run()
+    assert not at.exception
+    header = at.header[0].value
+    assert "**" not in header.replace("\\*\\*", "") and "](" not in header.replace("\\]\\(", "")
+    for body in [m.value for m in at.markdown if "wpl-chip" not in m.value] + [w.value for w in at.warning]:
+        assert "](http" not in body  # no Markdown link survives unescaped
+
+
+@pytest.mark.parametrize("count", ["1" + "0" * 30, "1" + "0" * 400])
+def test_an_uploaded_count_too_large_is_refused_with_the_limit(count):
+    at = app(corpus="upload")
+    at.file_uploader(key="upload_file").set_value(("huge.tsv", f"hug\t{count}\npug\t5\n".encode(), "text/plain")).run()
+    assert not at.exception
+    errors = " ".join(shown(e.value) for e in at.error)
+    assert "9,223,372,036,854,775,807 (2^63 − 1)" in errors
