@@ -40,7 +40,9 @@ m[4].metric("Jaccard overlap", f"{ov.jaccard:.2f}")
 
 st.subheader("Merge timelines, aligned by step", anchor=False)
 if first_diff is not None:
-    st.markdown(f"The algorithms agree up to step {first_diff - 1:,}; **step {first_diff:,}** is the first whose new "
+    agree = "The algorithms differ from the first step on" if first_diff == 1 else \
+        f"The algorithms agree up to step {first_diff - 1:,}"
+    st.markdown(f"{agree}; **step {first_diff:,}** is the first whose new "
                 "tokens differ (marked ◆). The *… in …* columns say when the other algorithm learned the same token; "
                 "★ marks the steps that made the token you follow below.")
 if HF_NAME in trainings:

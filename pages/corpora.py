@@ -13,7 +13,9 @@ st.title("Corpora and notes")
 st.subheader("Sample corpora", anchor=False)
 st.caption("Pick one in the sidebar, or open it on the Train page with its suggested settings.")
 st.dataframe(caches.samples_table(), hide_index=True, width="stretch",
-             column_config={"open": st.column_config.LinkColumn("open", display_text="Train on it")})
+             column_order=["open", "corpus", "distinct words", "words", "suggested vocabulary", "description"],
+             column_config={"open": st.column_config.LinkColumn("open", display_text="Train on it", width="small"),
+                            "description": st.column_config.TextColumn(width="large")})
 st.markdown(
     f"**Your own text**: paste up to {MAX_PASTE_CHARS:,} characters, or upload a UTF-8 `.txt` file (one document per line) "
     f"or a `.tsv` of `word<TAB>count` lines, up to {MAX_UPLOAD_MB} MB and {MAX_WORD_TYPES:,} distinct words. "

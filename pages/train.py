@@ -4,10 +4,12 @@ import functools
 
 import streamlit as st
 
-from wordpiece_ui import caches, charts, chips, notes, safe, state, tables
+from wordpiece_ui import caches, charts, chips, keys, notes, safe, state, tables
 
-SPEEDS = {"1 step/s": 1.0, "slow (2 s)": 2.0, "fast (0.4 s)": 0.4}
+# The timer starts again once a step is drawn, so a period is "drawing time + interval": the labels say so.
+SPEEDS = {"~1 step/s": 1.0, "~1 step/2 s": 2.0, "as fast as it draws": 0.05}
 CORPUS_ROWS = 12
+DARK = st.context.theme.type == "dark"  # the bars' value labels follow the theme
 
 state.require_navigation()
 settings = st.session_state[state.SETTINGS]
@@ -31,6 +33,8 @@ if n == 0:
     st.warning(f"Nothing to merge: {training.stop_reason}. Change the vocabulary size or the min pair frequency in the sidebar, or pick a bigger corpus.")
     st.stop()
 
+state.keep(state.QUIZ, False, bool)  # quiz=1 in a link opens the page in "ask first" mode
+st.session_state.setdefault(state.CANDIDATE_ROWS, "top 10")
 st.session_state[state.STEP] = max(1, min(int(st.session_state.get(state.STEP, 1)), n))
 playing = bool(st.session_state.get(state.PLAYING)) and st.session_state[state.STEP] < n
 st.session_state[state.PLAYING] = playing
@@ -49,7 +53,8 @@ def toggle_play() -> None:
     st.session_state[state.PLAYING] = not st.session_state.get(state.PLAYING)
 
 
-st.session_state.setdefault(state.SPEED, "1 step/s")
+if st.session_state.get(state.SPEED) not in SPEEDS:
+    st.session_state[state.SPEED] = next(iter(SPEEDS))
 speed_now = st.session_state[state.SPEED]
 
 
@@ -61,27 +66,36 @@ def step_view() -> None:
         st.session_state[state.PLAY_STARTED] = True
         if st.session_state[state.STEP] >= n:
             st.session_state[state.PLAYING] = False
+        if st.session_state.get(state.QUIZ) and st.session_state.get(state.REVEALED_STEP) != st.session_state[state.STEP]:
+            st.session_state[state.PLAYING] = False  # ask first: Play stops at every hidden merge
     else:
         st.session_state[state.PLAY_STARTED] = False
     if bool(st.session_state.get(state.PLAYING)) != playing or (playing and st.session_state.get(state.SPEED) != speed_now):
         st.rerun()  # start, stop or re-time the timer: it is fixed when the fragment is defined
     step_no = st.session_state[state.STEP]
     st.session_state[state.STEP_SLIDER] = step_no
-    state.sync_url(settings, step=step_no)
+    view = {"step": step_no, "quiz": 1 if st.session_state.get(state.QUIZ) else None}
+    state.sync_url(settings, **view)
+    state.share_box(settings, **view)  # inside the step view: the link is always the view on screen
 
-    prev, slider, nxt, play, speed = st.columns([1.7, 6, 1.7, 1.7, 2], vertical_alignment="bottom")
+    first, prev, slider, nxt, last, play, speed = st.columns([1.6, 1.6, 4, 1.6, 1.6, 1.7, 2.4], vertical_alignment="bottom")
+    first.button("First", icon=":material/first_page:", on_click=go, args=(-n,), disabled=step_no <= 1, width="stretch")
     prev.button("Prev", icon=":material/chevron_left:", on_click=go, args=(-1,), disabled=step_no <= 1, width="stretch")
     slider.slider("Step", 1, max(n, 2) if n > 1 else 2, key=state.STEP_SLIDER, on_change=slid, disabled=n == 1)
     nxt.button("Next", icon=":material/chevron_right:", icon_position="right", on_click=go, args=(1,), disabled=step_no >= n, width="stretch")
+    last.button("Last", icon=":material/last_page:", icon_position="right", on_click=go, args=(n,), disabled=step_no >= n, width="stretch")
     play.button("Pause" if st.session_state.get(state.PLAYING) else "Play", on_click=toggle_play,
                 icon=":material/pause:" if st.session_state.get(state.PLAYING) else ":material/play_arrow:",
                 disabled=step_no >= n and not st.session_state.get(state.PLAYING), width="stretch")
-    speed.selectbox("Speed", list(SPEEDS), key=state.SPEED, label_visibility="collapsed")
+    speed.selectbox("Speed", list(SPEEDS), key=state.SPEED, label_visibility="collapsed",
+                    help="Play waits this long after a step is drawn, so a step can take a little longer.")
+    st.caption(keys.LEGEND)
     st.toggle("Ask first: hide each merge until you reveal it (for a class)", key=state.QUIZ,
+              on_change=state.remember, args=(state.QUIZ,),
               help="Shows the candidates' counts without scores; the class works out the winner, then you reveal it.")
 
     step = training.steps[step_no - 1]
-    table, complete = caches.candidates(key, training, step_no, st.session_state.get(state.SHOW_ALL, False))
+    table, complete = caches.candidates(key, training, step_no, st.session_state.get(state.CANDIDATE_ROWS) == "all")
     if st.session_state.get(state.QUIZ) and st.session_state.get(state.REVEALED_STEP) != step_no:
         st.header(f"Step {step_no} of {n}:  which pair merges next?", anchor=False)
         st.markdown(f"##### {tables.formula(algorithm)}")
@@ -123,23 +137,24 @@ def step_view() -> None:
         top = table.head(12)
         value = "score" if algorithm == "wordpiece" else "count(ab)"
         label = "shown" if algorithm == "wordpiece" else None
-        top = top.assign(shown=[e if len(e) <= 9 else tables.fmt_score(v) for e, v in zip(top["exact"], top["score"])]) \
+        # one kind of number per chart: all exact fractions when they are short, else all decimals
+        exact = all(len(e) <= 9 for e in top["exact"]) if algorithm == "wordpiece" else False
+        top = top.assign(shown=list(top["exact"]) if exact else [tables.fmt_score(v) for v in top["score"]]) \
             if algorithm == "wordpiece" else top
-        caches.chart(charts.candidates_bar(top, value, f"Top {len(top)} candidates by {name} score", label))
+        caches.chart(charts.candidates_bar(top, value, f"Top {len(top)} candidates by {name} score", label, dark=DARK))
 
     st.subheader("Candidates at this step", anchor=False)
     tabs = st.tabs([f"{name} ranking", "BPE view of the same pairs"] if algorithm == "wordpiece"
                    else [f"{name} ranking"])
     with tabs[0]:
-        size = st.segmented_control("Show", ["top 10", "top 25", "all"], default="top 10", key=state.CANDIDATE_ROWS)
-        st.session_state[state.SHOW_ALL] = size == "all"
+        size = st.segmented_control("Show", ["top 10", "top 25", "all"], key=state.CANDIDATE_ROWS, required=True)
         rows = table if size == "all" else table.head(10 if size == "top 10" else 25)
         st.dataframe(rows, hide_index=True, width="stretch",
                      column_config={"score": st.column_config.NumberColumn(format="%.5g"),
                                     "Δ log-likelihood": st.column_config.NumberColumn(format="%+.3f"),
                                     "score × |V| (seed 003)": st.column_config.NumberColumn(format="%.4g")})
         scope = "every pair" if complete else f"the top {len(table)} pairs the trainer recorded (choose *all* to recount every pair)"
-        st.caption(f"{len(table):,} candidates shown from {scope}. Click a column header to sort.")
+        st.caption(f"{tables.plural(len(table), 'candidate')} shown from {scope}. Click a column header to sort.")
     if algorithm == "wordpiece":
         with tabs[1]:
             view = tables.by_count(table)
@@ -151,7 +166,7 @@ def step_view() -> None:
                 f"count(a) × count(b) penalises pairs made of common tokens."
             )
             caches.chart(charts.candidates_bar(view.head(12), "count(ab)", "The same pairs by raw count (BPE's score)",
-                                                highlight=bpe_pick["pair"]))
+                                                highlight=bpe_pick["pair"], dark=DARK))
 
     st.subheader("The corpus before → after", anchor=False)
     change, touched = tables.corpus_change(training, step_no, CORPUS_ROWS)
@@ -188,7 +203,7 @@ def step_view() -> None:
                                                            caches.start_tokens_per_word(key, training), training), step_no))
 
 
-state.share_box(settings, step=st.session_state[state.STEP])
+keys.step_keys()
 step_view()
 
 st.subheader("Downloads", anchor=False)

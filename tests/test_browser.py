@@ -258,3 +258,55 @@ def test_hostile_link_parameters_stay_text_and_nothing_leaves_the_machine(server
     assert page.locator(f'a[href*="evil.example"], img[src*="evil.example"]').count() == 0
     foreign = [u for u in asked if not u.startswith(server.url) and not u.startswith(("data:", "blob:"))]
     assert not foreign, foreign
+
+
+def _share_link(page) -> str:
+    page.get_by_text("Share this view").first.click()
+    code = page.locator('[data-testid="stCode"]').first
+    code.wait_for(timeout=10_000)
+    link = code.inner_text()
+    page.get_by_text("Share this view").first.click()
+    return link
+
+
+def test_step_keys_and_a_share_link_that_follows_the_view(server, page):
+    visit(page, server.url + "/?corpus=course-toy&algorithm=wordpiece&step=1", "Step 1 of 9", 60_000)
+    assert page.get_by_text("Keys: ← →").count() == 1  # the legend
+    page.locator("h1").first.click()  # focus on the page, not in a field
+    page.keyboard.press("ArrowRight")
+    page.get_by_text("Step 2 of 9").first.wait_for(timeout=15_000)
+    page.keyboard.press("ArrowRight")
+    page.get_by_text("Step 3 of 9").first.wait_for(timeout=15_000)
+    page.keyboard.press("ArrowLeft")
+    page.get_by_text("Step 2 of 9").first.wait_for(timeout=15_000)
+    page.keyboard.press("End")
+    page.get_by_text("Step 9 of 9").first.wait_for(timeout=15_000)
+    assert "step=9" in _share_link(page)  # the link is the view on screen, not the one the page opened at
+    page.keyboard.press("Home")
+    page.get_by_text("Step 1 of 9").first.wait_for(timeout=15_000)
+    page.keyboard.press(" ")
+    page.get_by_role("button", name="Pause").first.wait_for(timeout=15_000)  # Space plays …
+    page.keyboard.press(" ")
+    page.get_by_role("button", name="Play").first.wait_for(timeout=15_000)  # … and pauses
+    check(page, "train-keys")
+
+
+def test_quiz_link_opens_ask_first_mode_and_play_stops_at_hidden_merges(server, page):
+    visit(page, server.url + "/?corpus=course-toy&algorithm=wordpiece&step=1&quiz=1", "which pair merges next?", 60_000)
+    assert "quiz=1" in page.url and "quiz=1" in _share_link(page)
+    page.get_by_role("button", name="Reveal the merge").click()
+    page.get_by_text("##g + ##s → ##gs").first.wait_for(timeout=15_000)
+    page.get_by_role("button", name="Play").click()
+    page.get_by_text("Step 2 of 9:  which pair merges next?").first.wait_for(timeout=15_000)
+    page.wait_for_timeout(2500)
+    assert page.get_by_text("Step 2 of 9:  which pair merges next?").count() == 1  # Play waited at the hidden merge
+    page.reload()
+    page.get_by_text("which pair merges next?").first.wait_for(timeout=30_000)  # a reload keeps quiz mode
+    check(page, "train-quiz")
+
+
+def test_switching_the_algorithm_starts_at_step_1(server, page):
+    visit(page, server.url + "/?corpus=course-toy&algorithm=wordpiece&step=9", "Step 9 of 9", 60_000)
+    page.locator('[data-testid="stSidebar"]').get_by_text("BPE", exact=True).click()
+    page.get_by_text("u + g → ug").first.wait_for(timeout=30_000)
+    assert "Step 1 of" in header(page)

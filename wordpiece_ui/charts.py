@@ -27,7 +27,7 @@ TOOLTIP_FIELDS = ("rank", "pair", "count(ab)", "count(a)", "count(b)", "exact", 
 
 
 @lru_cache(maxsize=64)
-def _bar_template(value: str, title: str, bpe_view: bool, fields: tuple[str, ...]) -> dict:
+def _bar_template(value: str, title: str, bpe_view: bool, fields: tuple[str, ...], text_colour: str) -> dict:
     """The bar chart without its data (named 'candidates'), built and validated by Altair once."""
     domain = ["BPE's pick", "WordPiece's pick", "other"] if bpe_view else ["chosen", "tied", "other"]
     colours = [BPE_PICK, CHOSEN, OTHER] if bpe_view else [CHOSEN, TIED, OTHER]
@@ -41,12 +41,12 @@ def _bar_template(value: str, title: str, bpe_view: bool, fields: tuple[str, ...
         color=alt.Color("status:N", scale=alt.Scale(domain=domain, range=colours),
                         legend=alt.Legend(orient="bottom", title=None, labelFontSize=13)),
     )
-    text = base.mark_text(align="left", dx=4, fontSize=14).encode(text="label:N")
+    text = base.mark_text(align="left", dx=4, fontSize=14, color=text_colour).encode(text="label:N")
     return alt.layer(bars, text, title=title).to_dict()
 
 
 def candidates_bar(frame: pd.DataFrame, value: str, title: str, label: str | None = None,
-                   highlight: str | None = None) -> dict:
+                   highlight: str | None = None, dark: bool = False) -> dict:
     """Horizontal bars of the candidates (best first); the chosen pair in vermillion, ties in orange.
 
     `highlight` names a pair to mark instead (the BPE view marks BPE's own pick and orders
@@ -66,7 +66,7 @@ def candidates_bar(frame: pd.DataFrame, value: str, title: str, label: str | Non
     fields = tuple(c for c in TOOLTIP_FIELDS if c in data.columns)
     columns = list(dict.fromkeys([*fields, value, "status", "order", "label", "pair"]))
     rows = json.loads(data[columns].to_json(orient="records"))
-    spec = _bar_template(value, title, highlight is not None, fields)
+    spec = _bar_template(value, title, highlight is not None, fields, "#fafafa" if dark else "#31333f")
     # Layered charts share the y domain, which only an explicit list can order.
     order = [r["pair"] for r in sorted(rows, key=lambda r: r["order"])]
     layers = [{**layer, "encoding": {**layer["encoding"], "y": {**layer["encoding"]["y"], "sort": order}}}

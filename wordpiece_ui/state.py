@@ -36,7 +36,6 @@ PLAY_STARTED = "_play_started"
 SPEED = "speed"
 QUIZ = "quiz"  # "ask first" mode
 REVEALED_STEP = "revealed_step"
-SHOW_ALL = "show_all"  # the full candidate table was asked for
 CANDIDATE_ROWS = "cand_rows"
 PASTE_TEXT = "paste_text"
 UPLOAD_FILE = "upload_file"
@@ -119,22 +118,23 @@ def sidebar() -> Settings:
             f"A .txt file (UTF-8 text) or a .tsv of word<TAB>count lines, up to {MAX_UPLOAD_MB} MB",
             type=["txt", "tsv"], key=UPLOAD_FILE,
         )
-    sb.radio("Algorithm", ALGORITHMS, format_func=ALGORITHM_LABELS.get, key=setting_key("algorithm"), horizontal=True)
+    sb.radio("Algorithm", ALGORITHMS, format_func=ALGORITHM_LABELS.get, key=setting_key("algorithm"), horizontal=True,
+             on_change=_reset_step)
     sb.number_input("Vocabulary size", 1, MAX_VOCAB, step=10, key=setting_key("vocab_size"), on_change=_reset_step,
                     help=f"Training stops here, or earlier when no pair is left (1 to {MAX_VOCAB:,}).")
     is_tsv = sample is not None and sample.is_word_counts or (
         corpus == "upload" and getattr(st.session_state.get(UPLOAD_FILE), "name", "").lower().endswith(".tsv"))
     text_help = "Word-count files are used as they are: no normalizer or pre-tokenizer." if is_tsv else None
-    sb.selectbox("Normalizer", NORMALIZERS, key=setting_key("normalizer"), disabled=is_tsv, help=text_help or
+    sb.selectbox("Normalizer", NORMALIZERS, key=setting_key("normalizer"), disabled=is_tsv, on_change=_reset_step, help=text_help or
                  "none; lowercase; bert = clean, CJK spacing, strip accents and lowercase; bert-cased = the same without lowercasing.")
-    sb.selectbox("Pre-tokenizer", PRE_TOKENIZERS, key=setting_key("pre_tokenizer"), disabled=is_tsv, help=text_help or
+    sb.selectbox("Pre-tokenizer", PRE_TOKENIZERS, key=setting_key("pre_tokenizer"), disabled=is_tsv, on_change=_reset_step, help=text_help or
                  "How text is cut into words before training (Hugging Face's Whitespace, WhitespaceSplit, BertPreTokenizer, ByteLevel).")
-    sb.radio("Tie-break", TIE_BREAKS, key=setting_key("tie_break"), horizontal=True,
+    sb.radio("Tie-break", TIE_BREAKS, key=setting_key("tie_break"), horizontal=True, on_change=_reset_step,
              format_func={"first": "first seen (course)", "hf": "smallest ids (HF)"}.get,
              help="Which pair wins when several share the best score.")
-    sb.number_input("Min pair frequency", 0, MAX_MIN_FREQUENCY, step=1, key=setting_key("min_frequency"),
+    sb.number_input("Min pair frequency", 0, MAX_MIN_FREQUENCY, step=1, key=setting_key("min_frequency"), on_change=_reset_step,
                     help="Pairs seen fewer times are never merged (0 = no limit).")
-    sb.selectbox("Special tokens", list(SPECIALS), format_func=SPECIALS_LABELS.get, key=setting_key("specials"),
+    sb.selectbox("Special tokens", list(SPECIALS), format_func=SPECIALS_LABELS.get, key=setting_key("specials"), on_change=_reset_step,
                  help="Put at the start of the vocabulary; they count towards its size.")
     for problem in st.session_state.get(URL_PROBLEMS, []):
         sb.warning("Link: " + safe.md(problem))

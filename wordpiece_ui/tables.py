@@ -37,6 +37,11 @@ def fmt_token(token: str, limit: int = SHOWN_TOKEN_CHARS) -> str:
     return f"{token[:side]}…{token[-side:]} ({len(token):,} characters)"
 
 
+def plural(n: int, noun: str) -> str:
+    """'1 candidate', '2 candidates' (with thousands separators)."""
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
 def fmt_exact(score: Fraction) -> str:
     return str(score.numerator) if score.denominator == 1 else f"{score.numerator}/{score.denominator}"
 

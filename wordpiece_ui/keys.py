@@ -1,0 +1,56 @@
+"""Keyboard control of a step view: ← → step, Space plays or pauses, Home/End go to the ends.
+
+Streamlit has no key events of its own, so a few lines of script (in a zero-height
+`st.components.v1.html` frame, nothing loaded from anywhere) listen on the app's page
+and click the step view's own buttons; the buttons do the work, so the keys do exactly
+what a click does. Keys typed into a text field, a select box or a slider are left alone.
+"""
+
+from __future__ import annotations
+
+import json
+
+import streamlit.components.v1 as components
+
+LEGEND = "Keys: ← → previous/next step · Space play/pause · Home/End first/last step"
+
+_SCRIPT = r"""
+<script>
+(function () {
+  const doc = window.parent.document;
+  const labels = %s;  // key -> button labels to try, in order
+  if (doc.__wordpieceLabKeys) { doc.__wordpieceLabKeys.labels = labels; return; }
+  doc.__wordpieceLabKeys = {labels: labels};
+  doc.addEventListener("keydown", function (event) {
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    const target = event.target || {};
+    const tag = (target.tagName || "").toLowerCase();
+    const role = target.getAttribute ? (target.getAttribute("role") || "") : "";
+    if (tag === "input" || tag === "textarea" || tag === "select" || target.isContentEditable ||
+        role === "slider" || role === "combobox" || role === "textbox" || role === "listbox") return;
+    const wanted = doc.__wordpieceLabKeys.labels[event.key];
+    if (!wanted) return;
+    const buttons = Array.from(doc.querySelectorAll("button"));
+    for (const label of wanted) {
+      // a button's text also holds its icon's name, on a line of its own
+      const button = buttons.find(function (b) {
+        return b.innerText.split("\n").some(function (line) { return line.trim() === label; });
+      });
+      if (button) {
+        event.preventDefault();
+        if (doc.activeElement && doc.activeElement.blur) doc.activeElement.blur();
+        if (!button.disabled) button.click();
+        return;
+      }
+    }
+  }, true);
+})();
+</script>
+"""
+
+
+def step_keys(prev: str = "Prev", next_: str = "Next", play: tuple[str, ...] = ("Play", "Pause"),
+              first: str = "First", last: str = "Last") -> None:
+    """Listen for the step keys on this page; they click the buttons with these labels."""
+    labels = {"ArrowLeft": [prev], "ArrowRight": [next_], " ": list(play), "Home": [first], "End": [last]}
+    components.html(_SCRIPT % json.dumps(labels), height=0)
