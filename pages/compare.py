@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from wordpiece_ui import caches, charts, chips, compare, safe, state
+from wordpiece_ui import caches, charts, chips, compare, safe, state, tables
 from wordpiece_ui.corpora import sample_by_id
 
 MAX_HELDOUT = 5_000
@@ -15,20 +15,20 @@ st.caption("Both trained on the same corpus with the sidebar's settings. Tokens 
            "WordPiece's `##ug` and BPE's `ug` count as the same token (plain BPE does not mark word-internal pieces).")
 
 sample = sample_by_id(settings.corpus)
-state.keep("hf", False, bool)
-state.keep("heldout", sample.heldout if sample else "")
-st.toggle("Also show what Hugging Face's WordPieceTrainer learns (BPE with the ## prefix)", key="hf",
-          on_change=state.remember, args=("hf",))
+state.keep(state.HF_COLUMN, False, bool)
+state.keep(state.HELDOUT, sample.heldout if sample else "")
+st.toggle("Also show what Hugging Face's WordPieceTrainer learns (BPE with the ## prefix)", key=state.HF_COLUMN,
+          on_change=state.remember, args=(state.HF_COLUMN,))
 
 counts = caches.corpus(settings)
-runs = caches.trained_pair(settings, counts, st.session_state["hf"]) if counts else {}
+runs = caches.trained_pair(settings, counts, st.session_state[state.HF_COLUMN]) if counts else {}
 if not runs:
     st.stop()
 trainings = {name: t for name, (_, t) in runs.items()}
 bpe, wp = trainings["BPE"], trainings["WordPiece"]
 
 HF_NAME = caches.HF_VARIANT
-timeline, first_diff = compare.timelines(trainings, st.session_state.get("keep_follow"), mark_ties=(HF_NAME,))
+timeline, first_diff = compare.timelines(trainings, st.session_state.get(state.kept(state.FOLLOW)), mark_ties=(HF_NAME,))
 shared = compare.shared_steps("BPE", bpe, "WordPiece", wp)
 ov = compare.overlap(bpe, wp)
 m = st.columns(5)
@@ -57,15 +57,16 @@ st.subheader("Follow a token", anchor=False)
 left, right = st.columns([2, 3])
 with left:
     options = list(shared.sort_values("WordPiece")["token"]) if len(shared) else []
-    state.keep("follow", options[0] if options else "")
-    if st.session_state["follow"] not in options:
-        st.session_state["follow"] = options[0] if options else None
-    follow = st.selectbox("A token both learned", options, key="follow", on_change=state.remember, args=("follow",))
+    state.keep(state.FOLLOW, options[0] if options else "")
+    if st.session_state[state.FOLLOW] not in options:
+        st.session_state[state.FOLLOW] = options[0] if options else None
+    follow = st.selectbox("A token both learned", options, key=state.FOLLOW, on_change=state.remember, args=(state.FOLLOW,))
     if follow:
         row = shared[shared["token"] == follow].iloc[0]
         for name in ("BPE", "WordPiece"):
             s = trainings[name].steps[int(row[name]) - 1]
-            st.markdown(f"**{name}** learned {safe.code(follow)} at **step {s.step:,}**: {safe.code(s.left)} + {safe.code(s.right)} "
+            st.markdown(f"**{name}** learned {safe.code(tables.fmt_token(follow))} at **step {s.step:,}**: "
+                        f"{safe.code(tables.fmt_token(s.left))} + {safe.code(tables.fmt_token(s.right))} "
                         f"(count {s.pair_count:,}" + (f", score {s.score_float:.3g})" if name == "WordPiece" else ")"))
         st.caption("Points above the diagonal were learned earlier by BPE; below it, earlier by WordPiece. "
                    "Hover a point to see its token.")
@@ -86,9 +87,9 @@ c3.dataframe({"token": ov.b_only}, hide_index=True, width="stretch", height=220)
 
 st.subheader("The same words, tokenized by both", anchor=False)
 tokenizers = {name: caches.tokenizer(key, settings.normalizer, settings.pre_tokenizer, t) for name, (key, t) in runs.items()}
-st.text_area(f"Held-out text (not in the corpus; up to {MAX_HELDOUT:,} characters are encoded)", key="heldout",
-             on_change=state.remember, args=("heldout",), height=90)
-heldout = st.session_state["heldout"] or ""
+st.text_area(f"Held-out text (not in the corpus; up to {MAX_HELDOUT:,} characters are encoded)", key=state.HELDOUT,
+             on_change=state.remember, args=(state.HELDOUT,), height=90)
+heldout = st.session_state[state.HELDOUT] or ""
 if len(heldout) > MAX_HELDOUT:
     st.warning(f"The text has {len(heldout):,} characters; the first {MAX_HELDOUT:,} are encoded (your text is kept).")
 held = heldout[:MAX_HELDOUT]
@@ -118,7 +119,7 @@ st.subheader("Token lengths in each vocabulary", anchor=False)
 caches.chart(charts.length_histogram(compare.length_histogram(trainings),
                                       "Vocabulary tokens by length (letters, ## not counted), as in seed 004's chart of BERT's vocabulary"))
 
-url_extra = {"hf": "1" if st.session_state["hf"] else None,
+url_extra = {"hf": "1" if st.session_state[state.HF_COLUMN] else None,
              "heldout": heldout if len(heldout) <= URL_TEXT_LIMIT and heldout != (sample.heldout if sample else "") else None,
              "follow": follow or None}
 state.sync_url(settings, **url_extra)

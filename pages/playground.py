@@ -14,17 +14,17 @@ state.require_navigation()
 settings = st.session_state[state.SETTINGS]
 st.title("Encoder playground")
 sample = sample_by_id(settings.corpus)
-state.keep("source", "trained")
-state.keep("text", sample.heldout if sample else "Type something here.")
-state.keep("pair", "")
-state.keep("special", True, bool)
-if st.session_state["source"] not in SOURCES:
-    st.session_state["source"] = "trained"
+state.keep(state.SOURCE, "trained")
+state.keep(state.TEXT, sample.heldout if sample else "Type something here.")
+state.keep(state.PAIR, "")
+state.keep(state.SPECIAL, True, bool)
+if st.session_state[state.SOURCE] not in SOURCES:
+    st.session_state[state.SOURCE] = "trained"
 
-st.segmented_control("Tokenizer", list(SOURCES), format_func=SOURCES.get, key="source", required=True,
-                     on_change=state.remember, args=("source",))
+st.segmented_control("Tokenizer", list(SOURCES), format_func=SOURCES.get, key=state.SOURCE, required=True,
+                     on_change=state.remember, args=(state.SOURCE,))
 tokenizer, kind, label = None, None, ""
-if st.session_state["source"] == "trained":
+if st.session_state[state.SOURCE] == "trained":
     counts = caches.corpus(settings)
     training = caches.training(settings, counts) if counts else None
     if training is not None:
@@ -35,7 +35,7 @@ if st.session_state["source"] == "trained":
                  f"normalizer {settings.normalizer} · pre-tokenizer {settings.pre_tokenizer}")
 else:
     file = st.file_uploader(f"tokenizer.json (WordPiece or BPE) or a BERT vocab.txt, up to {encodings.MAX_TOKENIZER_MB} MB",
-                            type=["json", "txt"], key="tokenizer_file")
+                            type=["json", "txt"], key=state.TOKENIZER_FILE)
     if file is None:
         st.info("Choose a tokenizer file, or switch back to the tokenizer trained in the sidebar.")
     else:
@@ -60,17 +60,17 @@ if tokenizer is None:
 st.caption(label)
 
 left, right = st.columns([3, 2])
-left.text_area(f"Text (the first {MAX_TEXT:,} characters are encoded)", key="text", height=120,
-               on_change=state.remember, args=("text",))
-right.text_area("Second sentence (optional: a pair, as for question answering)", key="pair", height=120,
-                on_change=state.remember, args=("pair",))
-st.toggle("Add special tokens ([CLS] … [SEP] when the vocabulary has them)", key="special",
-          on_change=state.remember, args=("special",))
-text, pair = st.session_state["text"] or "", st.session_state["pair"] or ""
-url_extra = {"source": st.session_state["source"] if st.session_state["source"] != "trained" else None,
+left.text_area(f"Text (the first {MAX_TEXT:,} characters are encoded)", key=state.TEXT, height=120,
+               on_change=state.remember, args=(state.TEXT,))
+right.text_area("Second sentence (optional: a pair, as for question answering)", key=state.PAIR, height=120,
+                on_change=state.remember, args=(state.PAIR,))
+st.toggle("Add special tokens ([CLS] … [SEP] when the vocabulary has them)", key=state.SPECIAL,
+          on_change=state.remember, args=(state.SPECIAL,))
+text, pair = st.session_state[state.TEXT] or "", st.session_state[state.PAIR] or ""
+url_extra = {"source": st.session_state[state.SOURCE] if st.session_state[state.SOURCE] != "trained" else None,
              "text": text if len(text) <= URL_TEXT_LIMIT else None,
              "pair": pair if pair and len(pair) <= URL_TEXT_LIMIT else None,
-             "special": None if st.session_state["special"] else "0"}
+             "special": None if st.session_state[state.SPECIAL] else "0"}
 state.sync_url(settings, **url_extra)
 if len(text) > URL_TEXT_LIMIT:
     st.caption(f"Texts over {URL_TEXT_LIMIT:,} characters are not put in the shareable link.")
@@ -82,7 +82,7 @@ for name, value in (("text", text), ("second sentence", pair)):
         st.warning(f"The {name} has {len(value):,} characters; the first {MAX_TEXT:,} are encoded. Your text is kept as it is.")
 a, b = text[:MAX_TEXT], pair[:MAX_TEXT] if pair.strip() else None
 
-enc = tokenizer.encode(a, b, add_special_tokens=st.session_state["special"], trace=True)
+enc = tokenizer.encode(a, b, add_special_tokens=st.session_state[state.SPECIAL], trace=True)
 specials = set(tokenizer.special_tokens)
 dropped = encodings.dropped_characters(a, [enc.offsets[i] for i, t in enumerate(enc.type_ids) if t == 0 and not enc.special_tokens_mask[i]])
 if b:
@@ -90,8 +90,9 @@ if b:
 missing = encodings.unencodable_words(enc, tokenizer)
 if missing:
     shown = ", ".join(repr(w) for w in missing[:12]) + (f" and {len(missing) - 12:,} more" if len(missing) > 12 else "")
-    st.warning(f"This vocabulary has no {tokenizer.model.unk_token} token, so {len(missing):,} word(s) cannot be encoded: "
-               f"{safe.md(shown)}. They are shown as {tokenizer.model.unk_token} with no id (Hugging Face's tokenizers would "
+    unk = safe.code(tokenizer.model.unk_token)
+    st.warning(f"This vocabulary has no {unk} token, so {len(missing):,} word(s) cannot be encoded: "
+               f"{safe.md(shown)}. They are shown as {unk} with no id (Hugging Face's tokenizers would "
                "refuse the whole text); the rest is encoded as usual.", icon=":material/warning:")
 m = st.columns(5)
 m[0].metric("tokens", f"{len(enc.tokens):,}")
@@ -152,7 +153,7 @@ def word_trace() -> None:
 
 word_trace()
 
-if st.session_state["source"] == "trained":
+if st.session_state[state.SOURCE] == "trained":
     st.subheader("BPE and WordPiece on the same text", anchor=False)
     runs = caches.trained_pair(settings, counts)
     cols = st.columns(2)

@@ -251,13 +251,18 @@ def test_a_training_larger_than_the_memory_budget_is_refused_with_its_size(monke
 
 
 def test_tokens_of_a_pasted_corpus_are_shown_as_text():
-    at = app(corpus="paste")
-    at.text_area(key="paste_text").set_value("**b** **b** [l](http://evil.example) `x` `x`\n" * 3).run()
+    at = app(corpus="paste", pre_tokenizer="whitespace-split", algorithm="bpe", vocab_size=200)
+    at.text_area(key="paste_text").set_value("**b** **b** [l](http://evil.example) [l](http://evil.example)\n" * 3).run()
     assert not at.exception
-    header = at.header[0].value
-    assert "**" not in header.replace("\\*\\*", "") and "](" not in header.replace("\\]\\(", "")
-    for body in [m.value for m in at.markdown if "wpl-chip" not in m.value] + [w.value for w in at.warning]:
-        assert "](http" not in body  # no Markdown link survives unescaped
+    at.session_state["step_value"] = 10_000  # the last step: whole words merged
+    at.run()
+    sources = [at.header[0].value] + [m.value for m in at.markdown if "wpl-chip" not in m.value]
+    assert any("\\*\\*b\\*\\*" in s or "\\[l\\]\\(http" in s for s in sources), sources[0]  # escaped …
+    import re
+
+    for body in sources + [w.value for w in at.warning]:
+        outside_code = re.sub(r"(`+).*?\1", "", body)  # code spans show their text as it is
+        assert "](http" not in outside_code.replace("\\](http", "")  # … and no live Markdown link anywhere
 
 
 @pytest.mark.parametrize("count", ["1" + "0" * 30, "1" + "0" * 400])

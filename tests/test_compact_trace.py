@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from corpora import TOY
+from gc_walk import tracked_reachable
 from wordpiece_core.corpus import TextSettings
 from wordpiece_core.merging import train
 from wordpiece_core.replay import candidates_at, splits_at
@@ -92,18 +93,6 @@ def test_the_largest_counts_a_training_takes():
             raise AssertionError("too large a count was accepted")
 
 
-def _tracked_objects_reachable(root) -> int:
-    """How many objects the cyclic garbage collector would walk to reach everything `root` holds."""
-    seen, todo = set(), [root]
-    while todo:
-        obj = todo.pop()
-        if id(obj) in seen or not gc.is_tracked(obj) or isinstance(obj, type):
-            continue  # (a class leads to its module and everything else: not the trace's)
-        seen.add(id(obj))
-        todo.extend(gc.get_referents(obj))
-    return len(seen)
-
-
 def test_a_long_trace_is_small_and_nearly_invisible_to_the_garbage_collector():
     from wordpiece_ui.corpora import load_sample
 
@@ -121,4 +110,4 @@ def test_a_long_trace_is_small_and_nearly_invisible_to_the_garbage_collector():
     assert held < 4_000_000, held
     assert t.nbytes < 4_000_000
     # the collector walks the few containers, never one object per step or candidate
-    assert _tracked_objects_reachable(t) < 40
+    assert tracked_reachable(t) < 40

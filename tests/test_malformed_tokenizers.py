@@ -79,3 +79,30 @@ def test_the_command_line_says_it_in_one_line(tmp_path, case):
     assert proc.returncode == 2, proc.stderr
     assert "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1
     assert words in proc.stderr
+
+
+NULLS = {
+    "added_tokens": (WP, ["added_tokens"]),
+    "model.merges": (BPE, ["model", "merges"]),
+    "model.max_input_chars_per_word": (WP, ["model", "max_input_chars_per_word"]),
+    "model.unk_token": (WP, ["model", "unk_token"]),
+    "normalizer.normalizers": (WP, ["normalizer"], {"type": "Sequence", "normalizers": None}),
+    "pre_tokenizer.pretokenizers": (WP, ["pre_tokenizer"], {"type": "Sequence", "pretokenizers": None}),
+    "post_processor.processors": (WP, ["post_processor"], {"type": "Sequence", "processors": None}),
+    "post_processor.single": (WP, ["post_processor", "single"]),
+    "type_id": (WP, ["post_processor", "single"], [{"SpecialToken": {"id": "[CLS]", "type_id": None}},
+                                                     {"Sequence": {"id": "A", "type_id": None}}]),
+}
+
+
+@pytest.mark.parametrize("field", sorted(NULLS))
+def test_a_null_field_is_refused_or_read_as_absent_never_a_traceback(field):
+    doc, path, *value = NULLS[field]
+    text = changed(doc, path, value[0] if value else None)
+    try:
+        tok = load_uploaded_tokenizer("tokenizer.json", text.encode())
+    except WordPieceError:
+        return  # refused with a sentence: fine
+    enc = tok.encode("hug hugs")
+    assert enc.tokens and all(isinstance(t, str) for t in enc.tokens)
+    assert all(isinstance(i, int) for i in enc.type_ids)

@@ -5,7 +5,6 @@ These are the unit tests of wordpiece_ui/stores.py and wordpiece_ui/jobs.py; the
 they are for is measured by benchmarks/bench_class.py.
 """
 
-import gc
 import threading
 import time
 import tomllib
@@ -15,6 +14,7 @@ import pandas as pd
 import pytest
 
 from corpora import TOY
+from gc_walk import tracked_reachable
 from wordpiece_core.corpus import TextSettings
 from wordpiece_core.merging import train
 from wordpiece_core.trace import TrainerConfig
@@ -48,10 +48,35 @@ def test_a_value_larger_than_the_budget_is_not_kept():
 
 
 def test_sizes_come_from_what_is_stored():
+    import sys
+
+    from wordpiece_ui.corpora import load_sample
+
     frame = pd.DataFrame({"token": ["a" * 100] * 1000})
     assert size_of(frame) > 100_000  # deep: the strings count
-    t = train(TOY, TrainerConfig(algorithm="wordpiece", vocab_size=20))
-    assert size_of(t) == t.nbytes > 0
+    counts = load_sample("wordfreq-en", TextSettings("none", "whitespace"))
+    real = sys.getsizeof(counts.counts) + sum(sys.getsizeof(p) + sys.getsizeof(p[0]) for p in counts.counts)
+    assert real / 2 < size_of(counts) < real * 2  # 10,000 words: not the 56 bytes of the outer object
+    t = train(dict(counts.counts), TrainerConfig(algorithm="wordpiece", vocab_size=600, top_k=10))
+    assert size_of(t) > 500_000  # its words and its columns
+
+
+def test_a_value_too_large_to_keep_is_made_once_for_all_who_wait():
+    store = BudgetStore(1000)
+    made = []
+
+    def make():
+        made.append(1)
+        time.sleep(0.3)
+        return "x" * 5000
+
+    results = []
+    threads = [threading.Thread(target=lambda: results.append(store.get_or_make("big", make))) for _ in range(5)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(5)
+    assert len(results) == 5 and len(made) == 1 and "big" not in store
 
 
 def test_single_flight_many_sessions_one_computation():
@@ -94,17 +119,6 @@ def test_streamlit_does_not_collect_after_every_run():
     assert config["runner"]["postScriptGC"] is False
 
 
-def _tracked_reachable(root) -> int:
-    seen, todo = set(), [root]
-    while todo:
-        obj = todo.pop()
-        if id(obj) in seen or not gc.is_tracked(obj) or isinstance(obj, type):
-            continue
-        seen.add(id(obj))
-        todo.extend(gc.get_referents(obj))
-    return len(seen)
-
-
 def test_what_the_collector_walks_does_not_grow_with_the_trainings_cached():
     """A full collection walks the tracked objects; caching more (and longer) trainings with
     their tables must add a few containers each, never one per step or candidate."""
@@ -117,7 +131,7 @@ def test_what_the_collector_walks_does_not_grow_with_the_trainings_cached():
         t = train(counts, TrainerConfig(algorithm="wordpiece", vocab_size=vocab, top_k=25))
         store.put(("training", i), t)
         store.put(("steps", i), tables.steps_frame(t))
-        walked.append(_tracked_reachable(store))
+        walked.append(tracked_reachable(store))
     per_training = [b - a for a, b in zip(walked, walked[1:])]
     assert max(per_training) < 400, walked  # steps: 500 → 2,200 merges; tracked objects stay flat
     assert abs(per_training[1] - per_training[0]) < 100, walked
@@ -204,3 +218,58 @@ def test_a_failed_training_says_why():
     assert job.state == "failed" and "no words" in job.error
     again = service.join("bad", {"": 1}, CFG, "someone else")  # remembered, not tried again
     assert again.state == "failed" and again.error == job.error and service.started == 1
+
+
+def test_a_cancelled_training_is_never_handed_to_a_new_session():
+    service = TrainingService(BudgetStore(100_000_000), inline_work=0, grace=60)
+    counts, big = _big_job(service, "again")
+    first = service.join("again", counts, big, "a")
+    assert _until(lambda: first.state == "running")
+    service.leave(first, "a")  # cancelling…
+    second = service.join("again", counts, big, "b")  # … while someone else asks
+    assert second is not first
+    assert first.wait(10) and first.state == "cancelled"
+    service.leave(second, "b")
+    assert second.wait(10) and second.state == "cancelled"
+
+
+def test_a_training_in_the_server_is_cancelled_too():
+    """Tiny trainings run in the server's own thread; Stop still ends them."""
+    service = TrainingService(BudgetStore(100_000_000), inline_work=10**12, grace=60)
+    counts, big = _big_job(service, "inline", vocab_size=20000)
+    job = service.join("inline", counts, big, "a")
+    assert _until(lambda: job.done_steps > 0)
+    service.leave(job, "a")
+    assert job.wait(10) and job.state == "cancelled" and service.cached("inline") is None
+
+
+def test_a_queued_training_that_everyone_left_never_starts():
+    service = TrainingService(BudgetStore(100_000_000), workers=1, inline_work=0, grace=60)
+    counts, big = _big_job(service, "x", vocab_size=20000)
+    running = service.join("x", counts, big, "a")
+    queued = service.join("y", counts, TrainerConfig(algorithm="bpe", vocab_size=20000, top_k=1), "b")
+    assert _until(lambda: running.state == "running") and queued.state == "queued"
+    service.leave(queued, "b")
+    assert queued.wait(2) and queued.state == "cancelled" and queued._process is None
+    service.leave(running, "a")
+    assert running.wait(10)
+
+
+def test_a_result_too_large_for_the_budget_says_so_and_is_not_retrained():
+    service = TrainingService(BudgetStore(100_000), inline_work=10**12)
+    counts, _ = _big_job(service, "huge")
+    job = service.join("huge", counts, TrainerConfig(algorithm="wordpiece", vocab_size=2000, top_k=25), "a")
+    assert job.wait(30) and job.state == "failed" and "more than this server keeps" in job.error
+    assert service.failure("huge") == job.error  # remembered: asking again does not train again
+    assert service.join("huge", counts, job.config, "b").state == "failed" and service.started == 1
+
+
+def test_only_failures_of_the_corpus_itself_are_remembered():
+    service = TrainingService(BudgetStore(10_000_000))
+    job = service.join("bad", {"": 1}, CFG, "a")
+    assert job.wait(10) and service.failure("bad") is not None
+    from wordpiece_ui.jobs import Job
+
+    crashed = Job("other", CFG)  # a worker that died (killed, out of memory): another try may work
+    service._finish(crashed, "failed", error="the training process ended without an answer")
+    assert crashed.finished.is_set() and service.failure("other") is None

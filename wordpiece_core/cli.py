@@ -138,7 +138,7 @@ def run_train(args: argparse.Namespace) -> int:
         raise WordPieceError("give at least one corpus file or --word-counts FILE")
     if args.continuing_prefix is not None and args.algorithm != "bpe":
         raise WordPieceError("--continuing-prefix is for bpe; WordPiece always uses ##")
-    out = OutputFolder(args.out)
+    out = args.out_folder = OutputFolder(args.out)
     out.prepare()  # before any work: a folder that cannot be written is said now
     try:
         return _train_into(args, out)
@@ -197,7 +197,7 @@ def _train_into(args: argparse.Namespace, out) -> int:
     return 0
 
 
-class Terminated(Exception):
+class Terminated(BaseException):
     """SIGTERM arrived: unwind (removing staging folders) and exit."""
 
 
@@ -216,7 +216,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.func(args)
     except Terminated:
-        print("terminated; nothing was written", file=sys.stderr)
+        folder = getattr(args, "out_folder", None)
+        print("terminated while the files were moved into place; some may be there" if folder and folder.moving
+              else "terminated; nothing was written", file=sys.stderr)
         return 128 + signal.SIGTERM
     except WordPieceError as exc:
         print(f"error: {exc}", file=sys.stderr)

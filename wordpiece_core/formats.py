@@ -317,6 +317,7 @@ class OutputFolder:
         self.path = path
         self.staging: str | None = None
         self.created = False
+        self.moving = False  # the files are being moved into place (not all or nothing any more)
         self.filled = False
 
     def prepare(self) -> None:
@@ -343,9 +344,10 @@ class OutputFolder:
             for name, content in files.items():
                 with open(os.path.join(self.staging, name), "w", encoding="utf-8", newline="\n") as fh:
                     fh.write(content)
+            self.moving = True
             for name in files:
                 os.replace(os.path.join(self.staging, name), os.path.join(self.path, name))
-            self.filled = True
+            self.moving, self.filled = False, True
             for name in OUTPUT_NAMES:  # an earlier training's files that this one does not write
                 old = os.path.join(self.path, name)
                 if name not in files and os.path.isfile(old):
@@ -366,15 +368,6 @@ class OutputFolder:
             except OSError:
                 pass
             self.created = False
-
-
-def check_output_dir(path: str) -> None:
-    """Refuse an --out that is a file or whose parent folder is missing (nothing is created)."""
-    if os.path.exists(path) and not os.path.isdir(path):
-        raise WordPieceError(f"--out {path} is an existing file; give a directory")
-    parent = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(parent):
-        raise WordPieceError(f"--out {path}: the folder {parent} does not exist")
 
 
 def write_outputs(path: str, files: dict[str, str]) -> list[str]:
@@ -404,7 +397,7 @@ def _normalizer_name(spec: dict | None, name: str) -> str:
     if spec is None:
         return "none"
     kind = spec.get("type")
-    if kind == "Sequence" and len(spec.get("normalizers", [])) == 1:
+    if kind == "Sequence" and len((spec.get("normalizers") or [])) == 1:
         return _normalizer_name(spec["normalizers"][0], name)
     if kind == "Lowercase":
         return "lowercase"
@@ -422,7 +415,7 @@ def _pre_tokenizer(spec: dict | None, name: str) -> tuple[str, bool]:
     if spec is None:
         raise WordPieceError(f"{name}: no pre-tokenizer is set; this tool needs one to find words")
     kind = spec.get("type")
-    if kind == "Sequence" and len(spec.get("pretokenizers", [])) == 1:
+    if kind == "Sequence" and len((spec.get("pretokenizers") or [])) == 1:
         return _pre_tokenizer(spec["pretokenizers"][0], name)
     if kind not in _PRE_NAMES:
         raise _unsupported("pre-tokenizer", kind, name)
@@ -439,7 +432,7 @@ def _template_from(spec: dict | None, name: str):
     kind = spec.get("type")
     if kind == "Sequence":
         template, trim = None, None
-        for sub in spec.get("processors", []):
+        for sub in (spec.get("processors") or []):
             t, tr = _template_from(sub, name)
             template = template or t
             trim = trim if tr is None else tr
@@ -454,11 +447,11 @@ def _template_from(spec: dict | None, name: str):
             out = []
             for item in items:
                 if "SpecialToken" in item:
-                    out.append((item["SpecialToken"]["id"], item["SpecialToken"].get("type_id", 0)))
+                    out.append((item["SpecialToken"]["id"], item["SpecialToken"].get("type_id") or 0))
                 else:
-                    out.append(("$" + item["Sequence"]["id"], item["Sequence"].get("type_id", 0)))
+                    out.append(("$" + item["Sequence"]["id"], item["Sequence"].get("type_id") or 0))
             return tuple(out)
-        return Template(parse(spec.get("single", [])), parse(spec.get("pair", []))), None
+        return Template(parse(spec.get("single") or []), parse(spec.get("pair") or [])), None
     raise _unsupported("post-processor", kind, name)
 
 
@@ -492,8 +485,8 @@ def tokenizer_from_json(doc: dict, name: str):
     if kind == "WordPiece" or (kind is None and "continuing_subword_prefix" in model_spec and "merges" not in model_spec):
         if not isinstance(vocab, dict):
             raise WordPieceError(f"{name}: the WordPiece model has no vocabulary")
-        model = WordPieceModel(vocab, model_spec.get("unk_token", UNK), model_spec.get("continuing_subword_prefix", "##"),
-                               model_spec.get("max_input_chars_per_word", 100))
+        model = WordPieceModel(vocab, (model_spec.get("unk_token") or UNK), (model_spec.get("continuing_subword_prefix") or "##"),
+                               (100 if model_spec.get("max_input_chars_per_word") is None else model_spec["max_input_chars_per_word"]))
     elif kind == "BPE" or (kind is None and "merges" in model_spec):
         if not isinstance(vocab, dict):
             raise WordPieceError(f"{name}: the BPE model has no vocabulary")
@@ -504,7 +497,7 @@ def tokenizer_from_json(doc: dict, name: str):
         if model_spec.get("byte_fallback"):
             raise _unsupported("BPE option", "byte_fallback", name)
         merges = []
-        for m in model_spec.get("merges", []):
+        for m in model_spec.get("merges") or []:
             pair = tuple(m) if isinstance(m, list) else tuple(m.split(" ", 1))
             if len(pair) != 2:
                 raise WordPieceError(f"{name}: a merge {m!r} is not a pair of tokens")
@@ -515,7 +508,7 @@ def tokenizer_from_json(doc: dict, name: str):
     normalizer = _normalizer_name(doc.get("normalizer"), name)
     pre, add_prefix_space = _pre_tokenizer(doc.get("pre_tokenizer"), name)
     template, trim_prefix = _template_from(doc.get("post_processor"), name)
-    specials = tuple(t["content"] for t in doc.get("added_tokens", []) if t.get("content") in vocab)
+    specials = tuple(t["content"] for t in (doc.get("added_tokens") or []) if t.get("content") in vocab)
     decoder_spec = doc.get("decoder") or {}
     decoder = {"WordPiece": "wordpiece", "ByteLevel": "byte-level"}.get(decoder_spec.get("type"))
     return Tokenizer(model, normalizer, pre, add_prefix_space, specials, template,

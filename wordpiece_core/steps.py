@@ -228,9 +228,6 @@ class Steps(Sequence[MergeStep]):
         tokens = self.tokens
         return [tokens[n] for n in self.new_id]
 
-    def new_token_existed(self) -> list[bool]:
-        return [bool(x) for x in self.existed]
-
     def scores(self) -> list[Fraction]:
         algorithm = self.algorithm
         return [exact_score(algorithm, pc, lc, rc)
@@ -245,9 +242,6 @@ class Steps(Sequence[MergeStep]):
         starts = self.touched_start
         return [starts[i + 1] - starts[i] for i in range(len(self))]
 
-    def candidate_count(self, i: int) -> int:
-        return self.cand_start[i + 1] - self.cand_start[i]
-
     @property
     def nbytes(self) -> int:
         """About how much memory the columns and token strings take (for cache budgets)."""
@@ -258,7 +252,3 @@ class Steps(Sequence[MergeStep]):
             col = getattr(self, name)
             size += col.itemsize * len(col) if isinstance(col, array) else sys.getsizeof(col) + 32 * len(col)
         return size
-
-
-def empty_steps(tokens: Sequence[str], algorithm: str, prefix: str | None) -> Steps:
-    return StepRecorder().finish(tokens, algorithm, prefix)

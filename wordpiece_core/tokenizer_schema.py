@@ -156,6 +156,8 @@ def _post_processor(c: _Checker, spec: Any, where: str) -> None:
     for key in ("add_prefix_space", "trim_offsets"):
         c.flag(spec.get(key), f"{where}.{key}")
     if kind == "TemplateProcessing":
+        if not isinstance(spec.get("single"), list):
+            raise c.fail(f"{where}.single", "a list of template items", spec.get("single"))
         for part in ("single", "pair"):
             for i, item in enumerate(c.items(spec.get(part), f"{where}.{part}")):
                 item_where = f"{where}.{part}[{i}]"

@@ -21,6 +21,7 @@ import streamlit as st
 
 from wordpiece_core.corpus import TextSettings
 from wordpiece_core.errors import WordPieceError
+from wordpiece_core.models import CACHE_WORDS as CACHED_WORDS
 from wordpiece_core.replay import candidates_at
 from wordpiece_core.trace import TrainerConfig, Training
 
@@ -180,6 +181,8 @@ def _progress_view(key: str, name: str) -> None:
     @st.fragment(run_every=POLL_SECONDS)
     def progress() -> None:
         service = shared()[1]
+        if key in st.session_state.get(state.TRAINING_STOPPED, ()):
+            st.rerun()  # this session pressed Stop: it waits no more (and says so)
         job = service.job(key)
         if job is None or job.finished.is_set():
             st.rerun()  # the whole page, now with the training (or its error)
@@ -317,7 +320,12 @@ def tokenizer(key: str, normalizer: str, pre_tokenizer: str, training: Training)
         tok.model.strict_unk = False  # a vocabulary without [UNK] still shows unknown words as [UNK]
         return tok
 
-    return _derived("tokenizer", key, normalizer, pre_tokenizer, make=make)
+    return _store().get_or_make(("tokenizer", key, normalizer, pre_tokenizer), make, size=_tokenizer_size)
+
+
+def _tokenizer_size(tok) -> int:
+    """A tokenizer's vocabulary, merges and (full) cache of encoded words, about."""
+    return 150 * len(tok.vocab) + 300 * CACHED_WORDS
 
 
 def uploaded_tokenizer(name: str, data: bytes, lowercase: bool | None = None):
@@ -325,4 +333,4 @@ def uploaded_tokenizer(name: str, data: bytes, lowercase: bool | None = None):
 
     digest = hashlib.sha256(data).hexdigest()
     return _store().get_or_make(("uploaded tokenizer", name, digest, lowercase),
-                                lambda: load_uploaded_tokenizer(name, data, lowercase))
+                                lambda: load_uploaded_tokenizer(name, data, lowercase), size=_tokenizer_size)

@@ -51,6 +51,11 @@ class WordCounts:
     digest: str  # of the source bytes and the text settings: the cache key
 
     @property
+    def nbytes(self) -> int:
+        """About how much memory the counts hold (for the server's store)."""
+        return 120 * len(self.counts) + sum(len(w) for w, _ in self.counts)
+
+    @property
     def types(self) -> int:
         return len(self.counts)
 

@@ -42,8 +42,12 @@ from .stores import BudgetStore
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-INLINE_WORK = 2_000_000  # distinct words × merges asked: at or below, train in the calling thread
-GRACE_SECONDS = 4.0  # a job no session has polled for this long is cancelled (sessions poll every 0.5 s)
+INLINE_WORK = 2_000_000  # characters in the distinct words × merges asked: at or below, train in a thread
+INLINE_AT_ONCE = 2  # tiny trainings running in the server at the same time, at most
+# A job no session has polled for this long is cancelled. Sessions poll every 0.5 s, but a
+# browser slows the timers of a tab left in the background to about one a minute.
+GRACE_SECONDS = 90.0
+OUT_OF_MEMORY = "training ran out of memory; lower the vocabulary size or use a smaller corpus"
 BYTES_PER_STEP = 120  # compact trace: the step's columns and its touched words, about
 BYTES_PER_CANDIDATE = 30  # seven 32-bit columns and a little
 
@@ -67,7 +71,6 @@ class Job:
     result: Training | None = None
     error: str | None = None
     seen: dict[Hashable, float] = field(default_factory=dict)  # waiting session → its last heartbeat
-    started: float = field(default_factory=time.monotonic)
     finished: threading.Event = field(default_factory=threading.Event)
     cancel_requested: bool = False
     _process: Any = None
@@ -92,6 +95,7 @@ class TrainingService:
         self._lock = threading.Lock()
         self._jobs: dict[Hashable, Job] = {}
         self._slots = threading.Semaphore(self.workers)
+        self._inline_slots = threading.Semaphore(INLINE_AT_ONCE)
         self._reaper: threading.Thread | None = None
         self.started = 0  # trainings actually run (for tests and the benchmark)
 
@@ -112,6 +116,8 @@ class TrainingService:
         """The job for `key`: the one in flight, a finished one, or a new one; `waiter` now waits for it."""
         with self._lock:
             job = self._jobs.get(key)
+            if job is not None and job.cancel_requested:
+                job = None  # being cancelled: whoever asks now gets a fresh training
             if job is None:
                 done, failed = self.store.get(("training", key)), self.store.get(("failed", key))
                 if done is not None or failed is not None:  # it ended since the caller looked
@@ -125,7 +131,7 @@ class TrainingService:
                 start = False
             job.seen[waiter] = time.monotonic()
         if start:
-            inline = len(counts) * config.vocab_size <= self.inline_work
+            inline = sum(map(len, counts)) * config.vocab_size <= self.inline_work
             run = self._run_inline if inline else self._run_in_worker
             threading.Thread(target=self._run, args=(run, job, counts), daemon=True, name="training").start()
             self._start_reaper()
@@ -176,14 +182,23 @@ class TrainingService:
             if job.finished.is_set():
                 return
             job.cancel_requested = True
-            process = job._process
+            process, queued = job._process, job.state == "queued"
         if process is not None:
             process.terminate()
+        elif queued:  # still waiting for a worker: it never starts
+            self._finish(job, "cancelled", error=_CANCELLED)
 
-    def _finish(self, job: Job, state: str, result: Training | None = None, error: str | None = None) -> None:
-        if result is not None:
-            self.store.put(("training", job.key), result)
-        elif state == "failed" and error:
+    def _finish(self, job: Job, state: str, result: Training | None = None, error: str | None = None,
+                remember: bool = False) -> None:
+        """End `job` (once). A result is stored; a failure is remembered only when `remember`
+        (a property of the corpus and settings, not a crash that another attempt may not meet)."""
+        if job.finished.is_set():
+            return
+        if result is not None and not self.store.put(("training", job.key), result):
+            error = (f"this training takes {result.nbytes / 1e6:,.0f} MB, more than this server keeps for all its "
+                     f"trainings ({self.store.budget / 1e6:,.0f} MB); lower the vocabulary size or use a smaller corpus")
+            result, state, remember = None, "failed", True
+        if remember and error:
             self.store.put(("failed", job.key), error)
         with self._lock:
             job.state, job.result, job.error = state, result, error
@@ -200,17 +215,21 @@ class TrainingService:
                 self._finish(job, "failed", error=f"the training failed unexpectedly ({type(exc).__name__}: {exc})")
 
     def _run_inline(self, job: Job, counts: dict[str, int]) -> None:
-        job.state = "running"
-
         def progress(done: int, total: int) -> None:
             job.done_steps, job.total_steps = done, total
+            if job.cancel_requested:
+                raise _Cancelled()
 
-        try:
-            self._finish(job, "done", train(counts, job.config, progress))
-        except WordPieceError as exc:
-            self._finish(job, "failed", error=str(exc))
-        except MemoryError:
-            self._finish(job, "failed", error="training ran out of memory; lower the vocabulary size or use a smaller corpus")
+        with self._inline_slots:
+            job.state = "running"
+            try:
+                self._finish(job, "done", train(counts, job.config, progress))
+            except _Cancelled:
+                self._finish(job, "cancelled", error=_CANCELLED)
+            except WordPieceError as exc:
+                self._finish(job, "failed", error=str(exc), remember=True)
+            except MemoryError:
+                self._finish(job, "failed", error=OUT_OF_MEMORY)
 
     def _run_in_worker(self, job: Job, counts: dict[str, int]) -> None:
         with self._slots:  # at most `workers` trainings at once; the rest wait here, queued
@@ -223,7 +242,7 @@ class TrainingService:
                         stdin=subprocess.PIPE, stdout=subprocess.PIPE)
                     job.state = "running"
             if process is None:
-                self._finish(job, "cancelled", error="cancelled: nobody was waiting for it")
+                self._finish(job, "cancelled", error=_CANCELLED)
                 return
             outcome: tuple[str, Any] = ("failed", "the training process ended without an answer")
             try:
@@ -239,7 +258,7 @@ class TrainingService:
                         break
             except (EOFError, OSError, pickle.UnpicklingError):
                 if job.cancel_requested:
-                    outcome = ("cancelled", "cancelled: nobody was waiting for it")
+                    outcome = ("cancelled", _CANCELLED)
             finally:
                 if process.stdout is not None:
                     process.stdout.close()
@@ -250,8 +269,17 @@ class TrainingService:
                     process.wait()
         if outcome[0] == "done":
             self._finish(job, "done", result=outcome[1])
+        elif outcome[0] == "invalid":  # the corpus and settings cannot be trained: say so to all who ask
+            self._finish(job, "failed", error=outcome[1], remember=True)
         else:
             self._finish(job, outcome[0], error=outcome[1])
+
+
+_CANCELLED = "cancelled: nobody was waiting for it"
+
+
+class _Cancelled(Exception):
+    """Raised from an in-server training's progress callback once its job is cancelled."""
 
 
 def _worker_env() -> dict[str, str]:

@@ -1,7 +1,7 @@
 """Keyboard control of a step view: ← → step, Space plays or pauses, Home/End go to the ends.
 
 Streamlit has no key events of its own, so a few lines of script (in a zero-height
-`st.components.v1.html` frame, nothing loaded from anywhere) listen on the app's page
+`st.iframe` of our own HTML, nothing loaded from anywhere) listen on the app's page
 and click the step view's own buttons; the buttons do the work, so the keys do exactly
 what a click does. Keys typed into a text field, a select box or a slider are left alone.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-import streamlit.components.v1 as components
+import streamlit as st
 
 LEGEND = "Keys: ← → previous/next step · Space play/pause · Home/End first/last step"
 
@@ -53,4 +53,4 @@ def step_keys(prev: str = "Prev", next_: str = "Next", play: tuple[str, ...] = (
               first: str = "First", last: str = "Last") -> None:
     """Listen for the step keys on this page; they click the buttons with these labels."""
     labels = {"ArrowLeft": [prev], "ArrowRight": [next_], " ": list(play), "Home": [first], "End": [last]}
-    components.html(_SCRIPT % json.dumps(labels), height=0)
+    st.iframe(_SCRIPT % json.dumps(labels), height=1)  # (0 is not allowed; one pixel is not seen)

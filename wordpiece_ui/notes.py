@@ -9,7 +9,7 @@ from wordpiece_core.trace import MergeStep, Training
 
 from .safe import code
 
-from .tables import fmt_exact, fmt_score
+from .tables import fmt_exact, fmt_score, fmt_token
 
 
 def course_toy_step_3(corpus: str, training: Training, step: MergeStep) -> str | None:
@@ -58,14 +58,14 @@ def hf_trainer(training: Training) -> str | None:
 def likelihood(training: Training, step: MergeStep) -> str:
     best = max(step.candidates, key=lambda c: c.loglik_delta) if step.candidates else None
     text = (
-        f"**Likelihood (seed 004).** Merging {code(step.left)} + {code(step.right)} changes the corpus' unigram "
+        f"**Likelihood (seed 004).** Merging {code(fmt_token(step.left))} + {code(fmt_token(step.right))} changes the corpus' unigram "
         f"log-likelihood by exactly {step.loglik_delta:+.3f} (natural log). "
     )
     if training.config.algorithm == "wordpiece":
         text += "The WordPiece score count(ab) / (count(a) × count(b)) is seed 004's approximation of that gain. "
     if best is not None and (best.left, best.right) != (step.left, step.right):
         text += (
-            f"Among the top {len(step.candidates)} candidates, {code(best.left)} + {code(best.right)} would gain more "
+            f"Among the top {len(step.candidates)} candidates, {code(fmt_token(best.left))} + {code(fmt_token(best.right))} would gain more "
             f"({best.loglik_delta:+.3f}): the score is an approximation, not the exact gain."
         )
     else:
@@ -77,7 +77,7 @@ def existing_token(step: MergeStep) -> str | None:
     if not step.new_token_existed:
         return None
     return (
-        f"{code(step.new_token)} was already in the vocabulary (made by an earlier merge in another way), so this "
+        f"{code(fmt_token(step.new_token))} was already in the vocabulary (made by an earlier merge in another way), so this "
         "step changes the splits but adds no token, as Hugging Face's BpeTrainer does."
     )
 

@@ -42,6 +42,14 @@ UPLOAD_FILE = "upload_file"
 TRAINING_STOPPED = "training_stopped"  # the trainings this session stopped before they finished
 SESSION_ID = "session_id"  # this session's name for the training service
 TRACE_WORD = "trace_word"  # the playground's word-by-word trace
+SOURCE = "source"  # the playground's tokenizer: trained or a file
+TEXT = "text"  # the playground's text
+PAIR = "pair"  # the playground's second sentence
+SPECIAL = "special"  # the playground adds special tokens
+TOKENIZER_FILE = "tokenizer_file"
+HF_COLUMN = "hf"  # the Compare page also shows Hugging Face's WordPieceTrainer
+HELDOUT = "heldout"  # the Compare page's held-out text
+FOLLOW = "follow"  # the Compare page's followed token
 TRACE_PLAYING = "trace_playing"
 
 
@@ -87,7 +95,7 @@ def _apply_corpus_defaults() -> None:
     for field in ("vocab_size", "normalizer", "pre_tokenizer", "min_frequency", "specials"):
         st.session_state[setting_key(field)] = getattr(d, field)
     st.session_state[STEP] = 1
-    for key in ("heldout", "keep_heldout", "follow", "keep_follow"):
+    for key in (HELDOUT, kept(HELDOUT), FOLLOW, kept(FOLLOW)):
         st.session_state.pop(key, None)
 
 
@@ -141,11 +149,16 @@ def sidebar() -> Settings:
     return Settings(**{f: st.session_state[setting_key(f)] for f in FIELDS})
 
 
+def kept(key: str) -> str:
+    """Where `keep` remembers a page widget's value while the widget is not drawn."""
+    return "keep_" + key
+
+
 def keep(key: str, default: object, kind: type = str) -> None:
     """Prepare a page widget's state: from the URL on the session's first visit, then
     remembered across page switches (Streamlit forgets widgets that are not drawn).
     Pass `on_change=remember, args=(key,)` to the widget."""
-    store = "keep_" + key
+    store = kept(key)
     if store not in st.session_state:
         raw = st.query_params.get(key) if not st.session_state.get(f"_url_used_{key}") else None
         st.session_state[f"_url_used_{key}"] = True
@@ -161,7 +174,7 @@ def keep(key: str, default: object, kind: type = str) -> None:
 
 
 def remember(key: str) -> None:
-    st.session_state["keep_" + key] = st.session_state[key]
+    st.session_state[kept(key)] = st.session_state[key]
 
 
 def public_root() -> str:

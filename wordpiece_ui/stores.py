@@ -54,8 +54,13 @@ def size_of(value: Any) -> int:
     return sys.getsizeof(value)
 
 
-class TooLarge(Exception):
-    """A value that could never fit in the store's budget."""
+class _Making:
+    """A value being made: those who wait for it get it even if it is too large to keep."""
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.made = False
+        self.value: Any = None
 
 
 class BudgetStore:
@@ -65,7 +70,7 @@ class BudgetStore:
         self.budget = budget_bytes
         self._lock = threading.Lock()
         self._values: OrderedDict[Hashable, tuple[Any, int]] = OrderedDict()
-        self._making: dict[Hashable, threading.Event] = {}
+        self._making: dict[Hashable, _Making] = {}
         self.used = 0
         self.evictions = 0
 
@@ -101,14 +106,13 @@ class BudgetStore:
             self.used += size
         return True
 
-    def discard(self, key: Hashable) -> None:
-        with self._lock:
-            old = self._values.pop(key, None)
-            if old is not None:
-                self.used -= old[1]
+    def get_or_make(self, key: Hashable, make: Callable[[], Any],
+                    size: Callable[[Any], int] | None = None) -> Any:
+        """The stored value for `key`, or `make()`'s, made once however many ask at the same time.
 
-    def get_or_make(self, key: Hashable, make: Callable[[], Any]) -> Any:
-        """The stored value for `key`, or `make()`'s, made once however many ask at the same time."""
+        `size(value)` gives its size when `size_of` cannot tell. A value too large to keep is
+        still handed to those who were waiting for it.
+        """
         while True:
             with self._lock:
                 hit = self._values.get(key)
@@ -117,19 +121,17 @@ class BudgetStore:
                     return hit[0]
                 waiting = self._making.get(key)
                 if waiting is None:
-                    done = self._making[key] = threading.Event()
+                    mine = self._making[key] = _Making()
                     break
-            waiting.wait()  # someone else is making it: take theirs (or make it, if they failed)
+            waiting.done.wait()  # someone else is making it: take theirs (or make it, if they failed)
+            if waiting.made:
+                return waiting.value
         try:
             value = make()
-            self.put(key, value)
+            self.put(key, value, None if size is None else size(value))
+            mine.value, mine.made = value, True
             return value
         finally:
             with self._lock:
                 del self._making[key]
-            done.set()
-
-    def stats(self) -> dict[str, int]:
-        with self._lock:
-            return {"entries": len(self._values), "used": self.used, "budget": self.budget,
-                    "evictions": self.evictions}
+            mine.done.set()

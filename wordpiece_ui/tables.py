@@ -187,6 +187,7 @@ def quiz_frame(candidates: pd.DataFrame, algorithm: str) -> pd.DataFrame:
 def splits_before(training: Training, step: int, limit: int) -> pd.DataFrame:
     """The most frequent words, split as they are just before merge `step`."""
     top = sorted(range(len(training.words)), key=lambda i: (-training.counts[i], i))[:limit]
-    rows = [{"word": training.words[i], "count": training.counts[i], "split": " ".join(before)}
-            for i, (before, _) in zip(top, words_around(training, step, top))]
+    rows = [{"word": fmt_token(training.words[i], SHOWN_WORD_CHARS), "count": training.counts[i],
+             "split": " ".join(fmt_token(t) for t in before)}
+            for i, (before, _) in zip(top, words_around(training, step, top, SHOWN_WORD_CHARS))]
     return pd.DataFrame(rows)

@@ -2,7 +2,8 @@
 
 Reads one pickled (word counts, TrainerConfig) from standard input, trains, and writes
 pickled messages to standard output: ("progress", done, total) at each percent, then
-("done", Training) or ("failed", message). The server's interpreter keeps serving the
+("done", Training), ("invalid", message) when the corpus and settings cannot be trained,
+or ("failed", message). The server's interpreter keeps serving the
 class meanwhile; ending this process cancels the training.
 
 A plain subprocess, not multiprocessing: Streamlit runs the app script as `__main__`, and
@@ -18,6 +19,8 @@ import sys
 def main() -> None:
     from wordpiece_core.errors import WordPieceError
     from wordpiece_core.merging import train
+
+    from .jobs import OUT_OF_MEMORY
 
     out = sys.stdout.buffer
     counts, config = pickle.load(sys.stdin.buffer)
@@ -37,9 +40,9 @@ def main() -> None:
     try:
         send(("done", train(counts, config, progress)))
     except WordPieceError as exc:
-        send(("failed", str(exc)))
+        send(("invalid", str(exc)))  # this corpus and these settings cannot be trained
     except MemoryError:
-        send(("failed", "training ran out of memory; lower the vocabulary size or use a smaller corpus"))
+        send(("failed", OUT_OF_MEMORY))
 
 
 if __name__ == "__main__":
