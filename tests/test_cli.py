@@ -254,3 +254,13 @@ def test_encode_lowercase_or_not_for_a_vocab_txt(tmp_path):
     cased = json.loads(run("encode", "--tokenizer", str(vocab), "--no-lowercase", "HUGS").stdout)
     assert guessed["tokens"] == lower["tokens"] == ["[CLS]", "hug", "##s", "[SEP]"]
     assert cased["tokens"] == ["[CLS]", "[UNK]", "[SEP]"]
+
+
+def test_the_files_swept_from_an_earlier_training_are_exactly_the_ones_we_write():
+    from corpora import TOY
+    from wordpiece_core import train_bpe, train_wordpiece
+    from wordpiece_core.formats import OUTPUT_NAMES, output_files
+
+    written = set(output_files(train_bpe(TOY, 20), "none", "whitespace"))
+    written |= set(output_files(train_wordpiece(TOY, 20), "none", "whitespace"))
+    assert written == set(OUTPUT_NAMES)

@@ -279,20 +279,32 @@ def pretty_json(doc: dict[str, Any]) -> str:
     return text
 
 
+def vocab_txt(training: Training) -> str:
+    return "".join(t + "\n" for t in training.vocab)
+
+
+def merges_txt(training: Training) -> str:
+    return "".join(f"{a} {b}\n" for a, b in training.merges)
+
+
+def trace_jsonl(training: Training) -> str:
+    return "".join(line + "\n" for line in trace_lines(training))
+
+
 def output_files(training: Training, normalizer: str, pre_tokenizer: str, add_prefix_space: bool = False) -> dict[str, str]:
     """File name → content for everything a training writes."""
     vocab = training.vocab
     files = {
         "tokenizer.json": pretty_json(tokenizer_json(training, normalizer, pre_tokenizer, add_prefix_space)),
-        "vocab.txt": "".join(t + "\n" for t in vocab),
-        "trace.jsonl": "".join(line + "\n" for line in trace_lines(training)),
+        "vocab.txt": vocab_txt(training),
+        "trace.jsonl": trace_jsonl(training),
         "training.json": json.dumps(
             summary_json(training, {"normalizer": normalizer, "pre_tokenizer": pre_tokenizer, "add_prefix_space": add_prefix_space}),
             ensure_ascii=False, indent=2,
         ),
     }
     if training.config.algorithm == "bpe":
-        files["merges.txt"] = "".join(f"{a} {b}\n" for a, b in training.merges)
+        files["merges.txt"] = merges_txt(training)
         files["vocab.json"] = "{\n" + ",\n".join(f"  {_json_string(t)}: {i}" for i, t in enumerate(vocab)) + "\n}"
     return files
 

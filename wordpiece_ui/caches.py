@@ -277,11 +277,11 @@ def download_file(training: Training, normalizer: str, pre_tokenizer: str, name:
     if name == "trace.csv":
         return tables.steps_frame(training, shorten=False).to_csv(index=False)
     if name == "merges.txt":
-        return "".join(f"{a} {b}\n" for a, b in training.merges)
+        return formats.merges_txt(training)
     if name == "trace.jsonl":
-        return "".join(line + "\n" for line in formats.trace_lines(training))
+        return formats.trace_jsonl(training)
     if name == "vocab.txt":
-        return "".join(t + "\n" for t in training.vocab)
+        return formats.vocab_txt(training)
     if name == "tokenizer.json":
         return formats.pretty_json(formats.tokenizer_json(training, normalizer, pre_tokenizer))
     raise ValueError(f"no download named {name!r}")
