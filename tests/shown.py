@@ -6,7 +6,9 @@ fences, so tests can compare with the text on screen."""
 import re
 
 _ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+_CODE_SPAN = re.compile(r"(`+) ?(.*?) ?\1")
 
 
 def shown(markdown: str) -> str:
-    return _ESCAPE.sub(r"\1", markdown)
+    text = _CODE_SPAN.sub(lambda m: "\x00" + m.group(2).replace("\\", "\x01") + "\x00", markdown)
+    return _ESCAPE.sub(r"\1", text).replace("\x01", "\\").replace("\x00", "")

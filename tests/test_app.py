@@ -77,7 +77,7 @@ def test_the_url_follows_the_step_control():
 
 def test_course_toy_step_3_note_explains_the_course_miscount():
     at = app(corpus="course-toy", algorithm="wordpiece", step=3)
-    assert "2/45" in texts(at) and "hu` + `##gs` scores 5 / (15 × 5) = 1/15" in texts(at)
+    assert "2/45" in texts(at) and "hu + ##gs scores 5 / (15 × 5) = 1/15" in texts(at)
 
 
 def test_bpe_on_the_toy_corpus_counts_pairs():

@@ -106,33 +106,24 @@ def validate_tokenizer_doc(doc: Any, name: str) -> None:
         c.obj(token, f"added_tokens[{i}]")
         c.text(token.get("content"), f"added_tokens[{i}].content", optional=False)
         c.whole(token.get("id"), f"added_tokens[{i}].id")
-    _normalizer(c, doc.get("normalizer"), "normalizer")
-    _pre_tokenizer(c, doc.get("pre_tokenizer"), "pre_tokenizer")
+    _stage(c, doc.get("normalizer"), "normalizer", "normalizers",
+           ("lowercase", "clean_text", "handle_chinese_chars", "strip_accents"))
+    _stage(c, doc.get("pre_tokenizer"), "pre_tokenizer", "pretokenizers", ("add_prefix_space", "use_regex", "trim_offsets"))
     _post_processor(c, doc.get("post_processor"), "post_processor")
     decoder = c.obj(doc.get("decoder"), "decoder", optional=True)
     if decoder is not None:
         c.text(decoder.get("type"), "decoder.type")
 
 
-def _normalizer(c: _Checker, spec: Any, where: str) -> None:
+def _stage(c: _Checker, spec: Any, where: str, children: str, flags: tuple[str, ...]) -> None:
+    """A normalizer or pre-tokenizer: an object with a type, maybe a Sequence of more, and flags."""
     spec = c.obj(spec, where, optional=True)
     if spec is None:
         return
     c.text(spec.get("type"), f"{where}.type")
-    for i, sub in enumerate(c.items(spec.get("normalizers"), f"{where}.normalizers")):
-        _normalizer(c, sub, f"{where}.normalizers[{i}]")
-    for key in ("lowercase", "clean_text", "handle_chinese_chars", "strip_accents"):
-        c.flag(spec.get(key), f"{where}.{key}")
-
-
-def _pre_tokenizer(c: _Checker, spec: Any, where: str) -> None:
-    spec = c.obj(spec, where, optional=True)
-    if spec is None:
-        return
-    c.text(spec.get("type"), f"{where}.type")
-    for i, sub in enumerate(c.items(spec.get("pretokenizers"), f"{where}.pretokenizers")):
-        _pre_tokenizer(c, sub, f"{where}.pretokenizers[{i}]")
-    for key in ("add_prefix_space", "use_regex", "trim_offsets"):
+    for i, sub in enumerate(c.items(spec.get(children), f"{where}.{children}")):
+        _stage(c, sub, f"{where}.{children}[{i}]", children, flags)
+    for key in flags:
         c.flag(spec.get(key), f"{where}.{key}")
 
 
