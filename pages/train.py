@@ -9,6 +9,7 @@ from wordpiece_ui import caches, charts, chips, keys, notes, safe, state, tables
 # The timer starts again once a step is drawn, so a period is "drawing time + interval": the labels say so.
 SPEEDS = {"~1 step/s": 1.0, "~1 step/2 s": 2.0, "as fast as it draws": 0.05}
 CORPUS_ROWS = 12
+VOCAB_ROWS = 300
 DARK = st.context.theme.type == "dark"  # the bars' value labels follow the theme
 
 state.require_navigation()
@@ -181,7 +182,9 @@ def step_view() -> None:
         st.subheader("Vocabulary so far", anchor=False)
         vocab = caches.vocab_table(key, training)
         so_far = vocab[vocab["added at step"] <= step_no].iloc[::-1]
-        st.caption(f"{len(so_far):,} tokens after step {step_no}; newest first, ★ = added by this step.")
+        st.caption(f"{len(so_far):,} tokens after step {step_no}; newest first, ★ = added by this step"
+                   + (f" (the newest {VOCAB_ROWS:,} shown; the download vocab.txt has them all)." if len(so_far) > VOCAB_ROWS else "."))
+        so_far = so_far.head(VOCAB_ROWS)  # what a step sends and draws stays small on long trainings
         so_far = so_far.assign(new=so_far["added at step"].map(lambda s: "★" if s == step_no else ""))
         st.dataframe(so_far[["new", "id", "token", "added at step", "kind"]], hide_index=True,
                      width="stretch", height=320)
