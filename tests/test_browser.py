@@ -165,7 +165,7 @@ def test_downloads_are_built_on_click(server, page, tmp_path):
 
 
 def test_training_a_bigger_corpus_shows_a_progress_bar(server, page):
-    page.goto(server.url + "/?corpus=wordfreq-en&vocab_size=7000&step=6000")
+    page.goto(server.url + "/?corpus=wordfreq-en&vocab_size=15000&step=6000")  # trains for a few seconds
     page.wait_for_selector('[data-testid="stProgress"]', timeout=60_000)  # while training runs
     assert "merges" in page.locator('[data-testid="stProgress"]').inner_text()
     page.get_by_text("Step 6000 of").first.wait_for(timeout=120_000)
@@ -248,8 +248,8 @@ def test_hostile_link_parameters_stay_text_and_nothing_leaves_the_machine(server
     check(page, "hostile-link-train")
     text = "a`` b ``c [x](" + EVIL + ") **y**"
     visit(page, server.url + "/playground?corpus=course-toy&text=" + quote(text), "How each word was cut", 60_000)
+    check(page, "hostile-link-playground")  # (waits until the page is idle)
     assert page.get_by_text("[x](" + EVIL + ")").count() >= 1
-    check(page, "hostile-link-playground")
     assert page.locator(f'a[href*="evil.example"], img[src*="evil.example"]').count() == 0
     foreign = [u for u in asked if not u.startswith(server.url) and not u.startswith(("data:", "blob:"))]
     assert not foreign, foreign
@@ -268,6 +268,7 @@ def test_step_keys_and_a_share_link_that_follows_the_view(server, page):
     visit(page, server.url + "/?corpus=course-toy&algorithm=wordpiece&step=1", "Step 1 of 9", 60_000)
     assert page.get_by_text("Keys: ← →").count() == 1  # the legend
     page.wait_for_function("() => !!document.__wordpieceLabKeys", timeout=15_000)  # the key script has loaded
+    wait_idle(page)  # the first run (and the address bar's update) has finished
     page.locator("h1").first.click()  # focus on the page, not in a field
     page.keyboard.press("ArrowRight")
     page.get_by_text("Step 2 of 9").first.wait_for(timeout=15_000)
