@@ -109,13 +109,25 @@ def step_view() -> None:
         with right:
             st.caption("The most frequent words as they are split now.")
             st.dataframe(tables.splits_before(training, step_no, 12), hide_index=True, width="stretch")
-        st.button("Reveal the merge", icon=":material/visibility:", type="primary",
-                  on_click=lambda: st.session_state.update({state.REVEALED_STEP: step_no}))
+            guess = st.pills("Your guess (optional): which pair merges?", list(quiz["pair"]), key=f"guess {step_no}")
+
+        def reveal() -> None:
+            st.session_state[state.REVEALED_STEP] = step_no
+            if guess:  # kept with whether it was right, for the score of the session
+                st.session_state.setdefault(state.QUIZ_GUESSES, {})[step_no] = (
+                    guess, tables.judge_guess(table, guess, algorithm)[0])
+
+        st.button("Reveal the merge", icon=":material/visibility:", type="primary", on_click=reveal)
         return
     left_tok, right_tok, new_tok = (tables.fmt_token(t) for t in (step.left, step.right, step.new_token))
     st.header(safe.md(f"Step {step_no} of {n}:  {left_tok} + {right_tok} → {new_tok}"), anchor=False)
 
     tied = [c for c in step.candidates if c.score == step.score]
+    guesses = st.session_state.get(state.QUIZ_GUESSES, {})
+    if st.session_state.get(state.QUIZ) and step_no in guesses:
+        right, sentence = tables.judge_guess(table, guesses[step_no][0], algorithm)
+        tally = sum(1 for _, ok in guesses.values() if ok)
+        (st.success if right else st.error)(safe.md(f"{sentence} Score this session: {tally} of {len(guesses)} right."))
 
     left, right = st.columns([5, 6])
     with left:

@@ -272,3 +272,22 @@ def test_an_uploaded_count_too_large_is_refused_with_the_limit(count):
     assert not at.exception
     errors = " ".join(shown(e.value) for e in at.error)
     assert "9,223,372,036,854,775,807 (2^63 − 1)" in errors
+
+
+def test_quiz_guesses_are_judged_with_both_scores_and_counted():
+    at = app(corpus="course-toy", algorithm="wordpiece", step=1, quiz=1)
+    assert shown(at.header[0].value) == "Step 1 of 9:  which pair merges next?"
+    at.pills(key="guess 1").set_value("##g + ##s").run()
+    next(b for b in at.button if b.label == "Reveal the merge").click().run()
+    verdict = shown(at.success[0].value)
+    assert verdict.startswith("Right: ##g + ##s wins with score 1/20") and "1 of 1 right" in verdict
+    next(b for b in at.button if b.label == "Next").click().run()
+    at.pills(key="guess 2").set_value("##u + ##g").run()  # count 15, but the winner scores 1/36 and ties
+    next(b for b in at.button if b.label == "Reveal the merge").click().run()
+    assert "Right, by a tie" in shown(at.success[0].value) and "2 of 2 right" in shown(at.success[0].value)
+    next(b for b in at.button if b.label == "Next").click().run()
+    at.pills(key="guess 3").set_value("##u + ##n").run()
+    next(b for b in at.button if b.label == "Reveal the merge").click().run()
+    verdict = shown(at.error[0].value)
+    assert verdict.startswith("Not this one: ##u + ##n has score") and "hu + ##gs" in verdict
+    assert "× lower" in verdict and "2 of 3 right" in verdict

@@ -36,6 +36,7 @@ PLAY_STARTED = "_play_started"
 SPEED = "speed"
 QUIZ = "quiz"  # "ask first" mode
 REVEALED_STEP = "revealed_step"
+QUIZ_GUESSES = "quiz_guesses"  # step → the pair the class guessed, for the score kept this session
 CANDIDATE_ROWS = "cand_rows"
 PASTE_TEXT = "paste_text"
 UPLOAD_FILE = "upload_file"

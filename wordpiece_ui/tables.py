@@ -178,6 +178,27 @@ def step_summary(step: MergeStep) -> dict[str, str]:
     }
 
 
+def judge_guess(candidates: pd.DataFrame, guess: str, algorithm: str) -> tuple[bool, str]:
+    """Whether a guessed pair wins (a tie with the winner counts) and a sentence with both
+    scores and how far apart they are. `candidates` is ranked, the winner first."""
+    winner = candidates.iloc[0]
+    rows = candidates[candidates["pair"] == guess]
+    if rows.empty:
+        return False, f"{guess} is not among the candidates."
+    mine = rows.iloc[0]
+    if algorithm == "bpe":
+        w, g = int(winner["count(ab)"]), int(mine["count(ab)"])
+        best, yours, gap = f"count {w:,}", f"count {g:,}", f"{w - g:,} fewer occurrences"
+    else:
+        w, g = float(winner["score"]), float(mine["score"])
+        best, yours, gap = f"score {winner['exact']}", f"score {mine['exact']}", f"{w / g:.3g}× lower" if g else ""
+    if guess == winner["pair"]:
+        return True, f"Right: {guess} wins with {best}."
+    if g == w:
+        return True, f"Right, by a tie: {guess} has the best {best.split()[0]} too; the tie rule picks {winner['pair']}."
+    return False, f"Not this one: {guess} has {yours} against {best} for {winner['pair']} ({gap})."
+
+
 def quiz_frame(candidates: pd.DataFrame, algorithm: str) -> pd.DataFrame:
     """The candidates with their counts only, in alphabetical order: the class works out the score."""
     cols = ["pair", "count(ab)"] + (["count(a)", "count(b)"] if algorithm == "wordpiece" else [])
