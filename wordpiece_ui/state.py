@@ -17,7 +17,7 @@ from wordpiece_core.normalizers import NORMALIZERS
 from wordpiece_core.pre_tokenizers import PRE_TOKENIZERS
 
 from . import safe
-from .corpora import MAX_PASTE_CHARS, MAX_UPLOAD_MB, sample_by_id, samples
+from .corpora import MAX_PASTE_CHARS, MAX_UPLOAD_MB, MAX_WORD_TYPES, sample_by_id, samples
 from .settings import (ALGORITHMS, MAX_MIN_FREQUENCY, MAX_VOCAB, SPECIALS, SPECIALS_LABELS, TIE_BREAKS, Settings,
                        defaults_for, from_query)
 
@@ -124,7 +124,8 @@ def sidebar() -> Settings:
         )
     else:
         sb.file_uploader(
-            f"A .txt file (UTF-8 text) or a .tsv of word<TAB>count lines, up to {MAX_UPLOAD_MB} MB",
+            f"A .txt file (UTF-8 text) or a .tsv of word<TAB>count lines, up to {MAX_UPLOAD_MB} MB "
+            f"and {MAX_WORD_TYPES:,} distinct words",
             type=["txt", "tsv"], key=UPLOAD_FILE,
         )
     sb.radio("Algorithm", ALGORITHMS, format_func=ALGORITHM_LABELS.get, key=setting_key("algorithm"), horizontal=True,
