@@ -162,10 +162,13 @@ def step_view() -> None:
     with tabs[0]:
         size = st.segmented_control("Show", ["top 10", "top 25", "all"], key=state.CANDIDATE_ROWS, required=True)
         rows = table if size == "all" else table.head(10 if size == "top 10" else 25)
-        st.dataframe(rows, hide_index=True, width="stretch",
-                     column_config={"score": st.column_config.NumberColumn(format="%.5g"),
-                                    "Δ log-likelihood": st.column_config.NumberColumn(format="%+.3f"),
-                                    "score × |V| (seed 003)": st.column_config.NumberColumn(format="%.4g")})
+        small = {c: st.column_config.NumberColumn(width="small") for c in ("rank", "count(ab)", "count(a)", "count(b)", "BPE rank")}
+        st.dataframe(rows, hide_index=True, width="stretch",  # narrow numbers: every column fits at 1280 px
+                     column_config=small | {
+                         "score": st.column_config.NumberColumn(format="%.5g", width="small"),
+                         "Δ log-likelihood": st.column_config.NumberColumn("Δ log-lik.", format="%+.3f", width="small"),
+                         "score × |V| (seed 003)": st.column_config.NumberColumn("score × |V|", format="%.4g",
+                                                                                width="small")})
         scope = "every pair" if complete else f"the top {len(table)} pairs the trainer recorded (choose *all* to recount every pair)"
         st.caption(f"{tables.plural(len(table), 'candidate')} shown from {scope}. Click a column header to sort.")
     if algorithm == "wordpiece":
