@@ -42,7 +42,7 @@ else:
         try:
             lowercase = None
             if not file.name.lower().endswith(".json"):  # a vocab.txt does not say whether it is cased
-                guessed = caches.uploaded_tokenizer(file.name, file.getvalue()).normalizer == "bert"
+                guessed = encodings.guess_uncased(file.name, file.getvalue())
                 choice = st.radio("This vocabulary is", ["uncased", "cased"], index=0 if guessed else 1,
                                   horizontal=True, key=f"cased {file.name}",
                                   help="Uncased: the text is lowercased and its accents stripped first (the bert "

@@ -150,10 +150,7 @@ def step_view() -> None:
         top = table.head(12)
         value = "score" if algorithm == "wordpiece" else "count(ab)"
         label = "shown" if algorithm == "wordpiece" else None
-        # one kind of number per chart: all exact fractions when they are short, else all decimals
-        exact = all(len(e) <= 9 for e in top["exact"]) if algorithm == "wordpiece" else False
-        top = top.assign(shown=list(top["exact"]) if exact else [tables.fmt_score(v) for v in top["score"]]) \
-            if algorithm == "wordpiece" else top
+        top = tables.with_bar_labels(top) if algorithm == "wordpiece" else top
         caches.chart(charts.candidates_bar(top, value, f"Top {len(top)} candidates by {name} score", label, dark=DARK))
 
     st.subheader("Candidates at this step", anchor=False)

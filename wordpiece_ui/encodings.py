@@ -8,7 +8,7 @@ import tempfile
 import pandas as pd
 
 from wordpiece_core.errors import WordPieceError
-from wordpiece_core.formats import load_tokenizer
+from wordpiece_core.formats import guess_lowercase, load_tokenizer
 from wordpiece_core.pipeline import Encoding, Tokenizer, WordTrace
 
 from .safe import code, md
@@ -34,6 +34,12 @@ def load_uploaded_tokenizer(name: str, data: bytes, lowercase: bool | None = Non
     if hasattr(tokenizer.model, "strict_unk"):
         tokenizer.model.strict_unk = False  # words it cannot spell are named on the page, not an error
     return tokenizer
+
+
+def guess_uncased(name: str, data: bytes) -> bool:
+    """Whether an uploaded vocab.txt looks uncased (the loader's own guess, without loading it)."""
+    tokens = data.decode("utf-8-sig", errors="replace").splitlines()
+    return guess_lowercase(tokens, os.path.basename(name) or "vocab.txt")
 
 
 def tokens_frame(enc: Encoding, texts: list[str]) -> pd.DataFrame:

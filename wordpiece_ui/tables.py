@@ -178,6 +178,13 @@ def step_summary(step: MergeStep) -> dict[str, str]:
     }
 
 
+def with_bar_labels(top: pd.DataFrame) -> pd.DataFrame:
+    """The WordPiece candidates with a `shown` label per bar: all exact fractions when every one
+    is short, else all decimals (one kind of number per chart)."""
+    exact = all(len(e) <= 9 for e in top["exact"])
+    return top.assign(shown=list(top["exact"]) if exact else [fmt_score(v) for v in top["score"]])
+
+
 def judge_guess(candidates: pd.DataFrame, guess: str, algorithm: str) -> tuple[bool, str]:
     """Whether a guessed pair wins (a tie with the winner counts) and a sentence with both
     scores and how far apart they are. `candidates` is ranked, the winner first."""
