@@ -21,27 +21,14 @@ sys.path.insert(0, ROOT)
 TARGET_MS = 200.0
 
 
-def navigation_mode_apptest():
-    """See tests/test_app.py: keep AppTest in st.navigation mode with a pages/ folder."""
-    from streamlit.runtime.pages_manager import PagesManager
-    from streamlit.testing.v1 import app_test
-
-    class NavigationPagesManager(PagesManager):
-        def __init__(self, *args, **kwargs):
-            PagesManager.uses_pages_directory = False
-            super().__init__(*args, **kwargs)
-
-    app_test.PagesManager = NavigationPagesManager
-    return app_test.AppTest
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--vocab-size", type=int, default=8000)
     parser.add_argument("--steps", type=int, default=25)
     parser.add_argument("--corpus", default="wordfreq-en")
     args = parser.parse_args()
-    AppTest = navigation_mode_apptest()
+    from streamlit.testing.v1 import AppTest
+
     at = AppTest.from_file(os.path.join(ROOT, "app.py"), default_timeout=600)
     at.query_params.update({"corpus": args.corpus, "algorithm": "wordpiece", "vocab_size": str(args.vocab_size),
                             "step": "1"})

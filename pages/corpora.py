@@ -2,10 +2,10 @@
 
 import streamlit as st
 
-from wordpiece_ui import caches, state
+from wordpiece_ui import caches, navigation, state
 from wordpiece_ui.corpora import MAX_PASTE_CHARS, MAX_UPLOAD_MB, MAX_WORD_TYPES
 
-state.require_navigation()
+navigation.through_app()
 settings = st.session_state[state.SETTINGS]
 state.sync_url(settings)
 st.title("Corpora and notes")

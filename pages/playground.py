@@ -3,14 +3,14 @@
 import streamlit as st
 
 from wordpiece_core.errors import WordPieceError
-from wordpiece_ui import caches, chips, encodings, safe, state
+from wordpiece_ui import caches, chips, encodings, navigation, safe, state
 from wordpiece_ui.corpora import sample_by_id
 
 MAX_TEXT = 20_000  # characters encoded live; longer text is kept, and its start is encoded
 URL_TEXT_LIMIT = 1_000
 SOURCES = {"trained": "The tokenizer trained in the sidebar", "file": "A tokenizer file (tokenizer.json or vocab.txt)"}
 
-state.require_navigation()
+navigation.through_app()
 settings = st.session_state[state.SETTINGS]
 st.title("Encoder playground")
 sample = sample_by_id(settings.corpus)

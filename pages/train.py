@@ -4,7 +4,7 @@ import functools
 
 import streamlit as st
 
-from wordpiece_ui import caches, charts, chips, keys, notes, safe, state, tables
+from wordpiece_ui import caches, charts, chips, keys, navigation, notes, safe, state, tables
 
 # The timer starts again once a step is drawn, so a period is "drawing time + interval": the labels say so.
 SPEEDS = {"~1 step/s": 1.0, "~1 step/2 s": 2.0, "as fast as it draws": 0.05}
@@ -12,7 +12,7 @@ CORPUS_ROWS = 12
 VOCAB_ROWS = 300
 DARK = st.context.theme.type == "dark"  # the bars' value labels follow the theme
 
-state.require_navigation()
+navigation.through_app()
 settings = st.session_state[state.SETTINGS]
 st.title("Train step by step")
 counts = caches.corpus(settings)

@@ -11,24 +11,6 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 AppTest = pytest.importorskip("streamlit.testing.v1").AppTest
 
 
-@pytest.fixture(autouse=True)
-def _navigation_apps_keep_their_entry_script(monkeypatch):
-    """AppTest (Streamlit 1.67) makes a new PagesManager for every run and resets its
-    class-wide `uses_pages_directory` to None; with a `pages/` folder beside app.py it
-    then re-detects the old pages-directory mode and runs the page file alone from the
-    second run on, dropping app.py's sidebar. The real server decides once, when
-    st.navigation is first called. This keeps AppTest in st.navigation mode too."""
-    from streamlit.runtime.pages_manager import PagesManager
-    from streamlit.testing.v1 import app_test
-
-    class NavigationPagesManager(PagesManager):
-        def __init__(self, *args, **kwargs):
-            PagesManager.uses_pages_directory = False
-            super().__init__(*args, **kwargs)
-
-    monkeypatch.setattr(app_test, "PagesManager", NavigationPagesManager)
-
-
 def app(**params):
     at = AppTest.from_file(os.path.join(ROOT, "app.py"), default_timeout=120)
     for k, v in params.items():

@@ -7,7 +7,7 @@ import pytest
 
 from shown import shown
 
-from test_app import ROOT, _navigation_apps_keep_their_entry_script  # noqa: F401  (autouse fixture)
+from test_app import ROOT
 
 AppTest = pytest.importorskip("streamlit.testing.v1").AppTest
 

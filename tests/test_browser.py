@@ -62,6 +62,26 @@ def header(page):
     return page.locator("h2").filter(has_text="Step ").first.inner_text()
 
 
+def test_a_fresh_servers_first_visitor_of_a_deep_link_gets_the_whole_app(browser):
+    """A new server's very first request opens /compare: Streamlit would run pages/compare.py
+    alone (its old pages-folder mode); wordpiece_ui/navigation.py sends it through app.py."""
+    fresh = StreamlitServer()
+    try:
+        context = browser.new_context(viewport={"width": 1440, "height": 2400})
+        pg = context.new_page()
+        pg.errors = []
+        pg.on("pageerror", lambda e: pg.errors.append(str(e)))
+        visit(pg, fresh.url + "/compare?corpus=course-toy&algorithm=bpe", "Merge timelines, aligned by step", 60_000)
+        check(pg, "fresh-server-compare")
+        sidebar = pg.locator('[data-testid="stSidebar"]')
+        assert sidebar.get_by_text("Corpus").count() >= 1  # app.py's sidebar, drawn before the page
+        assert sidebar.get_by_role("link", name="Encoder playground").count() == 1  # app.py's navigation, not the folder's
+        assert "corpus=course-toy" in pg.url and "/compare" in pg.url
+        context.close()
+    finally:
+        fresh.stop()
+
+
 def test_shared_link_opens_step_1_of_the_toy_corpus(server, page):
     visit(page, server.url + "/?corpus=course-toy&algorithm=wordpiece&step=1", "##g + ##s → ##gs", 60_000)
     check(page, "train-step-1")

@@ -59,25 +59,6 @@ def setting_key(field: str) -> str:
     return f"s_{field}"
 
 
-def require_navigation() -> None:
-    """Make sure app.py's st.navigation runs this session's pages.
-
-    A fresh server decides, before any script has called st.navigation, that an app with
-    a `pages/` folder uses the old pages-directory mode; the first visitor of a shared
-    link such as /compare would then get pages/compare.py alone, without app.py's
-    sidebar. st.navigation switches the mode off, but only once it has run. Called first
-    by every page: run directly in the old mode, it switches the mode off and reruns, and
-    the rerun goes through app.py to the page the URL names. (app.py itself needs no
-    guard: run in the old mode it calls st.navigation, which switches the mode off and
-    runs the page, and a rerun there would hold back the first visit's progress bar.)
-    """
-    from streamlit.runtime.pages_manager import PagesManager
-
-    if PagesManager.uses_pages_directory:
-        PagesManager.uses_pages_directory = False
-        st.rerun()
-
-
 def init_from_url() -> None:
     """On a session's first run, take the settings (and step) from the URL."""
     if st.session_state.get(URL_LOADED):
