@@ -5,6 +5,7 @@ import streamlit as st
 from wordpiece_core.errors import WordPieceError
 from wordpiece_ui import caches, chips, encodings, navigation, safe, state
 from wordpiece_ui.corpora import sample_by_id
+from wordpiece_ui.stepper import Stepper
 
 MAX_TEXT = 20_000  # characters encoded live; longer text is kept, and its start is encoded
 URL_TEXT_LIMIT = 1_000
@@ -120,38 +121,18 @@ st.subheader("How each word was cut", anchor=False)
 words = enc.words
 
 
-PLAYING = bool(st.session_state.get(state.TRACE_PLAYING))
-
-
-@st.fragment(run_every=1.0 if PLAYING else None)
-def word_trace() -> None:
-    if bool(st.session_state.get(state.TRACE_PLAYING)) != PLAYING:
-        st.rerun()  # start or stop the timer: it is fixed when the fragment is defined
-    if not words:
-        st.info("No words (only special tokens).")
-        return
-    n = len(words)
-    if st.session_state.get(state.TRACE_PLAYING):
-        st.session_state[state.TRACE_WORD] = st.session_state.get(state.TRACE_WORD, 1) % n + 1
-    st.session_state[state.TRACE_WORD] = max(1, min(st.session_state.get(state.TRACE_WORD, 1), n))
-    c1, c2 = st.columns([6, 1], vertical_alignment="bottom")
-    if n > 1:
-        c1.slider("Word", 1, n, key=state.TRACE_WORD)
-    playing = st.session_state.get(state.TRACE_PLAYING, False)
-
-    def toggle() -> None:
-        st.session_state[state.TRACE_PLAYING] = not playing
-
-    c2.button("Pause" if playing else "Play", icon=":material/pause:" if playing else ":material/play_arrow:",
-              on_click=toggle, width="stretch", disabled=n == 1)
-    w = words[st.session_state[state.TRACE_WORD] - 1]
-    st.markdown(f"#### Word {st.session_state[state.TRACE_WORD]} of {n}: {safe.code(w.word)}")
+def word_view(position: int) -> None:
+    w = words[position - 1]
+    st.markdown(f"#### Word {position} of {len(words)}: {safe.code(w.word)}")
     st.markdown(encodings.word_sentence(w, kind))
     table = encodings.scan_frame(w) if kind == "wordpiece" else encodings.merges_frame(w)
     st.dataframe(table, hide_index=True, width="stretch")
 
 
-word_trace()
+if words:
+    Stepper(state.TRACE_WORD, len(words), noun="word").run(word_view)
+else:
+    st.info("No words (only special tokens).")
 
 if st.session_state[state.SOURCE] == "trained":
     st.subheader("BPE and WordPiece on the same text", anchor=False)

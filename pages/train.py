@@ -4,17 +4,22 @@ import functools
 
 import streamlit as st
 
-from wordpiece_ui import caches, charts, chips, keys, navigation, notes, safe, state, tables
+from wordpiece_ui import caches, charts, chips, navigation, notes, presenter, safe, state, tables
+from wordpiece_ui.stepper import Stepper
 
-# The timer starts again once a step is drawn, so a period is "drawing time + interval": the labels say so.
-SPEEDS = {"~1 step/s": 1.0, "~1 step/2 s": 2.0, "as fast as it draws": 0.05}
 CORPUS_ROWS = 12
+QUIZ_CHOICES = 8  # the quiz shows the best 8 candidates, shuffled into alphabetical order
 VOCAB_ROWS = 300
 DARK = st.context.theme.type == "dark"  # the bars' value labels follow the theme
 
 navigation.through_app()
 settings = st.session_state[state.SETTINGS]
-st.title("Train step by step")
+state.keep(state.QUIZ, False, bool)  # quiz=1 in a link opens the page in "ask first" mode
+state.keep(state.PRESENT, False, bool)  # present=1 opens it in presenter mode
+presenting = bool(st.session_state[state.PRESENT])
+presenter.style(presenting)
+if not presenting:
+    st.title("Train step by step")
 counts = caches.corpus(settings)
 training = caches.training(settings, counts) if counts else None
 if training is None:
@@ -24,92 +29,68 @@ key = caches.training_key(counts, caches.config_for(settings))
 n = len(training.steps)
 algorithm = training.config.algorithm
 name = state.ALGORITHM_LABELS[algorithm]
-st.caption(
+summary, modes = st.columns([3, 2], vertical_alignment="center")
+summary.caption("" if presenting else  # presenter mode: the room sees the step, not the corpus's statistics
     f"**{safe.md(counts.name)}**: {counts.types:,} distinct words, {counts.tokens:,} in all · {name} · "
     f"start: {len(training.initial_vocab):,} tokens ({len(training.config.special_tokens)} special) · "
     f"{n:,} merges → {len(training.vocab):,} tokens"
     + ("" if len(training.vocab) >= settings.vocab_size else f" · stopped early: {training.stop_reason}")
 )
+quiz_col, present_col = modes.columns(2)
+quiz_col.toggle("Ask first (quiz)", key=state.QUIZ, on_change=state.remember, args=(state.QUIZ,),
+                help="Hides each merge until you reveal it: the class sees the candidates' counts, guesses the "
+                     "winner, then you reveal it. Play stops at every hidden merge.")
+present_col.toggle("Presenter mode", key=state.PRESENT, on_change=state.remember, args=(state.PRESENT,),
+                   help="For a projector: big type, the sidebar folded away, the step, its arithmetic, the "
+                        "candidates and the corpus on one screen.")
 if n == 0:
     st.warning(f"Nothing to merge: {training.stop_reason}. Change the vocabulary size or the min pair frequency in the sidebar, or pick a bigger corpus.")
     st.stop()
-
-state.keep(state.QUIZ, False, bool)  # quiz=1 in a link opens the page in "ask first" mode
 st.session_state.setdefault(state.CANDIDATE_ROWS, "top 10")
-st.session_state[state.STEP] = max(1, min(int(st.session_state.get(state.STEP, 1)), n))
-playing = bool(st.session_state.get(state.PLAYING)) and st.session_state[state.STEP] < n
-st.session_state[state.PLAYING] = playing
+quiz = bool(st.session_state[state.QUIZ])
 
 
-def go(delta: int) -> None:
-    st.session_state[state.STEP] = max(1, min(st.session_state[state.STEP] + delta, n))
-    st.session_state[state.PLAYING] = False
+def hidden(step_no: int) -> bool:
+    """In quiz mode a merge stays hidden until it is revealed."""
+    return quiz and st.session_state.get(state.REVEALED_STEP) != step_no
 
 
-def slid() -> None:
-    st.session_state[state.STEP] = st.session_state[state.STEP_SLIDER]
+def view_params(step_no: int) -> dict:
+    return {"step": step_no, "quiz": 1 if quiz else None, "present": 1 if presenting else None}
 
 
-def toggle_play() -> None:
-    st.session_state[state.PLAYING] = not st.session_state.get(state.PLAYING)
+def share(step_no: int) -> None:
+    state.share_button(settings, qr_at_once=presenting, **view_params(step_no))
 
 
-if st.session_state.get(state.SPEED) not in SPEEDS:
-    st.session_state[state.SPEED] = next(iter(SPEEDS))
-speed_now = st.session_state[state.SPEED]
-
-
-@st.fragment(run_every=SPEEDS[speed_now] if playing else None)
-def step_view() -> None:
-    if st.session_state.get(state.PLAYING):
-        if st.session_state.get(state.PLAY_STARTED):
-            st.session_state[state.STEP] = min(n, st.session_state[state.STEP] + 1)
-        st.session_state[state.PLAY_STARTED] = True
-        if st.session_state[state.STEP] >= n:
-            st.session_state[state.PLAYING] = False
-        if st.session_state.get(state.QUIZ) and st.session_state.get(state.REVEALED_STEP) != st.session_state[state.STEP]:
-            st.session_state[state.PLAYING] = False  # ask first: Play stops at every hidden merge
-    else:
-        st.session_state[state.PLAY_STARTED] = False
-    if bool(st.session_state.get(state.PLAYING)) != playing or (playing and st.session_state.get(state.SPEED) != speed_now):
-        st.rerun()  # start, stop or re-time the timer: it is fixed when the fragment is defined
-    step_no = st.session_state[state.STEP]
-    st.session_state[state.STEP_SLIDER] = step_no
-    view = {"step": step_no, "quiz": 1 if st.session_state.get(state.QUIZ) else None}
-    state.sync_url(settings, **view)
-    state.share_box(settings, **view)  # inside the step view: the link is always the view on screen
-
-    first, prev, slider, nxt, last, play, speed = st.columns([1.6, 1.6, 4, 1.6, 1.6, 1.7, 2.4], vertical_alignment="bottom")
-    first.button("First", icon=":material/first_page:", on_click=go, args=(-n,), disabled=step_no <= 1, width="stretch")
-    prev.button("Prev", icon=":material/chevron_left:", on_click=go, args=(-1,), disabled=step_no <= 1, width="stretch")
-    slider.slider("Step", 1, max(n, 2) if n > 1 else 2, key=state.STEP_SLIDER, on_change=slid, disabled=n == 1)
-    nxt.button("Next", icon=":material/chevron_right:", icon_position="right", on_click=go, args=(1,), disabled=step_no >= n, width="stretch")
-    last.button("Last", icon=":material/last_page:", icon_position="right", on_click=go, args=(n,), disabled=step_no >= n, width="stretch")
-    play.button("Pause" if st.session_state.get(state.PLAYING) else "Play", on_click=toggle_play,
-                icon=":material/pause:" if st.session_state.get(state.PLAYING) else ":material/play_arrow:",
-                disabled=step_no >= n and not st.session_state.get(state.PLAYING), width="stretch")
-    speed.selectbox("Speed", list(SPEEDS), key=state.SPEED, label_visibility="collapsed",
-                    help="Play waits this long after a step is drawn, so a step can take a little longer.")
-    st.caption(keys.LEGEND)
-    st.toggle("Ask first: hide each merge until you reveal it (for a class)", key=state.QUIZ,
-              on_change=state.remember, args=(state.QUIZ,),
-              help="Shows the candidates' counts without scores; the class works out the winner, then you reveal it.")
-
+def step_view(step_no: int) -> None:
+    state.sync_url(settings, **view_params(step_no))  # the address bar (and Share) is always the view on screen
     step = training.steps[step_no - 1]
     table, complete = caches.candidates(key, training, step_no, st.session_state.get(state.CANDIDATE_ROWS) == "all")
-    if st.session_state.get(state.QUIZ) and st.session_state.get(state.REVEALED_STEP) != step_no:
-        st.header(f"Step {step_no} of {n}:  which pair merges next?", anchor=False)
-        st.markdown(f"##### {tables.formula(algorithm)}")
-        left, right = st.columns([3, 2])
-        with left:
-            st.caption("Candidates in alphabetical order, with their counts in the current splits (weighted by word counts)"
-                       + ("" if complete else f"; the {len(table)} best pairs the trainer recorded are among them") + ".")
-            quiz = tables.quiz_frame(table, algorithm)
-            st.dataframe(quiz, hide_index=True, width="stretch", height=min(400, 40 + 35 * len(quiz)))
-        with right:
-            st.caption("The most frequent words as they are split now.")
-            st.dataframe(tables.splits_before(training, step_no, 12), hide_index=True, width="stretch")
-            guess = st.pills("Your guess (optional): which pair merges?", list(quiz["pair"]), key=f"guess {step_no}")
+    if hidden(step_no):
+        quiz_view(step_no, table, complete)
+        return
+    merge_view(step_no, step, table)
+    candidate_tables(step_no, step, table, complete)
+    if not presenting:
+        corpus_view(step_no, step)
+    vocabulary_and_notes(step_no, step)
+    over_all_steps(step_no)
+
+
+def quiz_view(step_no: int, table, complete: bool) -> None:
+    """The candidates without their scores, a guess and the reveal: all on one 1280×720 screen."""
+    st.header(f"Step {step_no} of {n}:  which pair merges next?", anchor=False)
+    left, right = st.columns([3, 2])
+    candidates = tables.quiz_frame(table, algorithm, QUIZ_CHOICES)
+    with left:
+        st.dataframe(candidates, hide_index=True, width="stretch", height=40 + 35 * len(candidates))
+        st.caption(f"The {len(candidates)} best candidates, in alphabetical order, with their counts in the current "
+                   "splits (weighted by word counts): the winner is one of them.")
+    with right:
+        st.markdown(f"**{tables.formula(algorithm)}**")
+        guess = st.selectbox("Your guess (optional): which pair merges?", list(candidates["pair"]), index=None,
+                             key=f"guess {step_no}", placeholder="the class's guess")
 
         def reveal() -> None:
             st.session_state[state.REVEALED_STEP] = step_no
@@ -118,13 +99,17 @@ def step_view() -> None:
                     guess, tables.judge_guess(table, guess, algorithm)[0])
 
         st.button("Reveal the merge", icon=":material/visibility:", type="primary", on_click=reveal)
-        return
+        st.caption("The most frequent words as they are split now.")
+        st.dataframe(tables.splits_before(training, step_no, 12), hide_index=True, width="stretch", height=250)
+
+
+def merge_view(step_no: int, step, table) -> None:
+    """The heading, the arithmetic and the top candidates (presenter mode: the corpus too, on one screen)."""
     left_tok, right_tok, new_tok = (tables.fmt_token(t) for t in (step.left, step.right, step.new_token))
     st.header(safe.md(f"Step {step_no} of {n}:  {left_tok} + {right_tok} → {new_tok}"), anchor=False)
-
     tied = [c for c in step.candidates if c.score == step.score]
     guesses = st.session_state.get(state.QUIZ_GUESSES, {})
-    if st.session_state.get(state.QUIZ) and step_no in guesses:
+    if quiz and step_no in guesses:
         right, sentence = tables.judge_guess(table, guesses[step_no][0], algorithm)
         tally = sum(1 for _, ok in guesses.values() if ok)
         (st.success if right else st.error)(safe.md(f"{sentence} Score this session: {tally} of {len(guesses)} right."))
@@ -135,24 +120,38 @@ def step_view() -> None:
         st.markdown("## " + safe.md(tables.arithmetic(step, algorithm)))
         st.markdown(
             f"count({safe.code(left_tok + ' ' + right_tok)}) = {step.pair_count:,} · count({safe.code(left_tok)}) = {step.left_count:,} · "
-            f"count({safe.code(right_tok)}) = {step.right_count:,}  (occurrences in the current splits, weighted by word counts)"
+            f"count({safe.code(right_tok)}) = {step.right_count:,}"
+            + ("" if presenting else "  (occurrences in the current splits, weighted by word counts)")
         )
-        st.markdown(f"Exact change of the corpus' unigram log-likelihood if merged: **{step.loglik_delta:+.3f}** "
-                    "(seed 004; the score approximates it)")
-        if step.ties > 1:
-            st.warning(safe.md(tables.tie_sentence(step, training.config.tie_break, tied)), icon="⚖️")
+        if not presenting:
+            tie_box(step, tied)
+        if presenting:
+            corpus_rows(step_no, step, 4)
         else:
-            st.success(safe.md(tables.tie_sentence(step, training.config.tie_break, tied)))
-        metrics = st.columns(3)
-        for col, (label, value) in zip(metrics, tables.step_summary(step).items()):
-            col.metric(label, value)
+            st.markdown(f"Exact change of the corpus' unigram log-likelihood if merged: **{step.loglik_delta:+.3f}** "
+                        "(seed 004; the score approximates it)")
+            for col, (label, value) in zip(st.columns(3), tables.step_summary(step).items()):
+                col.metric(label, value)
     with right:
-        top = table.head(12)
+        top = table.head(8 if presenting else 12)
         value = "score" if algorithm == "wordpiece" else "count(ab)"
         label = "shown" if algorithm == "wordpiece" else None
         top = tables.with_bar_labels(top) if algorithm == "wordpiece" else top
-        caches.chart(charts.candidates_bar(top, value, f"Top {len(top)} candidates by {name} score", label, dark=DARK))
+        caches.chart(charts.candidates_bar(top, value, f"Top {len(top)} candidates by {name} score", label,
+                                           dark=DARK, large=presenting))
+        if presenting:  # under the chart, so the corpus fits beside it
+            tie_box(step, tied)
 
+
+def tie_box(step, tied) -> None:
+    tie = safe.md(tables.tie_sentence(step, training.config.tie_break, tied))
+    if step.ties > 1:
+        st.warning(tie, icon="⚖️")
+    else:
+        st.success(tie)
+
+
+def candidate_tables(step_no: int, step, table, complete: bool) -> None:
     st.subheader("Candidates at this step", anchor=False)
     tabs = st.tabs([f"{name} ranking", "BPE view of the same pairs"] if algorithm == "wordpiece"
                    else [f"{name} ranking"])
@@ -173,22 +172,32 @@ def step_view() -> None:
             view = tables.by_count(table)
             bpe_pick = view.iloc[0]
             where = "of all pairs" if complete else f"among these {len(table)} pairs"
+            left_tok, right_tok = tables.fmt_token(step.left), tables.fmt_token(step.right)
             st.markdown(
                 f"BPE would merge **{safe.md(bpe_pick['pair'])}** (count {bpe_pick['count(ab)']:,}, the most frequent {where}); "
                 f"WordPiece merges **{safe.md(left_tok + ' + ' + right_tok)}** (count {step.pair_count:,}) because dividing by "
                 f"count(a) × count(b) penalises pairs made of common tokens."
             )
             caches.chart(charts.candidates_bar(view.head(12), "count(ab)", "The same pairs by raw count (BPE's score)",
-                                                highlight=bpe_pick["pair"], dark=DARK))
+                                               highlight=bpe_pick["pair"], dark=DARK))
 
-    st.subheader("The corpus before → after", anchor=False)
-    change, touched = tables.corpus_change(training, step_no, CORPUS_ROWS)
-    st.caption(f"The merge touched {touched:,} distinct word(s)"
-               + (f"; the {CORPUS_ROWS} most frequent are shown." if touched > CORPUS_ROWS else ".")
+
+def corpus_rows(step_no: int, step, limit: int) -> None:
+    left_tok, right_tok, new_tok = (tables.fmt_token(t) for t in (step.left, step.right, step.new_token))
+    change, touched = tables.corpus_change(training, step_no, limit)
+    st.caption(f"The corpus before → after: the merge touched {touched:,} distinct word(s)"
+               + (f"; the {limit} most frequent are shown." if touched > limit else ".")
                + " Dashed: the pair that merges; solid: the new token.")
     st.markdown(chips.before_after_rows(change.to_dict("records"), left_tok, right_tok, new_tok),
                 unsafe_allow_html=True)
 
+
+def corpus_view(step_no: int, step) -> None:
+    st.subheader("The corpus before → after", anchor=False)
+    corpus_rows(step_no, step, CORPUS_ROWS)
+
+
+def vocabulary_and_notes(step_no: int, step) -> None:
     vocab_col, notes_col = st.columns([4, 6])
     with vocab_col:
         st.subheader("Vocabulary so far", anchor=False)
@@ -205,21 +214,19 @@ def step_view() -> None:
         for note in notes.for_step(settings.corpus, training, step):
             st.markdown(note)
 
+
+def over_all_steps(step_no: int) -> None:
     st.subheader("Over all steps", anchor=False)
-    c1, c2, c3 = st.columns(3)
     chosen = ("score", "Chosen score per step") if algorithm == "wordpiece" else ("count(ab)", "Chosen count per step")
-    with c1:
-        caches.chart(charts.mark_step(caches.steps_chart(key, *chosen, True, None, training), step_no))
-    with c2:
-        caches.chart(charts.mark_step(caches.steps_chart(key, "vocabulary", "Vocabulary size", False,
-                                                           len(training.initial_vocab), training), step_no))
-    with c3:
-        caches.chart(charts.mark_step(caches.steps_chart(key, "tokens per word", "Average tokens per word", False,
-                                                           caches.start_tokens_per_word(key, training), training), step_no))
+    lines = [(*chosen, True, None), ("vocabulary", "Vocabulary size", False, len(training.initial_vocab)),
+             ("tokens per word", "Average tokens per word", False, caches.start_tokens_per_word(key, training))]
+    for col, (value, title, log, start) in zip(st.columns(3), lines):
+        with col:  # the line is the same at every step; only the marker moves (charts.mark_step)
+            caches.chart(charts.mark_step(caches.steps_chart(key, value, title, log, start, training), step_no))
 
 
-keys.step_keys()
-step_view()
+Stepper(state.STEP, n, noun="step", hold=hidden, hold_help="Reveal this merge first: Play stops at every hidden merge.").run(
+    step_view, extra=share, keys_legend=not presenting)
 
 st.subheader("Downloads", anchor=False)
 stem = f"{settings.corpus}-{algorithm}-{settings.vocab_size}"

@@ -49,7 +49,7 @@ def test_the_url_follows_the_step_control():
     assert not at.exception
     assert "h + ##u → hu" in shown(at.header[0].value)
     assert at.query_params["step"] == ["2"] or at.query_params["step"] == "2"
-    at.slider(key="step_slider").set_value(3).run()
+    at.slider(key="step_value:slider").set_value(3).run()
     assert "hu + ##gs → hugs" in shown(at.header[0].value)
     assert "5 / (15 × 5) = 1/15 ≈ 0.0667" in texts(at)
     prev_button = next(b for b in at.button if b.label == "Prev")
@@ -259,16 +259,16 @@ def test_an_uploaded_count_too_large_is_refused_with_the_limit(count):
 def test_quiz_guesses_are_judged_with_both_scores_and_counted():
     at = app(corpus="course-toy", algorithm="wordpiece", step=1, quiz=1)
     assert shown(at.header[0].value) == "Step 1 of 9:  which pair merges next?"
-    at.pills(key="guess 1").set_value("##g + ##s").run()
+    at.selectbox(key="guess 1").set_value("##g + ##s").run()
     next(b for b in at.button if b.label == "Reveal the merge").click().run()
     verdict = shown(at.success[0].value)
     assert verdict.startswith("Right: ##g + ##s wins with score 1/20") and "1 of 1 right" in verdict
     next(b for b in at.button if b.label == "Next").click().run()
-    at.pills(key="guess 2").set_value("##u + ##g").run()  # count 15, but the winner scores 1/36 and ties
+    at.selectbox(key="guess 2").set_value("##u + ##g").run()  # count 15, but the winner scores 1/36 and ties
     next(b for b in at.button if b.label == "Reveal the merge").click().run()
     assert "Right, by a tie" in shown(at.success[0].value) and "2 of 2 right" in shown(at.success[0].value)
     next(b for b in at.button if b.label == "Next").click().run()
-    at.pills(key="guess 3").set_value("##u + ##n").run()
+    at.selectbox(key="guess 3").set_value("##u + ##n").run()
     next(b for b in at.button if b.label == "Reveal the merge").click().run()
     verdict = shown(at.error[0].value)
     assert verdict.startswith("Not this one: ##u + ##n has score") and "hu + ##gs" in verdict

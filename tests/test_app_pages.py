@@ -113,7 +113,7 @@ def test_playground_word_trace_steps_through_words():
     assert "Word 1 of 3" in markdown(at)
     scan = at.dataframe[1].value
     assert list(scan["tried"])[:1] == ["hugs"]
-    at.slider(key="trace_word").set_value(3).run()
+    at.slider(key="trace_word:slider").set_value(3).run()
     assert "mug became **[UNK]**" in markdown(at)
 
 

@@ -27,31 +27,41 @@ TOOLTIP_FIELDS = ("rank", "pair", "count(ab)", "count(a)", "count(b)", "exact", 
 
 
 @lru_cache(maxsize=64)
-def _bar_template(value: str, title: str, bpe_view: bool, fields: tuple[str, ...], text_colour: str) -> dict:
-    """The bar chart without its data (named 'candidates'), built and validated by Altair once."""
+def _bar_template(value: str, title: str, bpe_view: bool, fields: tuple[str, ...], text_colour: str,
+                  large: bool) -> dict:
+    """The bar chart without its data (the dataset 'candidates'), built and validated by Altair once.
+
+    The spec stays the same from step to step (the bars' order comes from the data's
+    `order` column), so the browser keeps the chart and swaps its rows instead of
+    building a new chart at every step.
+    """
     domain = ["BPE's pick", "WordPiece's pick", "other"] if bpe_view else ["chosen", "tied", "other"]
     colours = [BPE_PICK, CHOSEN, OTHER] if bpe_view else [CHOSEN, TIED, OTHER]
-    base = alt.Chart(alt.Data(name="candidates")).properties(height=alt.Step(30)).encode(
-        y=alt.Y("pair:N", sort=None, title=None,
-                axis=alt.Axis(labelFontSize=15, labelLimit=260)),
-        x=alt.X(field=value, type="quantitative", title=value, axis=alt.Axis(labelFontSize=12, titleFontSize=13)),
+    size = 18 if large else 15  # presenter mode: readable from the back of a room (≥ 16 px)
+    # Layered charts share one y domain; a union of domains may only be sorted by min, max or count.
+    order = alt.EncodingSortField(field="order", op="min")
+    base = alt.Chart(alt.Data(name="candidates")).properties(height=alt.Step(34 if large else 30)).encode(
+        y=alt.Y("pair:N", sort=order, title=None, axis=alt.Axis(labelFontSize=size, labelLimit=260)),
+        x=alt.X(field=value, type="quantitative", title=value,
+                axis=alt.Axis(labelFontSize=16 if large else 12, titleFontSize=17 if large else 13)),
         tooltip=[alt.Tooltip(field=c, type="nominal" if c in ("pair", "exact") else "quantitative") for c in fields],
     )
     bars = base.mark_bar().encode(
         color=alt.Color("status:N", scale=alt.Scale(domain=domain, range=colours),
-                        legend=alt.Legend(orient="bottom", title=None, labelFontSize=13)),
+                        legend=alt.Legend(orient="bottom", title=None, labelFontSize=16 if large else 13)),
     )
-    text = base.mark_text(align="left", dx=4, fontSize=14, color=text_colour).encode(text="label:N")
-    return alt.layer(bars, text, title=title).to_dict()
+    text = base.mark_text(align="left", dx=4, fontSize=size - 1 if not large else size, color=text_colour).encode(
+        text="label:N")
+    return alt.layer(bars, text, title=alt.Title(title, fontSize=20 if large else 14)).to_dict()
 
 
 def candidates_bar(frame: pd.DataFrame, value: str, title: str, label: str | None = None,
-                   highlight: str | None = None, dark: bool = False) -> dict:
+                   highlight: str | None = None, dark: bool = False, large: bool = False) -> dict:
     """Horizontal bars of the candidates (best first); the chosen pair in vermillion, ties in orange.
 
     `highlight` names a pair to mark instead (the BPE view marks BPE's own pick and orders
-    the bars by `value`). Returns a Vega-Lite dict: the chart is built once per shape and
-    only its rows change from step to step.
+    the bars by `value`). `large` sets every text to 16 px or more (presenter mode).
+    Returns a Vega-Lite dict whose spec is built once per shape; only the rows change.
     """
     data = frame.copy()
     if highlight is None:
@@ -66,12 +76,8 @@ def candidates_bar(frame: pd.DataFrame, value: str, title: str, label: str | Non
     fields = tuple(c for c in TOOLTIP_FIELDS if c in data.columns)
     columns = list(dict.fromkeys([*fields, value, "status", "order", "label", "pair"]))
     rows = json.loads(data[columns].to_json(orient="records"))
-    spec = _bar_template(value, title, highlight is not None, fields, "#fafafa" if dark else "#31333f")
-    # Layered charts share the y domain, which only an explicit list can order.
-    order = [r["pair"] for r in sorted(rows, key=lambda r: r["order"])]
-    layers = [{**layer, "encoding": {**layer["encoding"], "y": {**layer["encoding"]["y"], "sort": order}}}
-              for layer in spec["layer"]]
-    return {**spec, "layer": layers, "datasets": {"candidates": rows}}
+    spec = _bar_template(value, title, highlight is not None, fields, "#fafafa" if dark else "#31333f", large)
+    return {**spec, "datasets": {"candidates": rows}}
 
 
 def _thin(frame: pd.DataFrame) -> pd.DataFrame:
@@ -86,27 +92,27 @@ def over_steps(frame: pd.DataFrame, value: str, title: str, log: bool = False,
                start: float | None = None) -> dict:
     """A line of `value` per step, as a Vega-Lite spec (long traces thinned to 1,500 points).
 
-    Returned as a dict so a viewer can cache it and add the current-step marker with
-    `mark_step` without rebuilding (and re-validating) the whole chart at every step.
+    The line is the dataset 'curve' and the current-step marker the dataset 'marker', so
+    `mark_step` changes data only: the spec, hence the chart in the browser, stays the same
+    from step to step.
     """
     data = _thin(frame[["step", value]])
     if start is not None:
         data = pd.concat([pd.DataFrame({"step": [0], value: [start]}), data])
     scale = alt.Scale(type="log") if log and (data[value] > 0).all() else alt.Scale(zero=False)
-    line = alt.Chart(data).mark_line(point=len(data) <= 60, color=OTHER).encode(
+    line = alt.Chart(alt.Data(name="curve")).mark_line(point=len(data) <= 60, color=OTHER).encode(
         x=alt.X("step:Q", title="step"),
         y=alt.Y(field=value, type="quantitative", title=value, scale=scale),
         tooltip=[alt.Tooltip(field="step", type="quantitative"), alt.Tooltip(field=value, type="quantitative")],
     )
-    rule = alt.Chart(pd.DataFrame({"step": [0]})).mark_rule(color=CHOSEN, strokeWidth=2).encode(x="step:Q")
-    return alt.layer(line, rule, title=title).properties(height=220).to_dict()
+    rule = alt.Chart(alt.Data(name="marker")).mark_rule(color=CHOSEN, strokeWidth=2).encode(x="step:Q")
+    spec = alt.layer(line, rule, title=title).properties(height=220).to_dict()
+    return {**spec, "datasets": {"curve": json.loads(data.to_json(orient="records")), "marker": [{"step": 0}]}}
 
 
 def mark_step(spec: dict, step: int) -> dict:
-    """The chart from `over_steps` with its marker moved to `step` (a shallow copy)."""
-    layers = list(spec["layer"])
-    layers[1] = {**layers[1], "data": {"values": [{"step": step}]}}
-    return {**spec, "layer": layers}
+    """The chart from `over_steps` with its marker at `step` (a shallow copy; only a dataset changes)."""
+    return {**spec, "datasets": {**spec["datasets"], "marker": [{"step": step}]}}
 
 
 def spec(chart: alt.TopLevelMixin) -> dict:

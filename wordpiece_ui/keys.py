@@ -12,7 +12,12 @@ import json
 
 import streamlit as st
 
-LEGEND = "Keys: ← → previous/next step · Space play/pause · Home/End first/last step"
+
+
+def legend(noun: str = "step") -> str:
+    """The keys, as a line to show beside the controls."""
+    return f"Keys: ← → previous/next {noun} · Space play/pause · Home/End first/last {noun}"
+
 
 _SCRIPT = r"""
 <script>

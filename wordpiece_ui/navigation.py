@@ -21,8 +21,9 @@ import streamlit as st
 _ENTERED = "_entered_through_app"  # set by app.py for the page it runs, taken by that page
 
 # path, title, icon (a name from the Material font Streamlit serves itself), URL path
+TRAIN = "Train step by step"
 _PAGES = [
-    ("pages/train.py", "Train step by step", ":material/school:", None),
+    ("pages/train.py", TRAIN, ":material/school:", None),
     ("pages/compare.py", "BPE vs WordPiece", ":material/compare_arrows:", "compare"),
     ("pages/playground.py", "Encoder playground", ":material/keyboard:", "playground"),
     ("pages/corpora.py", "Corpora and notes", ":material/menu_book:", "corpora"),

@@ -29,12 +29,9 @@ CUSTOM_LABELS = {"paste": "Paste your own text…", "upload": "Upload a file (.t
 SETTINGS = "settings"  # the sidebar's Settings, for the page that runs after app.py
 URL_LOADED = "_url_loaded"  # the URL has been read into the session (first run only)
 URL_PROBLEMS = "url_problems"  # what was wrong with the link's parameters
-STEP = "step_value"  # the Train page's current step (1-based)
-STEP_SLIDER = "step_slider"
-PLAYING = "playing"  # the Train page's Play is on
-PLAY_STARTED = "_play_started"
-SPEED = "speed"
+STEP = "step_value"  # the Train page's current step (1-based; stepper.py derives its other keys)
 QUIZ = "quiz"  # "ask first" mode
+PRESENT = "present"  # presenter mode: big type, sidebar collapsed, the essentials above the fold
 REVEALED_STEP = "revealed_step"
 QUIZ_GUESSES = "quiz_guesses"  # step → the pair the class guessed, for the score kept this session
 CANDIDATE_ROWS = "cand_rows"
@@ -42,7 +39,7 @@ PASTE_TEXT = "paste_text"
 UPLOAD_FILE = "upload_file"
 TRAINING_STOPPED = "training_stopped"  # the trainings this session stopped before they finished
 SESSION_ID = "session_id"  # this session's name for the training service
-TRACE_WORD = "trace_word"  # the playground's word-by-word trace
+TRACE_WORD = "trace_word"  # the playground's word-by-word trace (stepper.py derives its other keys)
 SOURCE = "source"  # the playground's tokenizer: trained or a file
 TEXT = "text"  # the playground's text
 PAIR = "pair"  # the playground's second sentence
@@ -51,7 +48,6 @@ TOKENIZER_FILE = "tokenizer_file"
 HF_COLUMN = "hf"  # the Compare page also shows Hugging Face's WordPieceTrainer
 HELDOUT = "heldout"  # the Compare page's held-out text
 FOLLOW = "follow"  # the Compare page's followed token
-TRACE_PLAYING = "trace_playing"
 
 
 def setting_key(field: str) -> str:
@@ -156,6 +152,13 @@ def keep(key: str, default: object, kind: type = str) -> None:
         st.session_state[key] = st.session_state[store]
 
 
+def presenting() -> bool:
+    """Presenter mode is on: the Train page's toggle, or `present=1` in the link on a first visit."""
+    if kept(PRESENT) in st.session_state:
+        return bool(st.session_state[kept(PRESENT)])
+    return st.query_params.get(PRESENT) not in (None, "0", "false", "no", "")
+
+
 def remember(key: str) -> None:
     st.session_state[kept(key)] = st.session_state[key]
 
@@ -211,20 +214,30 @@ def sync_url(settings: Settings, **extra: object) -> None:
         st.query_params.from_dict(params)
 
 
+def _share_contents(settings: Settings, url: str, page: str, qr_at_once: bool) -> None:
+    if settings.corpus in CUSTOM_LABELS:
+        st.caption("Your own corpus is not part of the link: whoever opens it sees the corpus choice, not your text.")
+    st.caption("The link opens this page with these settings (copy it with the button at its right).")
+    st.code(url, language=None, wrap_lines=True)
+    if only_this_computer(url):
+        st.info("This address only works on this computer. To share it with a room, start the app with "
+                "`--server.address 0.0.0.0 --browser.serverAddress` followed by this computer's address on "
+                "the room's network (README: *Serving a class*).", icon=":material/info:")
+    # Drawn on demand unless asked for at once: a QR code costs as much as the rest of a step.
+    if qr_at_once or st.toggle("QR code for the room", key=f"qr {page}", help="A code to scan from the back of the room."):
+        st.image(qr_png(url), caption="Scan to open this view", width=320)
+
+
 def share_box(settings: Settings, page: str = "", **extra: object) -> None:
+    """An expander with the link to this view and, on demand, its QR code."""
     url = page_url(settings, page, **extra)
     with st.expander("Share this view: a link and a QR code that open exactly this", icon=":material/link:"):
-        link, code = st.columns([3, 2])
-        with link:
-            if settings.corpus in CUSTOM_LABELS:
-                st.caption("Your own corpus is not part of the link: whoever opens it sees the corpus choice, not your text.")
-            st.caption("The link opens this page with these settings (copy it with the button at its right).")
-            st.code(url, language=None)
-            if only_this_computer(url):
-                st.info("This address only works on this computer. To share it with a room, start the app with "
-                        "`--server.address 0.0.0.0 --browser.serverAddress` followed by this computer's address on "
-                        "the room's network (README: *Serving a class*).", icon=":material/info:")
-        with code:
-            # made on demand: drawing the QR code costs as much as the rest of the page
-            if st.toggle("QR code for the room", key=f"qr {page}", help="A code to scan from the back of the room."):
-                st.image(qr_png(url), caption="Scan to open this view", width=320)
+        _share_contents(settings, url, page, qr_at_once=False)
+
+
+def share_button(settings: Settings, page: str = "", qr_at_once: bool = False, **extra: object) -> None:
+    """A "Share" button that opens the link to this view (and its QR code) in one click."""
+    url = page_url(settings, page, **extra)
+    with st.popover("Share", icon=":material/link:",
+                    help="A link and a QR code that open exactly this view"):
+        _share_contents(settings, url, page, qr_at_once)

@@ -206,10 +206,11 @@ def judge_guess(candidates: pd.DataFrame, guess: str, algorithm: str) -> tuple[b
     return False, f"Not this one: {guess} has {yours} against {best} for {winner['pair']} ({gap})."
 
 
-def quiz_frame(candidates: pd.DataFrame, algorithm: str) -> pd.DataFrame:
-    """The candidates with their counts only, in alphabetical order: the class works out the score."""
+def quiz_frame(candidates: pd.DataFrame, algorithm: str, limit: int = 8) -> pd.DataFrame:
+    """The `limit` best candidates (the winner among them) with their counts only, in alphabetical
+    order: the class works out the scores."""
     cols = ["pair", "count(ab)"] + (["count(a)", "count(b)"] if algorithm == "wordpiece" else [])
-    return candidates[cols].sort_values("pair", kind="stable").reset_index(drop=True)
+    return candidates[cols].head(limit).sort_values("pair", kind="stable").reset_index(drop=True)
 
 
 def splits_before(training: Training, step: int, limit: int) -> pd.DataFrame:

@@ -1,0 +1,33 @@
+"""Presenter mode's look: big type, little padding, for a projector at 1280×720.
+
+Only type sizes and spacing change (CSS of our own, nothing fetched); the page decides
+what goes above the fold. Charts get their large type from `charts.candidates_bar(large=True)`.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+_PRESENTER_CSS = """
+<style>
+[data-testid="stMainBlockContainer"] { padding-top: 3rem !important; padding-bottom: 2rem !important; }
+[data-testid="stMainBlockContainer"] p, [data-testid="stMainBlockContainer"] li { font-size: 1.3rem; }
+[data-testid="stMainBlockContainer"] h2 { font-size: 2.2rem; padding-top: 0.2rem; padding-bottom: 0.4rem; }
+[data-testid="stMainBlockContainer"] h5 { font-size: 1.35rem; }
+[data-testid="stMainBlockContainer"] .wpl-row { font-size: 1.3rem; }
+[data-testid="stMainBlockContainer"] [data-testid="stCaptionContainer"] p { font-size: 1.05rem; }
+</style>
+"""
+
+# Every page: less empty space above the title, so a step fits a projector's 720 lines.
+_COMPACT_CSS = """
+<style>
+[data-testid="stMainBlockContainer"] { padding-top: 3.5rem !important; }
+[data-testid="stMainBlockContainer"] h1 { padding-top: 0.25rem; padding-bottom: 0.5rem; }
+</style>
+"""
+
+
+def style(presenting: bool) -> None:
+    """Apply the Train page's spacing, and presenter mode's type sizes when it is on."""
+    st.html(_PRESENTER_CSS if presenting else _COMPACT_CSS)

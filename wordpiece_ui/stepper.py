@@ -1,0 +1,136 @@
+"""One stepper for every step-by-step view: the position, First/Prev/slider/Next/Last, Play and its timer.
+
+The Train page steps through merges and the playground through the words of a text;
+both use `Stepper`, so both behave alike:
+
+- The position lives in `st.session_state[key]` (1-based) and is kept between 1 and `count`.
+- Any move by hand (a button, the slider, a key) pauses Play.
+- Play moves one position per tick, stops at the end, and starts again from the first
+  position when pressed at the end. A `hold` position (the quiz's hidden merge) stops Play
+  when Play reaches it, and Play cannot start from it.
+- The view is an `st.fragment`, so a step reruns the view alone, not the page. Its timer
+  (`run_every`) is fixed when the fragment is defined, so starting, stopping or re-timing
+  Play reruns the page once.
+- The keys (← → Space Home End) click these buttons (keys.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import streamlit as st
+
+from . import keys
+
+
+def speeds_for(noun: str) -> dict[str, float]:
+    """Play's speeds: the label says what the timer does (it waits after each view is drawn)."""
+    return {f"~1 {noun}/s": 1.0, f"~1 {noun}/2 s": 2.0, "as fast as it draws": 0.05}
+
+
+@dataclass(frozen=True)
+class Stepper:
+    key: str  # the session key of the position; the stepper's other keys start with it
+    count: int
+    noun: str = "step"
+    hold: Callable[[int], bool] = field(default=lambda position: False)
+    hold_help: str = ""  # why Play cannot start at a held position
+
+    # ----- state -----------------------------------------------------------------------------
+    @property
+    def position(self) -> int:
+        return max(1, min(int(st.session_state.get(self.key, 1)), max(self.count, 1)))
+
+    def _k(self, part: str) -> str:
+        return f"{self.key}:{part}"
+
+    @property
+    def slider_key(self) -> str:
+        return self._k("slider")
+
+    @property
+    def playing(self) -> bool:
+        return bool(st.session_state.get(self._k("playing")))
+
+    def _set(self, position: int, playing: bool = False) -> None:
+        st.session_state[self.key] = max(1, min(position, self.count))
+        st.session_state[self._k("playing")] = playing
+
+    def go(self, position: int) -> None:
+        """Move by hand (pauses Play)."""
+        self._set(position)
+
+    def _slid(self) -> None:
+        self._set(st.session_state[self.slider_key])
+
+    def _toggle_play(self) -> None:
+        if self.playing:
+            self._set(self.position)
+        else:  # at the end, Play starts again from the first position
+            self._set(1 if self.position >= self.count else self.position, playing=True)
+        st.session_state[self._k("started")] = False
+
+    def _tick(self) -> None:
+        """What Play does on each run of the view: move on (not on the first run after Play), stop at the end or a hold."""
+        if not self.playing:
+            return
+        if st.session_state.get(self._k("started")):
+            st.session_state[self.key] = min(self.count, self.position + 1)
+            if self.position >= self.count or self.hold(self.position):
+                st.session_state[self._k("playing")] = False
+        st.session_state[self._k("started")] = True
+
+    # ----- drawing -----------------------------------------------------------------------------
+    def run(self, body: Callable[[int], None], *, extra: Callable[[int], None] | None = None,
+            keys_legend: bool = True) -> None:
+        """Draw the controls and `body(position)` in a fragment that Play reruns on its timer.
+
+        `extra(position)` draws one more control at the end of the controls' row (the Train
+        page's Share button, which must follow the step).
+        """
+        st.session_state[self.key] = self.position
+        speeds = speeds_for(self.noun)
+        if st.session_state.get(self._k("speed")) not in speeds:
+            st.session_state[self._k("speed")] = next(iter(speeds))
+        playing_now, speed_now = self.playing, st.session_state[self._k("speed")]
+        keys.step_keys()
+
+        @st.fragment(run_every=speeds[speed_now] if playing_now else None)
+        def view() -> None:
+            self._tick()
+            if self.playing != playing_now or (playing_now and st.session_state[self._k("speed")] != speed_now):
+                st.rerun()  # start, stop or re-time the timer: it is fixed when the fragment is defined
+            self.controls(speeds, keys_legend, extra)
+            body(self.position)
+
+        view()
+
+    def controls(self, speeds: dict[str, float], keys_legend: bool,
+                 extra: Callable[[int], None] | None = None) -> None:
+        position, n = self.position, self.count
+        st.session_state[self.slider_key] = position
+        row = st.container(horizontal=True, vertical_alignment="bottom", gap="small")  # buttons as wide as their labels
+        row.button("First", icon=":material/first_page:", on_click=self.go, args=(1,), disabled=position <= 1,
+                   width="content", key=self._k("first"))
+        row.button("Prev", icon=":material/chevron_left:", on_click=self.go, args=(position - 1,),
+                   disabled=position <= 1, width="content", key=self._k("prev"))
+        row.slider(self.noun.capitalize(), 1, max(n, 2), key=self.slider_key, on_change=self._slid, disabled=n <= 1,
+                   width="stretch", label_visibility="collapsed")  # the view's heading says which one
+        row.button("Next", icon=":material/chevron_right:", icon_position="right", on_click=self.go,
+                   args=(position + 1,), disabled=position >= n, width="content", key=self._k("next"))
+        row.button("Last", icon=":material/last_page:", icon_position="right", on_click=self.go, args=(n,),
+                   disabled=position >= n, width="content", key=self._k("last"))
+        held = not self.playing and self.hold(position)
+        row.button("Pause" if self.playing else "Play", on_click=self._toggle_play,
+                   icon=":material/pause:" if self.playing else ":material/play_arrow:",
+                   disabled=n <= 1 or held, width="content", key=self._k("play"),
+                   help=self.hold_help if held else (f"From {self.noun} 1 again" if position >= n else None))
+        row.selectbox("Speed", list(speeds), key=self._k("speed"), label_visibility="collapsed", width=150,
+                      help=f"Play waits this long after a {self.noun} is drawn, so a {self.noun} can take a little longer.")
+        if keys_legend:  # the legend, with the extra control at its right
+            row = st.container(horizontal=True, vertical_alignment="center")
+            row.caption(keys.legend(self.noun), width="stretch")
+        if extra:
+            with row:
+                extra(position)
