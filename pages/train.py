@@ -36,13 +36,13 @@ summary.caption("" if presenting else  # presenter mode: the room sees the step,
     f"{n:,} merges → {len(training.vocab):,} tokens"
     + ("" if len(training.vocab) >= settings.vocab_size else f" · stopped early: {training.stop_reason}")
 )
-quiz_col, present_col = modes.columns(2)
-quiz_col.toggle("Ask first (quiz)", key=state.QUIZ, on_change=state.remember, args=(state.QUIZ,),
-                help="Hides each merge until you reveal it: the class sees the candidates' counts, guesses the "
-                     "winner, then you reveal it. Play stops at every hidden merge.")
-present_col.toggle("Presenter mode", key=state.PRESENT, on_change=state.remember, args=(state.PRESENT,),
-                   help="For a projector: big type, the sidebar folded away, the step, its arithmetic, the "
-                        "candidates and the corpus on one screen.")
+modes = modes.container(horizontal=True, horizontal_alignment="right")
+modes.toggle("Ask first (quiz)", key=state.QUIZ, on_change=state.remember, args=(state.QUIZ,), width="content",
+             help="Hides each merge until you reveal it: the class sees the candidates' counts, guesses the "
+                  "winner, then you reveal it. Play stops at every hidden merge.")
+modes.toggle("Presenter mode", key=state.PRESENT, on_change=state.remember, args=(state.PRESENT,), width="content",
+             help="For a projector: big type, the sidebar folded away, the step, its arithmetic, the "
+                  "candidates and the corpus on one screen.")
 if n == 0:
     st.warning(f"Nothing to merge: {training.stop_reason}. Change the vocabulary size or the min pair frequency in the sidebar, or pick a bigger corpus.")
     st.stop()
@@ -84,7 +84,10 @@ def quiz_view(step_no: int, table, complete: bool) -> None:
     left, right = st.columns([3, 2])
     candidates = tables.quiz_frame(table, algorithm, QUIZ_CHOICES)
     with left:
-        st.dataframe(candidates, hide_index=True, width="stretch", height=40 + 35 * len(candidates))
+        if presenting:  # a plain table takes presenter mode's big type
+            st.table(candidates.set_index("pair"))
+        else:
+            st.dataframe(candidates, hide_index=True, width="stretch", height=40 + 35 * len(candidates))
         st.caption(f"The {len(candidates)} best candidates, in alphabetical order, with their counts in the current "
                    "splits (weighted by word counts): the winner is one of them.")
     with right:
@@ -100,7 +103,11 @@ def quiz_view(step_no: int, table, complete: bool) -> None:
 
         st.button("Reveal the merge", icon=":material/visibility:", type="primary", on_click=reveal)
         st.caption("The most frequent words as they are split now.")
-        st.dataframe(tables.splits_before(training, step_no, 12), hide_index=True, width="stretch", height=250)
+        splits = tables.splits_before(training, step_no, 5 if presenting else 12)
+        if presenting:
+            st.table(splits.set_index("word"))
+        else:
+            st.dataframe(splits, hide_index=True, width="stretch", height=250)
 
 
 def merge_view(step_no: int, step, table) -> None:

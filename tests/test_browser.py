@@ -327,3 +327,69 @@ def test_switching_the_algorithm_starts_at_step_1(server, page):
     page.locator('[data-testid="stSidebar"]').get_by_text("BPE", exact=True).click()
     page.get_by_text("u + g → ug").first.wait_for(timeout=30_000)
     assert "Step 1 of" in header(page)
+
+
+def _fresh_page(browser, width, height, scheme):
+    context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme)
+    pg = context.new_page()
+    pg.errors = []
+    pg.on("pageerror", lambda e: pg.errors.append(str(e)))
+    return context, pg
+
+
+def _bottom(locator) -> float:
+    box = locator.bounding_box()
+    assert box is not None, locator
+    return box["y"] + box["height"]
+
+
+SCREENS = [(1280, 720, "light"), (1280, 720, "dark"), (1920, 1080, "light"), (1920, 1080, "dark")]
+
+
+@pytest.mark.parametrize("width,height,scheme", SCREENS)
+def test_presenter_mode_puts_the_step_on_one_projector_screen(server, browser, width, height, scheme):
+    context, pg = _fresh_page(browser, width, height, scheme)
+    visit(pg, server.url + "/?corpus=course-toy&algorithm=wordpiece&step=2&present=1", "h + ##u → hu")
+    wait_idle(pg)
+    assert pg.locator('[data-testid="stSidebar"]').get_attribute("data-collapsed") == "true"
+    above_the_fold = [pg.locator("h2").filter(has_text="Step 2 of 9").first,  # the heading
+                      pg.get_by_text("15 / (15 × 36) = 1/36 ≈ 0.0278").first,  # the arithmetic
+                      pg.locator('[data-testid="stVegaLiteChart"]').first,  # the candidate chart
+                      pg.locator(".wpl-row").first]  # the corpus before → after
+    for element in above_the_fold:
+        assert _bottom(element) <= height, element
+    sizes = pg.locator('[data-testid="stVegaLiteChart"]').first.evaluate(
+        "c => Array.from(c.querySelectorAll('svg text')).map(t => parseFloat(getComputedStyle(t).fontSize))")
+    assert sizes and min(sizes) >= 16, sizes  # every label of the chart, from the back of the room
+    check(pg, f"presenter-{width}x{height}-{scheme}")
+    context.close()
+
+
+def test_presenter_mode_shares_in_one_click_and_toggles_off(server, page):
+    visit(page, server.url + "/?corpus=course-toy&algorithm=wordpiece&step=3&present=1", "hu + ##gs → hugs")
+    wait_idle(page)
+    page.get_by_role("button", name="Share").click()
+    popover = page.locator('[data-testid="stPopoverBody"]')
+    popover.locator("img").first.wait_for(timeout=15_000)  # the QR code, at once
+    link = popover.locator('[data-testid="stCode"]').first.inner_text()
+    assert "present=1" in link and "step=3" in link
+    page.keyboard.press("Escape")
+    page.get_by_text("Presenter mode").click()
+    page.locator("h1").filter(has_text="Train step by step").wait_for(timeout=15_000)
+    wait_idle(page)
+    assert "present=" not in page.url and "step=3" in page.url
+    check(page, "presenter-off")
+
+
+@pytest.mark.parametrize("width,height,scheme", SCREENS)
+def test_the_quiz_fits_one_projector_screen(server, browser, width, height, scheme):
+    context, pg = _fresh_page(browser, width, height, scheme)
+    present = "&present=1" if scheme == "dark" else ""  # the quiz in both modes
+    visit(pg, server.url + f"/?corpus=english-paragraphs&algorithm=wordpiece&step=3&quiz=1{present}",
+          "which pair merges next?")
+    wait_idle(pg)
+    candidates = pg.locator('[data-testid="stTable"], [data-testid="stDataFrame"]').first
+    assert _bottom(pg.get_by_role("button", name="Reveal the merge")) <= height
+    assert _bottom(candidates) <= height
+    check(pg, f"quiz-{width}x{height}-{scheme}{'-presenter' if present else ''}")
+    context.close()

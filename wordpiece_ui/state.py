@@ -215,6 +215,8 @@ def sync_url(settings: Settings, **extra: object) -> None:
 
 
 def _share_contents(settings: Settings, url: str, page: str, qr_at_once: bool) -> None:
+    if qr_at_once:  # presenter mode: the room scans first
+        st.image(qr_png(url), caption="Scan to open this view", width=280)
     if settings.corpus in CUSTOM_LABELS:
         st.caption("Your own corpus is not part of the link: whoever opens it sees the corpus choice, not your text.")
     st.caption("The link opens this page with these settings (copy it with the button at its right).")
@@ -223,8 +225,9 @@ def _share_contents(settings: Settings, url: str, page: str, qr_at_once: bool) -
         st.info("This address only works on this computer. To share it with a room, start the app with "
                 "`--server.address 0.0.0.0 --browser.serverAddress` followed by this computer's address on "
                 "the room's network (README: *Serving a class*).", icon=":material/info:")
-    # Drawn on demand unless asked for at once: a QR code costs as much as the rest of a step.
-    if qr_at_once or st.toggle("QR code for the room", key=f"qr {page}", help="A code to scan from the back of the room."):
+    # Drawn on demand otherwise: a QR code costs as much as the rest of a step.
+    if not qr_at_once and st.toggle("QR code for the room", key=f"qr {page}",
+                                    help="A code to scan from the back of the room."):
         st.image(qr_png(url), caption="Scan to open this view", width=320)
 
 
