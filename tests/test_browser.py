@@ -276,11 +276,12 @@ def test_hostile_link_parameters_stay_text_and_nothing_leaves_the_machine(server
 
 
 def _share_link(page) -> str:
-    page.get_by_text("Share this view").first.click()
-    code = page.locator('[data-testid="stCode"]').first
+    """The link in the Train page's Share button (a popover), read and closed again."""
+    page.get_by_role("button", name="Share").click()
+    code = page.locator('[data-testid="stPopoverBody"] [data-testid="stCode"]').first
     code.wait_for(timeout=10_000)
     link = code.inner_text()
-    page.get_by_text("Share this view").first.click()
+    page.keyboard.press("Escape")
     return link
 
 
@@ -369,11 +370,10 @@ def test_presenter_mode_shares_in_one_click_and_toggles_off(server, page):
     visit(page, server.url + "/?corpus=course-toy&algorithm=wordpiece&step=3&present=1", "hu + ##gs → hugs")
     wait_idle(page)
     page.get_by_role("button", name="Share").click()
-    popover = page.locator('[data-testid="stPopoverBody"]')
-    popover.locator("img").first.wait_for(timeout=15_000)  # the QR code, at once
-    link = popover.locator('[data-testid="stCode"]').first.inner_text()
-    assert "present=1" in link and "step=3" in link
+    page.locator('[data-testid="stPopoverBody"] img').first.wait_for(timeout=15_000)  # the QR code, at once
     page.keyboard.press("Escape")
+    link = _share_link(page)
+    assert "present=1" in link and "step=3" in link
     page.get_by_text("Presenter mode").click()
     page.locator("h1").filter(has_text="Train step by step").wait_for(timeout=15_000)
     wait_idle(page)
