@@ -10,7 +10,7 @@ import streamlit as st
 
 _PRESENTER_CSS = """
 <style>
-[data-testid="stMainBlockContainer"] { padding-top: 3rem !important; padding-bottom: 2rem !important; }
+[data-testid="stMainBlockContainer"] { padding-top: 4rem !important; padding-bottom: 2rem !important; }
 [data-testid="stMainBlockContainer"] p, [data-testid="stMainBlockContainer"] li { font-size: 1.3rem; }
 [data-testid="stMainBlockContainer"] h2 { font-size: 2.2rem; padding-top: 0.2rem; padding-bottom: 0.4rem; }
 [data-testid="stMainBlockContainer"] h5 { font-size: 1.35rem; }
