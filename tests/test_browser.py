@@ -320,6 +320,12 @@ def test_quiz_link_opens_ask_first_mode_and_play_stops_at_hidden_merges(server, 
     assert page.get_by_text("Step 2 of 9:  which pair merges next?").count() == 1  # Play waited at the hidden merge
     page.reload()
     page.get_by_text("which pair merges next?").first.wait_for(timeout=30_000)  # a reload keeps quiz mode
+    wait_idle(page)
+    page.get_by_role("link", name="Corpora and notes").click()
+    page.get_by_text("Sample corpora").first.wait_for(timeout=30_000)
+    page.get_by_role("link", name="Train step by step").click()
+    page.get_by_text("which pair merges next?").first.wait_for(timeout=30_000)  # so does switching pages
+    assert "quiz=1" in page.url
     check(page, "train-quiz")
 
 
