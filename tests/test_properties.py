@@ -1,4 +1,4 @@
-"""Property tests: the incremental engine equals the plain recount oracle.
+"""Property tests: the incremental engine equals the plain trainer (wordpiece_core/reference.py).
 
 Random small corpora over a tiny alphabet make ties, repeated letters
 ("aaaa": overlapping pairs) and merges that rebuild an existing token common,
@@ -10,8 +10,8 @@ from fractions import Fraction
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from oracle import oracle_train
 from wordpiece_core.merging import train
+from wordpiece_core.reference import train as oracle_train
 from wordpiece_core.replay import candidates_at, splits_at
 from wordpiece_core.trace import TrainerConfig
 

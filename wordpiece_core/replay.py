@@ -9,9 +9,9 @@ the pairs are recounted the plain way.
 
 from __future__ import annotations
 
-from fractions import Fraction
 
-from .trace import Candidate, Training, exact_score, loglik_change, merge_token
+from . import reference
+from .trace import Candidate, Training, loglik_change, merge_token
 
 
 def apply_ranked(symbols: list[str], ranks: dict[tuple[str, str], int], prefix: str | None) -> list[str]:
@@ -30,18 +30,7 @@ def apply_ranked(symbols: list[str], ranks: dict[tuple[str, str], int], prefix: 
     return symbols
 
 
-def merge_everywhere(symbols: list[str], a: str, b: str, merged: str) -> list[str]:
-    """Replace every occurrence of the pair (a, b), left to right, by `merged`."""
-    out: list[str] = []
-    i = 0
-    while i < len(symbols):
-        if i + 1 < len(symbols) and symbols[i] == a and symbols[i + 1] == b:
-            out.append(merged)
-            i += 2
-        else:
-            out.append(symbols[i])
-            i += 1
-    return out
+merge_everywhere = reference.merge  # replace every occurrence of the pair (a, b), left to right
 
 
 def _ranks(training: Training, step: int) -> dict[tuple[str, str], int]:
@@ -65,37 +54,15 @@ def candidates_at(training: Training, step: int, limit: int | None = None) -> li
     """All candidate pairs before merge `step`, best first, ranked as the trainer ranks them."""
     cfg = training.config
     splits = splits_at(training, step)
-    pair_counts: dict[tuple[str, str], int] = {}
-    first_seen: dict[tuple[str, str], int] = {}
-    token_counts: dict[str, int] = {}
-    for split, f in zip(splits, training.counts):
-        for t in split:
-            token_counts[t] = token_counts.get(t, 0) + f
-        for pair in zip(split, split[1:]):
-            if pair not in pair_counts:
-                first_seen[pair] = len(first_seen)
-                pair_counts[pair] = 0
-            pair_counts[pair] += f
-    threshold = max(cfg.min_frequency, 1)
+    pair_counts, token_counts, first_seen = reference.count(splits, list(training.counts))
     vocab = training.vocab_at(step - 1)
-    ids = {t: i for i, t in enumerate(vocab)}
     total = sum(token_counts.values())
-
-    def rule(pair: tuple[str, str]) -> tuple[int, ...]:
-        if cfg.tie_break == "hf":
-            return (ids[pair[0]], ids[pair[1]])
-        return (first_seen[pair],)
-
-    scored = []
-    for pair, c in pair_counts.items():
-        if c < threshold:
-            continue
-        a, b = pair
-        score = exact_score(cfg.algorithm, c, token_counts[a], token_counts[b])
-        scored.append((pair, c, score))
-    scored.sort(key=lambda x: (-x[2], rule(x[0])))
+    best = reference.ranked(pair_counts, token_counts, first_seen, {t: i for i, t in enumerate(vocab)},
+                            cfg.algorithm, cfg.tie_break, cfg.min_frequency)
     if limit is not None:
-        scored = scored[:limit]
+        best = best[:limit]
+    scored = [(pair, pair_counts[pair], reference.score(cfg.algorithm, pair_counts[pair], token_counts[pair[0]],
+                                                        token_counts[pair[1]])) for pair in best]
     out = []
     for rank, (pair, c, score) in enumerate(scored, start=1):
         a, b = pair
@@ -109,7 +76,7 @@ def candidates_at(training: Training, step: int, limit: int | None = None) -> li
                 pair_count=c,
                 left_count=token_counts[a],
                 right_count=token_counts[b],
-                score=score if isinstance(score, Fraction) else Fraction(score),
+                score=score,
                 rank=rank,
                 loglik_delta=loglik_change(
                     total, token_counts[a], token_counts[b], merged, a == b, token_counts.get(new_token, 0)

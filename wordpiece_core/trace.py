@@ -17,6 +17,7 @@ import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Literal
+from . import reference
 
 if TYPE_CHECKING:
     from .steps import Steps
@@ -30,10 +31,7 @@ TIE_RULES = {
 }
 
 
-def exact_score(algorithm: str, pair_count: int, left_count: int, right_count: int) -> Fraction:
-    if algorithm == "bpe":
-        return Fraction(pair_count)
-    return Fraction(pair_count, left_count * right_count)
+exact_score = reference.score  # BPE: count(ab); WordPiece: count(ab) / (count(a) × count(b))
 
 
 def merge_token(left: str, right: str, prefix: str | None) -> str:
