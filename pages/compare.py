@@ -117,7 +117,7 @@ st.dataframe(compare.words_table(tokenizers, top_words), hide_index=True, width=
 
 st.subheader("Token lengths in each vocabulary", anchor=False)
 caches.chart(charts.length_histogram(compare.length_histogram(trainings),
-                                      "Vocabulary tokens by length (letters, ## not counted), as in seed 004's chart of BERT's vocabulary"))
+                                      "Vocabulary tokens by length (letters, ## not counted), as in the likelihood article's chart of BERT's vocabulary"))
 
 url_extra = {"hf": "1" if st.session_state[state.HF_COLUMN] else None,
              "heldout": heldout if len(heldout) <= URL_TEXT_LIMIT and heldout != (sample.heldout if sample else "") else None,

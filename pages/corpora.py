@@ -1,8 +1,8 @@
-"""Corpora and notes: what each sample corpus is, and where the seeds disagree."""
+"""Corpora and notes: what each sample corpus is, where the sources disagree, and the glossary."""
 
 import streamlit as st
 
-from wordpiece_ui import caches, navigation, state
+from wordpiece_ui import caches, glossary, navigation, sources, state
 from wordpiece_ui.corpora import MAX_PASTE_CHARS, MAX_UPLOAD_MB, MAX_WORD_TYPES
 
 navigation.through_app()
@@ -22,22 +22,27 @@ st.markdown(
     "Binary, empty or non-UTF-8 files are refused with the reason and the position of the first bad byte."
 )
 
-st.subheader("Where the seeds disagree", anchor=False)
-st.markdown("""
-The app is built from five seed documents: the Hugging Face course's WordPiece (seed 000) and BPE (seed 002)
-sections, two WordPiece tutorials (seeds 001 and 003) and a likelihood derivation (seed 004).
+st.subheader("Where the sources disagree", anchor=False)
+S = sources
+st.markdown(f"""
+The app is built from five documents: {S.COURSE_WORDPIECE.md()} and {S.COURSE_BPE.md()}, two WordPiece tutorials
+({S.SCRATCH_TUTORIAL.md()} and {S.VARIANT_TUTORIAL.md()}) and a likelihood derivation, {S.LIKELIHOOD.md()}.
 
-| question | what the seeds do | what this app does |
+| question | what the sources do | what this app does |
 |---|---|---|
-| the score | count(ab) / (count(a) × count(b)) in seeds 000, 001, 004; seed 003 multiplies it by the vocabulary size | the plain score; seed 003's product is a column (*score × \\|V\\|*): it scales a step's scores alike, so the winner is the same |
-| ties | the course takes the first best pair it meets; Hugging Face's BpeTrainer the smallest ids | a setting (*Tie-break*), and every step says how many pairs tied |
+| the score | count(ab) / (count(a) × count(b)) in the course, the from-scratch tutorial and the likelihood article; “A BPE Variant” multiplies it by the vocabulary size | the plain score; the product is a column (*score × \\|V\\|*): it scales a step's scores alike, so the winner is the same |
+| ties | the course takes the first best pair it meets; Hugging Face's BpeTrainer the smallest ids | a setting (*Tie-break*), and every step says how many pairs tied and what the other rule would pick |
 | the course's toy step 3 | the prose says `hu` + `##g` (1/15) | the numbers give `hu` + `##gs` 1/15 and `hu` + `##g` 2/45; `hu` + `##gs` is merged |
-| seed 003's example | (q, ##u) scores 29 | `##u` also occurs in *jumps*: count(##u) = 2, so 1 × 29 / (1 × 2) |
-| seed 004's example | count(e) = 11; merges (l, ##o) at 1/7 | count(e) = 17; (w, ##i) and (##i, ##d) score 1/3 and win; its code's 20-token output matches ours |
+| “A BPE Variant”'s example | (q, ##u) scores 29 | `##u` also occurs in *jumps*: count(##u) = 2, so 1 × 29 / (1 × 2) |
+| the likelihood article's example | count(e) = 11; merges (l, ##o) at 1/7 | count(e) = 17; (w, ##i) and (##i, ##d) score 1/3 and win; its code's 20-token output matches ours |
 | Hugging Face's `WordPieceTrainer` | called WordPiece | it is BPE with the `##` prefix (it ranks by count); see *BPE vs WordPiece* |
-| minimum frequency | seeds 001 and 004 drop rare pairs | a setting (*Min pair frequency*) |
+| minimum frequency | the from-scratch tutorial and the likelihood article drop rare pairs | a setting (*Min pair frequency*) |
 """)
 st.markdown(
-    "Every step also records the **exact** change of the corpus' unigram log-likelihood (seed 004's derivation), "
-    "shown beside the score on the Train page, so you can see where the score's approximation picks a different pair."
+    "Every step also records the **exact** change of the corpus' unigram log-likelihood (the likelihood article's "
+    "derivation), shown beside the score on the Train page, so you can see where the score's approximation picks "
+    "a different pair."
 )
+
+st.subheader("Glossary", anchor="glossary")
+st.markdown("\n".join(f"- **{term}**: {text}" for term, text in glossary.GLOSSARY.items()))

@@ -4,7 +4,7 @@ import functools
 
 import streamlit as st
 
-from wordpiece_ui import caches, charts, chips, navigation, notes, presenter, safe, state, tables
+from wordpiece_ui import algorithm_code, caches, charts, chips, glossary, intro, navigation, notes, presenter, safe, state, tables
 from wordpiece_ui.stepper import Stepper
 
 CORPUS_ROWS = 12
@@ -43,6 +43,10 @@ modes.toggle("Ask first (quiz)", key=state.QUIZ, on_change=state.remember, args=
 modes.toggle("Presenter mode", key=state.PRESENT, on_change=state.remember, args=(state.PRESENT,), width="content",
              help="For a projector: big type, the sidebar folded away, the step, its arithmetic, the "
                   "candidates and the corpus on one screen.")
+with modes:
+    intro.glossary_button()
+if not presenting:
+    intro.show()
 if n == 0:
     st.warning(f"Nothing to merge: {training.stop_reason}. Change the vocabulary size or the min pair frequency in the sidebar, or pick a bigger corpus.")
     st.stop()
@@ -70,11 +74,14 @@ def step_view(step_no: int) -> None:
     if hidden(step_no):
         quiz_view(step_no, table, complete)
         return
-    merge_view(step_no, step, table)
+    change, touched = tables.corpus_change(training, step_no, CORPUS_ROWS)
+    merge_view(step_no, step, table, change, touched)
+    if not presenting:
+        algorithm_in_code(step)
     candidate_tables(step_no, step, table, complete)
     if not presenting:
-        corpus_view(step_no, step)
-    vocabulary_and_notes(step_no, step)
+        corpus_view(step, change, touched)
+    vocabulary_and_notes(step_no, step, notes.for_step(settings.corpus, training, step, table, complete, change))
     over_all_steps(step_no)
 
 
@@ -110,7 +117,7 @@ def quiz_view(step_no: int, table, complete: bool) -> None:
             st.dataframe(splits, hide_index=True, width="stretch", height=250)
 
 
-def merge_view(step_no: int, step, table) -> None:
+def merge_view(step_no: int, step, table, change, touched: int) -> None:
     """The heading, the arithmetic and the top candidates (presenter mode: the corpus too, on one screen)."""
     left_tok, right_tok, new_tok = (tables.fmt_token(t) for t in (step.left, step.right, step.new_token))
     st.header(safe.md(f"Step {step_no} of {n}:  {left_tok} + {right_tok} → {new_tok}"), anchor=False)
@@ -123,7 +130,7 @@ def merge_view(step_no: int, step, table) -> None:
 
     left, right = st.columns([5, 6])
     with left:
-        st.markdown(f"##### {tables.formula(algorithm)}")
+        st.markdown(f"##### {tables.formula(algorithm)}", help=glossary.tip("score"))
         st.markdown("## " + safe.md(tables.arithmetic(step, algorithm)))
         st.markdown(
             f"count({safe.code(left_tok + ' ' + right_tok)}) = {step.pair_count:,} · count({safe.code(left_tok)}) = {step.left_count:,} · "
@@ -133,10 +140,10 @@ def merge_view(step_no: int, step, table) -> None:
         if not presenting:
             tie_box(step, tied)
         if presenting:
-            corpus_rows(step_no, step, 4)
+            corpus_rows(step, change.head(4), touched)
         else:
             st.markdown(f"Exact change of the corpus' unigram log-likelihood if merged: **{step.loglik_delta:+.3f}** "
-                        "(seed 004; the score approximates it)")
+                        "(the score approximates it)", help=glossary.tip("Δ log-likelihood"))
             for col, (label, value) in zip(st.columns(3), tables.step_summary(step).items()):
                 col.metric(label, value)
     with right:
@@ -165,13 +172,7 @@ def candidate_tables(step_no: int, step, table, complete: bool) -> None:
     with tabs[0]:
         size = st.segmented_control("Show", ["top 10", "top 25", "all"], key=state.CANDIDATE_ROWS, required=True)
         rows = table if size == "all" else table.head(10 if size == "top 10" else 25)
-        small = {c: st.column_config.NumberColumn(width="small") for c in ("rank", "count(ab)", "count(a)", "count(b)", "BPE rank")}
-        st.dataframe(rows, hide_index=True, width="stretch",  # narrow numbers: every column fits at 1280 px
-                     column_config=small | {
-                         "score": st.column_config.NumberColumn(format="%.5g", width="small"),
-                         "Δ log-likelihood": st.column_config.NumberColumn("Δ log-lik.", format="%+.3f", width="small"),
-                         "score × |V| (seed 003)": st.column_config.NumberColumn("score × |V|", format="%.4g",
-                                                                                width="small")})
+        st.dataframe(rows, hide_index=True, width="stretch", column_config=glossary.candidate_columns())
         scope = "every pair" if complete else f"the top {len(table)} pairs the trainer recorded (choose *all* to recount every pair)"
         st.caption(f"{tables.plural(len(table), 'candidate')} shown from {scope}. Click a column header to sort.")
     if algorithm == "wordpiece":
@@ -189,9 +190,16 @@ def candidate_tables(step_no: int, step, table, complete: bool) -> None:
                                                highlight=bpe_pick["pair"], dark=DARK))
 
 
-def corpus_rows(step_no: int, step, limit: int) -> None:
+def algorithm_in_code(step) -> None:
+    with st.expander("The algorithm in code, with this step's numbers", icon=":material/code:"):
+        st.caption("wordpiece_core/reference.py: the plain trainer, recounting every pair at every step. The fast "
+                   "engine makes exactly the same merges (the tests check it). The comments marked ← are this step's values.")
+        st.code(algorithm_code.annotated(step, algorithm, training.config.tie_break), language="python")
+
+
+def corpus_rows(step, change, touched: int) -> None:
     left_tok, right_tok, new_tok = (tables.fmt_token(t) for t in (step.left, step.right, step.new_token))
-    change, touched = tables.corpus_change(training, step_no, limit)
+    limit = len(change)
     st.caption(f"The corpus before → after: the merge touched {touched:,} distinct word(s)"
                + (f"; the {limit} most frequent are shown." if touched > limit else ".")
                + " Dashed: the pair that merges; solid: the new token.")
@@ -199,12 +207,12 @@ def corpus_rows(step_no: int, step, limit: int) -> None:
                 unsafe_allow_html=True)
 
 
-def corpus_view(step_no: int, step) -> None:
+def corpus_view(step, change, touched: int) -> None:
     st.subheader("The corpus before → after", anchor=False)
-    corpus_rows(step_no, step, CORPUS_ROWS)
+    corpus_rows(step, change, touched)
 
 
-def vocabulary_and_notes(step_no: int, step) -> None:
+def vocabulary_and_notes(step_no: int, step, step_notes: list[str]) -> None:
     vocab_col, notes_col = st.columns([4, 6])
     with vocab_col:
         st.subheader("Vocabulary so far", anchor=False)
@@ -217,8 +225,8 @@ def vocabulary_and_notes(step_no: int, step) -> None:
         st.dataframe(so_far[["new", "id", "token", "added at step", "kind"]], hide_index=True,
                      width="stretch", height=320)
     with notes_col:
-        st.subheader("Teaching notes", anchor=False)
-        for note in notes.for_step(settings.corpus, training, step):
+        st.subheader("Why this merge", anchor=False)
+        for note in step_notes:
             st.markdown(note)
 
 

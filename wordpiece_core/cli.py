@@ -93,7 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help=("first (default): the first best pair met scanning words in order of first appearance, "
                          "as the course does; hf: the smallest (left id, right id), as Hugging Face's BpeTrainer does"))
     t.add_argument("--min-score", type=_fraction, default=None, metavar="X",
-                   help="stop when the best score falls below X (seed 003's threshold)")
+                   help="stop when the best score falls below X (the threshold of the tutorial “WordPiece Tokenization: A BPE Variant”)")
     t.add_argument("--continuing-prefix", default=None, metavar="P",
                    help="bpe only: write word-inner characters with this prefix (## reproduces Hugging Face's WordPieceTrainer)")
     t.add_argument("--add-prefix-space", action="store_true", help="byte-level: add a space before each line")

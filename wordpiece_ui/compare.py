@@ -161,7 +161,7 @@ def words_table(tokenizers: dict[str, Tokenizer], words: list[str]) -> pd.DataFr
 
 
 def length_histogram(trainings: dict[str, Training]) -> pd.DataFrame:
-    """Vocabulary token lengths (letters, prefix dropped) by algorithm and kind (seed 004's chart)."""
+    """Vocabulary token lengths (letters, prefix dropped) by algorithm and kind (as the likelihood article charts BERT's vocabulary)."""
     rows = []
     for name, t in trainings.items():
         prefix = t.config.prefix

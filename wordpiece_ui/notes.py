@@ -1,94 +1,186 @@
-"""Teaching notes: where the seeds disagree or err, tied to what is on screen.
+"""Teaching notes computed from the step on screen: why this pair won, what BPE would do,
+what the tie rule decided, which words the merge completed, where the sources err.
 
-Each function returns Markdown (or None when the note does not apply here).
+Each function returns Markdown (or None when the note does not apply at this step).
+Tokens are shown as code; numbers come from the trace, never typed in.
 """
 
 from __future__ import annotations
 
-from wordpiece_core.trace import MergeStep, Training
+import math
 
+import pandas as pd
+
+from wordpiece_core import reference
+from wordpiece_core.replay import splits_at
+from wordpiece_core.trace import Candidate, MergeStep, Training
+
+from . import sources
 from .safe import code
+from .tables import arithmetic, fmt_exact, fmt_score, fmt_token
 
-from .tables import fmt_exact, fmt_score, fmt_token
+RECOUNT_WORDS = 5_000  # beyond this many distinct words, the other tie rule's pick is not recounted
 
 
-def course_toy_step_3(corpus: str, training: Training, step: MergeStep) -> str | None:
-    if corpus != "course-toy" or training.config.algorithm != "wordpiece" or step.step != 3:
+def _pair(c: MergeStep | Candidate) -> str:
+    return code(f"{fmt_token(c.left)} + {fmt_token(c.right)}")
+
+
+def why_this_pair(training: Training, step: MergeStep) -> str | None:
+    """The winner against the best pair with a lower score, and which count made the difference."""
+    algorithm = training.config.algorithm
+    runner = next((c for c in step.candidates if c.score < step.score), None)
+    if runner is None:
         return None
-    return (
-        "**The course's step 3 (seed 000).** The course's prose says the next merge is `hu` + `##g`, "
-        "tied with `hu` + `##gs` at 1/15. The counts say otherwise: count(hu) = 15 and count(##g) = 15, so "
-        "`hu` + `##g` scores 10 / (15 × 15) = 2/45 ≈ 0.044, while `hu` + `##gs` scores 5 / (15 × 5) = 1/15 ≈ 0.067 "
-        "and wins alone. This app follows the arithmetic; `hu` + `##g` comes next, at step 4."
-    )
+    if algorithm == "bpe":
+        return (f"**Why {_pair(step)}?** It occurs {step.pair_count:,} times; the next best pair, {_pair(runner)}, "
+                f"{runner.pair_count:,} times. BPE merges the most frequent pair.")
+    ratio = float(step.score / runner.score)
+    factors = {  # each factor of score(winner) / score(runner-up); above 1 helps the winner
+        f"the pair is more frequent (count(ab) {step.pair_count:,} against {runner.pair_count:,})":
+            step.pair_count / runner.pair_count,
+        f"its first part is rarer on its own (count(a) {step.left_count:,} against {runner.left_count:,})":
+            runner.left_count / step.left_count,
+        f"its second part is rarer on its own (count(b) {step.right_count:,} against {runner.right_count:,})":
+            runner.right_count / step.right_count,
+    }
+    reason, weight = max(factors.items(), key=lambda kv: kv[1])
+    text = (f"**Why {_pair(step)} and not {_pair(runner)}?** {arithmetic(step, algorithm)} against "
+            f"{arithmetic(runner, algorithm)} for the runner-up: {ratio:.3g}× higher. ")
+    if weight > 1:
+        text += f"What made the difference most: {reason} (a factor of {weight:.3g}). "
+    if runner.pair_count > step.pair_count:
+        text += "The runner-up is the more frequent pair; BPE would prefer it."
+    return text.strip()
 
 
-def seed_004(corpus: str, training: Training, step: MergeStep) -> str | None:
-    if corpus != "low-lower-newest-widest" or training.config.algorithm != "wordpiece" or step.step != 1:
+def tie_decided(training: Training, step: MergeStep) -> str | None:
+    """When several pairs share the best score: what the other tie rule would have merged."""
+    if step.ties <= 1:
         return None
-    return (
-        "**Seed 004's worked example.** Its prose counts e 11 times, but *newest* has two e's: 6 × 2 + 2 + 3 = 17. "
-        "It then merges `l` + `##o` at 7 / (7 × 7) = 1/7, although `w` + `##i` and `##i` + `##d` both score "
-        "3 / (3 × 3) = 1/3 (a tie, shown here). Its code's printed 20-token vocabulary agrees with the arithmetic "
-        "(with min frequency 1 and no special tokens, the settings this corpus starts with)."
-    )
-
-
-def scaled_score(training: Training, step: MergeStep) -> str | None:
-    if training.config.algorithm != "wordpiece":
-        return None
-    return (
-        f"**Seed 003's variant** multiplies each score by the vocabulary size |V| = {step.vocab_size_before:,}: "
-        f"{fmt_exact(step.score)} × {step.vocab_size_before:,} = {fmt_score(step.scaled_score)}. Every pair of the "
-        "step is multiplied by the same number, so the order, and the winner, never change (column "
-        "*score × |V|* in the table)."
-    )
-
-
-def hf_trainer(training: Training) -> str | None:
-    if training.config.algorithm != "wordpiece":
-        return None
-    return (
-        "**Hugging Face's `WordPieceTrainer` is BPE inside.** It picks the most *frequent* pair and only adds "
-        "the `##` prefix (seeds 000 and 004 say so). Switch the algorithm to BPE, or open *BPE vs WordPiece*, "
-        "to see what it learns; the *BPE view* tab shows the same pairs ranked by count."
-    )
-
-
-def likelihood(training: Training, step: MergeStep) -> str:
-    best = max(step.candidates, key=lambda c: c.loglik_delta) if step.candidates else None
-    text = (
-        f"**Likelihood (seed 004).** Merging {code(fmt_token(step.left))} + {code(fmt_token(step.right))} changes the corpus' unigram "
-        f"log-likelihood by exactly {step.loglik_delta:+.3f} (natural log). "
-    )
-    if training.config.algorithm == "wordpiece":
-        text += "The WordPiece score count(ab) / (count(a) × count(b)) is seed 004's approximation of that gain. "
-    if best is not None and (best.left, best.right) != (step.left, step.right):
-        text += (
-            f"Among the top {len(step.candidates)} candidates, {code(fmt_token(best.left))} + {code(fmt_token(best.right))} would gain more "
-            f"({best.loglik_delta:+.3f}): the score is an approximation, not the exact gain."
-        )
+    tied = [c for c in step.candidates if c.score == step.score]
+    rule = training.config.tie_break
+    if rule == "first":
+        vocab = training.vocab_at(step.step - 1)
+        other = min(tied, key=lambda c: (vocab.index(c.left), vocab.index(c.right)))
+        other_name = "smallest ids (Hugging Face's tokenizers)"
+    elif len(training.words) <= RECOUNT_WORDS:
+        pairs, _, first = reference.count(splits_at(training, step.step), list(training.counts))
+        other = min(tied, key=lambda c: first[c.left, c.right])
+        other_name = "first seen (the course)"
     else:
-        text += "Among the top candidates, this merge also has the largest exact gain."
+        return (f"**A tie decided this step** ({step.ties} pairs at {fmt_exact(step.score)}). The other rule, "
+                "first seen (the course), may pick another of them: switch *Tie-break* in the sidebar to see.")
+    same = (other.left, other.right) == (step.left, step.right)
+    return (f"**A tie decided this step**: {step.ties} pairs score {fmt_exact(step.score)}. "
+            + (f"The other rule, {other_name}, would pick the same pair." if same else
+               f"The other rule, {other_name}, would merge {_pair(other)} instead, and the rest of the training "
+               "could differ from here on."))
+
+
+def bpe_would_pick(training: Training, step: MergeStep, table: pd.DataFrame, complete: bool) -> str | None:
+    """WordPiece only: BPE's choice among the same candidates, and why WordPiece passes it over."""
+    if training.config.algorithm != "wordpiece" or table.empty:
+        return None
+    top = table.sort_values("count(ab)", ascending=False, kind="stable").iloc[0]
+    where = "of all pairs" if complete else f"among the {len(table):,} best-scored pairs recorded"
+    if top["count(ab)"] <= step.pair_count:
+        return (f"**BPE would merge the same pair here**: with count(ab) = {step.pair_count:,} it is also the most "
+                f"frequent {where}.")
+    return (f"**BPE would merge {code(top['pair'])} here** (count(ab) = {top['count(ab)']:,}, the most frequent {where}). "
+            f"WordPiece passes it over: count(a) × count(b) = {top['count(a)']:,} × {top['count(b)']:,} = "
+            f"{top['count(a)'] * top['count(b)']:,} divides it down to {fmt_score(float(top['score']))}.")
+
+
+def completes_words(step: MergeStep, change: pd.DataFrame) -> str | None:
+    """The corpus words that are a single token after this merge."""
+    whole = [r for r in change.to_dict("records") if len(r["after"]) == 1]
+    if not whole:
+        return None
+    names = ", ".join(f"{code(r['word'])} (×{r['count']:,})" for r in whole[:6])
+    return (f"**A whole word becomes one token**: {names}. From now on the vocabulary spells "
+            + ("it" if len(whole) == 1 else "them") + " in one piece.")
+
+
+def score_vs_likelihood(training: Training, step: MergeStep) -> str:
+    best = max(step.candidates, key=lambda c: c.loglik_delta) if step.candidates else None
+    text = (f"**Exact likelihood gain.** Merging {_pair(step)} changes the corpus' unigram log-likelihood by "
+            f"{step.loglik_delta:+.3f} (natural log; see {sources.LIKELIHOOD.md()}). ")
+    if training.config.algorithm == "wordpiece":
+        text += "WordPiece's score approximates that gain. "
+    if best is not None and (best.left, best.right) != (step.left, step.right) and \
+            not math.isclose(best.loglik_delta, step.loglik_delta):
+        text += (f"Here they disagree: among the top {len(step.candidates)} candidates, {_pair(best)} would gain more "
+                 f"({best.loglik_delta:+.3f}).")
+    else:
+        text += "Here they agree: among the top candidates, this merge also has the largest exact gain."
     return text
 
 
 def existing_token(step: MergeStep) -> str | None:
     if not step.new_token_existed:
         return None
+    return (f"{code(fmt_token(step.new_token))} was already in the vocabulary (an earlier merge made it another way), "
+            "so this step changes the splits but adds no token, as Hugging Face's BpeTrainer does.")
+
+
+# ----- where a source errs or differs, at the step where it shows --------------------------------
+def course_toy_step_3(corpus: str, training: Training, step: MergeStep) -> str | None:
+    if corpus != "course-toy" or training.config.algorithm != "wordpiece" or step.step != 3:
+        return None
     return (
-        f"{code(fmt_token(step.new_token))} was already in the vocabulary (made by an earlier merge in another way), so this "
-        "step changes the splits but adds no token, as Hugging Face's BpeTrainer does."
+        f"**The course's step 3** ({sources.COURSE_WORDPIECE.md()}). Its prose says the next merge is `hu` + `##g`, "
+        "tied with `hu` + `##gs` at 1/15. The counts say otherwise: count(hu) = 15 and count(##g) = 15, so "
+        "`hu` + `##g` scores 10 / (15 × 15) = 2/45 ≈ 0.044, while `hu` + `##gs` scores 5 / (15 × 5) = 1/15 ≈ 0.067 "
+        "and wins alone. This app follows the arithmetic; `hu` + `##g` comes next, at step 4."
     )
 
 
-def for_step(corpus: str, training: Training, step: MergeStep) -> list[str]:
+def likelihood_example(corpus: str, training: Training, step: MergeStep) -> str | None:
+    if corpus != "low-lower-newest-widest" or training.config.algorithm != "wordpiece" or step.step != 1:
+        return None
+    return (
+        f"**The worked example of {sources.LIKELIHOOD.md()}.** Its prose counts e 11 times, but *newest* has two "
+        "e's: 6 × 2 + 2 + 3 = 17. It then merges `l` + `##o` at 7 / (7 × 7) = 1/7, although `w` + `##i` and "
+        "`##i` + `##d` both score 3 / (3 × 3) = 1/3 (a tie, shown here). Its code's printed 20-token vocabulary "
+        "agrees with the arithmetic (with min frequency 1 and no special tokens, the settings this corpus starts with)."
+    )
+
+
+def scaled_score(training: Training, step: MergeStep) -> str | None:
+    if training.config.algorithm != "wordpiece" or step.step != 1:
+        return None
+    return (
+        f"**{sources.VARIANT_TUTORIAL.title[0].upper() + sources.VARIANT_TUTORIAL.title[1:]}** multiplies each score "
+        f"by the vocabulary size |V| = {step.vocab_size_before:,}: {fmt_exact(step.score)} × {step.vocab_size_before:,} "
+        f"= {fmt_score(step.scaled_score)}. Every pair of a step is multiplied by the same number, so the winner never "
+        "changes (column *score × |V|* in the table)."
+    )
+
+
+def hf_trainer(training: Training, step: MergeStep) -> str | None:
+    if training.config.algorithm != "wordpiece" or step.step != 1:
+        return None
+    return (
+        "**Hugging Face's `WordPieceTrainer` is BPE inside.** It picks the most *frequent* pair and only adds "
+        f"the `##` prefix ({sources.COURSE_WORDPIECE.md()} says so too). Switch the algorithm to BPE, or open "
+        "*BPE vs WordPiece*, to see what it learns; the *BPE view* tab shows the same pairs ranked by count."
+    )
+
+
+def for_step(corpus: str, training: Training, step: MergeStep, table: pd.DataFrame, complete: bool,
+             change: pd.DataFrame) -> list[str]:
+    """The notes for this step, most specific first."""
     notes = [
         course_toy_step_3(corpus, training, step),
-        seed_004(corpus, training, step),
+        likelihood_example(corpus, training, step),
+        why_this_pair(training, step),
+        tie_decided(training, step),
+        bpe_would_pick(training, step, table, complete),
+        completes_words(step, change),
         existing_token(step),
-        likelihood(training, step),
+        score_vs_likelihood(training, step),
         scaled_score(training, step),
-        hf_trainer(training),
+        hf_trainer(training, step),
     ]
     return [n for n in notes if n]

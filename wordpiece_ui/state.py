@@ -31,6 +31,7 @@ URL_LOADED = "_url_loaded"  # the URL has been read into the session (first run 
 URL_PROBLEMS = "url_problems"  # what was wrong with the link's parameters
 STEP = "step_value"  # the Train page's current step (1-based; stepper.py derives its other keys)
 QUIZ = "quiz"  # "ask first" mode
+INTRO_SEEN = "intro_seen"  # the Train page's introduction was dismissed
 PRESENT = "present"  # presenter mode: big type, sidebar collapsed, the essentials above the fold
 REVEALED_STEP = "revealed_step"
 QUIZ_GUESSES = "quiz_guesses"  # step → the pair the class guessed, for the score kept this session

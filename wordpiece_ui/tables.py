@@ -129,7 +129,7 @@ def candidates_frame(candidates: list[Candidate] | tuple[Candidate, ...], algori
                 "count(b)": c.right_count,
                 "score": float(c.score),
                 "exact": fmt_exact(c.score),
-                "score × |V| (seed 003)": c.scaled_score,
+                "score × |V|": c.scaled_score,
                 "Δ log-likelihood": c.loglik_delta,
             }
         )
@@ -139,7 +139,7 @@ def candidates_frame(candidates: list[Candidate] | tuple[Candidate, ...], algori
     # BPE's order of the same pairs: by raw count; equal counts keep the trainer's order.
     frame["BPE rank"] = frame["count(ab)"].rank(method="first", ascending=False).astype(int)
     if algorithm == "bpe":
-        frame = frame.drop(columns=["score × |V| (seed 003)", "BPE rank", "exact"])
+        frame = frame.drop(columns=["score × |V|", "BPE rank", "exact"])
     return frame
 
 

@@ -1,0 +1,51 @@
+"""The plain trainer's source (wordpiece_core/reference.py), with this step's values beside its lines.
+
+Like Streamlit's hello demo showing a page's own code, the Train page shows the code that
+makes the merges it explains; `inspect` reads the module, so what is shown is what runs
+(the property tests check that the fast engine makes the same merges). Each `ANCHORS` line
+is found in the source (a test checks it) and gets a comment with the step's numbers.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+from wordpiece_core import reference
+from wordpiece_core.trace import MergeStep
+
+from .tables import arithmetic, fmt_exact, fmt_token
+
+ANCHORS = {
+    "count": "pairs, tokens, first = count(splits, freqs)",
+    "score": "return Fraction(ab) if algorithm == \"bpe\" else Fraction(ab, a * b)",
+    "tie": "tie = (lambda p: (ids[p[0]], ids[p[1]])) if tie_break == \"hf\"",
+    "best": "a, b = best[0]",
+    "new": "new = a + (b[len(prefix):] if prefix and b.startswith(prefix) else b)",
+    "merge": "splits = [merge(split, a, b, new) for split in splits]",
+}
+
+
+def source() -> str:
+    """reference.py as it is on disk, without its module docstring."""
+    text = inspect.getsource(reference)
+    return text.split('"""', 2)[2].lstrip("\n") if text.startswith('"""') else text
+
+
+def annotated(step: MergeStep, algorithm: str, tie_break: str) -> str:
+    """The source with `# ← step N: …` comments on the lines that made this step's merge."""
+    a, b, new = fmt_token(step.left), fmt_token(step.right), fmt_token(step.new_token)
+    notes = {
+        "count": f"count({a} {b}) = {step.pair_count:,}, count({a}) = {step.left_count:,}, count({b}) = {step.right_count:,}",
+        "score": arithmetic(step, algorithm),
+        "tie": f"tie_break = {tie_break!r}" + (f": {step.ties} pairs tied at {fmt_exact(step.score)}" if step.ties > 1 else ": no tie"),
+        "best": f"a, b = {a!r}, {b!r}",
+        "new": f"new = {new!r}",
+        "merge": f"{step.merged_count:,} occurrences merged in {len(step.words_touched):,} distinct words",
+    }
+    lines = source().splitlines()
+    for name, anchor in ANCHORS.items():
+        for i, line in enumerate(lines):
+            if anchor in line:
+                lines[i] = f"{line}  # ← step {step.step}: {notes[name]}"
+                break
+    return "\n".join(lines)

@@ -1,0 +1,77 @@
+"""Every term the app uses, in plain words: the glossary section and the tooltips on screen.
+
+`GLOSSARY` is the one source: the Corpora page lists it (anchor `#glossary`), and
+tables, metrics and captions take their tooltips from `tip(term)`.
+"""
+
+from __future__ import annotations
+
+GLOSSARY: dict[str, str] = {
+    "token": "A piece of text the model knows as one unit: a character, part of a word or a whole word. "
+             "The vocabulary is the list of tokens.",
+    "merge": "One training step: two tokens that often stand side by side, a and b, become one new token ab, "
+             "everywhere in the corpus.",
+    "##": "WordPiece's continuing-subword prefix: ##s is an s inside a word, s alone starts one. "
+          "hugs starts as h ##u ##g ##s; merging h + ##u gives hu.",
+    "pair, a + b": "Two tokens next to each other inside a word; every pair is a candidate for the next merge.",
+    "candidate": "A pair that could be merged at this step. The trainer scores every candidate and merges the best.",
+    "count(ab)": "How often the pair a + b occurs in the corpus as it is split now, each word counted as often "
+                 "as it occurs.",
+    "count(a), count(b)": "How often token a (or b) occurs in the corpus as it is split now, wherever it stands.",
+    "score": "How the trainer ranks candidates. BPE: count(ab). WordPiece: count(ab) / (count(a) × count(b)), "
+             "which favours pairs whose parts are rare on their own.",
+    "|V|": "The size of the vocabulary: how many tokens it has so far.",
+    "score × |V|": "One WordPiece tutorial multiplies the score by the vocabulary size. Every candidate of a step "
+                   "is multiplied by the same number, so the winner does not change.",
+    "Δ log-likelihood": "How much more probable the whole corpus becomes, under a model that draws tokens "
+                        "independently, if this pair is merged (natural log). WordPiece's score approximates it.",
+    "tie, tie-break": "Several pairs with the same best score. The rule decides: first seen (the course: the first "
+                      "such pair met scanning the words in order) or smallest ids (Hugging Face's tokenizers).",
+    "rank": "A candidate's place in the ordering by score and tie rule; rank 1 is merged. BPE rank: its place "
+            "if pairs were ordered by count(ab).",
+    "BPE": "Byte-Pair Encoding: merge the most frequent pair, again and again. Used by GPT models.",
+    "WordPiece": "Like BPE, but merges the pair with the best count(ab) / (count(a) × count(b)). Used by BERT. "
+                 "It encodes a word by taking the longest vocabulary token that fits, left to right.",
+    "[UNK]": "The unknown token: what a word becomes when the vocabulary cannot spell it.",
+    "special tokens": "Tokens with a job rather than text, such as [CLS] and [SEP] around a BERT input, [PAD] "
+                      "for padding and [UNK]; they are put at the start of the vocabulary.",
+    "normalizer": "What is done to the text before anything else: lowercasing, removing accents, cleaning "
+                  "control characters.",
+    "pre-tokenizer": "How text is cut into words before training, at spaces and punctuation; merges never cross "
+                     "a word boundary.",
+    "min pair frequency": "Pairs seen fewer times than this are never merged.",
+    "fertility": "Tokens per word: how many pieces a word is cut into on average. Lower means the vocabulary "
+                 "fits the text better.",
+    "byte-level": "Working on the bytes of UTF-8 text instead of characters, so any text can be spelled with "
+                  "256 base tokens and nothing is ever unknown.",
+}
+
+
+def tip(term: str) -> str:
+    """The glossary's definition of `term`, for a tooltip."""
+    return GLOSSARY[term]
+
+
+def anchor() -> str:
+    """The address of the glossary section (relative to the app's root)."""
+    return "corpora#glossary"
+
+
+def candidate_columns() -> dict:
+    """Column settings of the candidate table: narrow numbers (every column fits at 1280 px), each
+    header with its glossary tooltip."""
+    import streamlit as st
+
+    number = st.column_config.NumberColumn
+    return {
+        "rank": number(width="small", help=tip("rank")),
+        "pair": st.column_config.TextColumn(help=tip("pair, a + b")),
+        "count(ab)": number(width="small", help=tip("count(ab)")),
+        "count(a)": number(width="small", help=tip("count(a), count(b)")),
+        "count(b)": number(width="small", help=tip("count(a), count(b)")),
+        "score": number(format="%.5g", width="small", help=tip("score")),
+        "exact": st.column_config.TextColumn(help="The score as an exact fraction."),
+        "score × |V|": number(format="%.4g", width="small", help=tip("score × |V|")),
+        "Δ log-likelihood": number("Δ log-lik.", format="%+.3f", width="small", help=tip("Δ log-likelihood")),
+        "BPE rank": number(width="small", help=tip("rank")),
+    }

@@ -1,0 +1,38 @@
+"""The Train page's first-visit introduction: what a merge is, what ## means, BPE's count against
+WordPiece's score, in five sentences and one tiny example. Dismissed once per session."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from . import glossary, state
+
+INTRO = """\
+**New here? How a tokenizer learns its vocabulary, one merge at a time.**
+1. Training starts from single characters: *hugs* is `h ##u ##g ##s`, where `##` marks a piece that continues a word.
+2. At each step the trainer looks at every pair of neighbouring tokens, such as `h + ##u`, and merges the best pair into one new token, `hu`, everywhere in the corpus.
+3. BPE calls the most frequent pair the best.
+4. WordPiece divides the pair's count by the counts of its two parts, count(ab) / (count(a) × count(b)), so it prefers pairs whose parts are rare on their own.
+5. In the course's toy corpus (hug 10, pug 5, pun 12, bun 4, hugs 5), BPE first merges `u + g` (20 times), while WordPiece first merges `##g + ##s`: 5 / (20 × 5) = 1/20, the best score.
+"""
+
+
+def show() -> None:
+    """The introduction, until the visitor dismisses it (remembered for the session)."""
+    if st.session_state.get(state.INTRO_SEEN):
+        return
+
+    def seen() -> None:
+        st.session_state[state.INTRO_SEEN] = True
+
+    with st.container(border=True):
+        st.markdown(INTRO)
+        text, button = st.columns([5, 1], vertical_alignment="center")
+        text.caption("Step with Next or the → key. Every term has a tooltip; the *Glossary* button explains them all.")
+        button.button("Got it", on_click=seen, type="primary", width="stretch")
+
+
+def glossary_button() -> None:
+    """A popover with every term the app uses."""
+    with st.popover("Glossary", icon=":material/menu_book:"):
+        st.markdown("\n".join(f"- **{term}**: {text}" for term, text in glossary.GLOSSARY.items()))
