@@ -112,6 +112,9 @@ st.dataframe(rows, hide_index=True, width="stretch",
 st.caption("Fertility = tokens per word; [UNK] words = words with a piece the vocabulary cannot spell; "
            "continuation pieces = tokens after the first of their word (WordPiece writes them with ##). "
            "Corpus figures are weighted by word counts.")
+example = caches.fertility_example(runs)
+if example:
+    st.markdown(example)
 top_words = [w for w, _ in sorted(zip(wp.words, wp.counts), key=lambda x: -x[1])[:12]]
 st.dataframe(compare.words_table(tokenizers, top_words), hide_index=True, width="stretch")
 

@@ -127,6 +127,9 @@ def word_view(position: int) -> None:
     st.markdown(encodings.word_sentence(w, kind))
     table = encodings.scan_frame(w) if kind == "wordpiece" else encodings.merges_frame(w)
     st.dataframe(table, hide_index=True, width="stretch")
+    if st.session_state[state.SOURCE] == "trained" and not w.result.unknown:  # why it is split like this
+        st.markdown(encodings.origins_sentence(w, caches.token_steps(key, training),
+                                               lambda n: state.page_url(settings, step=n)))
 
 
 if words:

@@ -4,7 +4,8 @@ import functools
 
 import streamlit as st
 
-from wordpiece_ui import algorithm_code, caches, charts, chips, glossary, intro, navigation, notes, presenter, safe, state, tables
+from wordpiece_ui import (algorithm_code, caches, charts, chips, glossary, handout, intro, navigation, notes, presenter,
+                          safe, state, tables)
 from wordpiece_ui.stepper import Stepper
 
 CORPUS_ROWS = 12
@@ -194,7 +195,7 @@ def algorithm_in_code(step) -> None:
     with st.expander("The algorithm in code, with this step's numbers", icon=":material/code:"):
         st.caption("wordpiece_core/reference.py: the plain trainer, recounting every pair at every step. The fast "
                    "engine makes exactly the same merges (the tests check it). The comments marked ← are this step's values.")
-        st.code(algorithm_code.annotated(step, algorithm, training.config.tie_break), language="python")
+        st.code(algorithm_code.annotated(step, algorithm, training.config.tie_break), language="python", wrap_lines=True)
 
 
 def corpus_rows(step, change, touched: int) -> None:
@@ -254,3 +255,20 @@ for col, (fname, mime) in zip(cols, [("trace.csv", "text/csv"), ("trace.jsonl", 
                                                                   settings.normalizer, settings.pre_tokenizer, fname))
 if algorithm == "wordpiece":
     st.caption("merges.txt lists WordPiece's merges in training order; WordPiece encodes with the vocabulary alone.")
+
+st.subheader("Handout", anchor=False)
+st.caption("Steps to print for a class: the corpus before each step, the candidates with their arithmetic, the "
+           f"winner, the tie rule and the notes (up to {handout.MAX_STEPS} steps, black and white on paper).")
+first_col, last_col, html_col, md_col = st.columns([1, 1, 1.4, 1.4], vertical_alignment="bottom")
+for bound in (state.HANDOUT_FIRST, state.HANDOUT_LAST):  # a shorter training than before: keep within it
+    if st.session_state.get(bound, 1) > n:
+        st.session_state[bound] = n
+first = first_col.number_input("From step", 1, n, min(1, n), key=state.HANDOUT_FIRST)
+last = last_col.number_input("To step", 1, n, min(5, n), key=state.HANDOUT_LAST)
+link = state.page_url(settings, step=first)
+for col, (label, fmt, mime, make) in zip((html_col, md_col), [
+        ("Handout (HTML)", "html", "text/html", handout.as_html),
+        ("Handout (Markdown)", "md", "text/markdown", handout.as_markdown)]):
+    col.download_button(label, icon=":material/print:", file_name=f"{stem}-handout-{first}-{last}.{fmt}", mime=mime,
+                        width="stretch", on_click="ignore",
+                        data=functools.partial(make, training, settings.corpus, counts.name, first, last, link))

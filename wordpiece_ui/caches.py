@@ -25,7 +25,7 @@ from wordpiece_core.models import CACHE_WORDS as CACHED_WORDS
 from wordpiece_core.replay import candidates_at
 from wordpiece_core.trace import TrainerConfig, Training
 
-from . import charts, safe, state, tables
+from . import charts, compare, safe, state, tables
 from .corpora import MAX_UPLOAD_MB, WordCounts, load_paste, load_sample, load_upload, samples
 from .jobs import TrainingService, estimated_bytes
 from .settings import MAX_VOCAB, Settings, defaults_for
@@ -231,6 +231,16 @@ def steps_table(key: str, training: Training) -> pd.DataFrame:
 
 def vocab_table(key: str, training: Training) -> pd.DataFrame:
     return _derived("vocab", key, make=lambda: tables.vocab_frame(training))
+
+
+def token_steps(key: str, training: Training) -> dict[str, int]:
+    return _derived("token steps", key, make=lambda: tables.token_steps(training))
+
+
+def fertility_example(runs: dict[str, tuple[str, Training]]) -> str | None:
+    """The Compare page's explanation of fertility, from BPE's and WordPiece's trainings (kept per pair)."""
+    (bpe_key, bpe), (wp_key, wp) = runs["BPE"], runs["WordPiece"]
+    return _derived("fertility", bpe_key, wp_key, make=lambda: compare.fertility_example(bpe, wp))
 
 
 def start_tokens_per_word(key: str, training: Training) -> float:

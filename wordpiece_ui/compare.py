@@ -177,3 +177,42 @@ def length_histogram(trainings: dict[str, Training]) -> pd.DataFrame:
             counter[(kind, len(surface(tok, prefix)))] += 1
         rows += [{"kind": k, "length": n, "tokens": c} for (k, n), c in counter.items()]
     return pd.DataFrame(rows, columns=["kind", "length", "tokens"]).sort_values(["kind", "length"])
+
+
+FREQUENT_WORDS = 300  # the most frequent corpus words searched for a fertility example
+
+
+def fertility_example(bpe: Training, wordpiece: Training) -> str | None:
+    """Why WordPiece can leave a frequent word in pieces that BPE learned early: the most frequent
+    corpus word that BPE ends with as one token and WordPiece does not, with WordPiece's numbers.
+
+    Both trainings are replayed to their end (the final splits of every corpus word).
+    """
+    from wordpiece_core import reference
+    from wordpiece_core.replay import splits_at
+
+    from .safe import code
+    from .tables import fmt_score, fmt_token
+
+    bpe_splits = splits_at(bpe, len(bpe.steps) + 1)
+    wp_splits = splits_at(wordpiece, len(wordpiece.steps) + 1)
+    wp_index = {w: i for i, w in enumerate(wordpiece.words)}
+    order = sorted(range(len(bpe.words)), key=lambda i: (-bpe.counts[i], i))[:FREQUENT_WORDS]
+    for i in order:
+        word, j = bpe.words[i], wp_index.get(bpe.words[i])
+        if j is None or len(bpe_splits[i]) != 1 or len(wp_splits[j]) < 2:
+            continue
+        pairs, tokens, _ = reference.count(wp_splits, list(wordpiece.counts))
+        a, b = wp_splits[j][0], wp_splits[j][1]
+        ab = pairs[a, b]
+        learned = learned_at(bpe).get(word)
+        return (
+            f"**Why WordPiece can leave a frequent word in pieces.** {code(word)} (×{bpe.counts[i]:,} in the corpus) is "
+            f"one token for BPE" + (f", learned at step {learned:,}" if learned else "") + ": BPE merges the most "
+            f"frequent pairs first. WordPiece still writes it {' '.join(code(fmt_token(t)) for t in wp_splits[j])}: "
+            f"count({fmt_token(a)} {fmt_token(b)}) = {ab:,}, but count({fmt_token(a)}) = {tokens[a]:,} and "
+            f"count({fmt_token(b)}) = {tokens[b]:,}, so the score {ab:,} / ({tokens[a]:,} × {tokens[b]:,}) ≈ "
+            f"{fmt_score(ab / (tokens[a] * tokens[b]))} is small. Frequent parts are penalised, pairs of rarer parts "
+            "win first, and a frequent word can cost more tokens (a higher fertility) at the same vocabulary size."
+        )
+    return None

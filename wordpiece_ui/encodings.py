@@ -118,3 +118,18 @@ def word_sentence(word: WordTrace, kind: str) -> str:
                 "vocabulary is taken; later pieces carry `##`.")
     return (f"{code(word.word)} → {' '.join(code(t) for t in r.tokens)}: starting from characters, the learned merge "
             f"with the lowest rank present is applied, {len(r.merges)} time(s).")
+
+
+def origins_sentence(word: WordTrace, steps: dict[str, int], step_link) -> str:
+    """Where each of a word's tokens comes from: the training step that made it, as a link to that
+    step on the Train page (`step_link(n)` gives the address), or the starting alphabet."""
+    parts = []
+    for token in dict.fromkeys(word.result.tokens):
+        step = steps.get(token)
+        if step is None:
+            parts.append(f"{code(token)} is not a learned token")
+        elif step == 0:
+            parts.append(f"{code(token)} was in the vocabulary from the start")
+        else:
+            parts.append(f"{code(token)} was learned at [step {step:,}]({step_link(step)})")
+    return "Where its tokens come from: " + "; ".join(parts) + "."

@@ -37,11 +37,11 @@ def why_this_pair(training: Training, step: MergeStep) -> str | None:
                 f"{runner.pair_count:,} times. BPE merges the most frequent pair.")
     ratio = float(step.score / runner.score)
     factors = {  # each factor of score(winner) / score(runner-up); above 1 helps the winner
-        f"the pair is more frequent (count(ab) {step.pair_count:,} against {runner.pair_count:,})":
+        f"the pair is more frequent: count(ab) {step.pair_count:,} against {runner.pair_count:,}":
             step.pair_count / runner.pair_count,
-        f"its first part is rarer on its own (count(a) {step.left_count:,} against {runner.left_count:,})":
+        f"its first part is rarer on its own: count(a) {step.left_count:,} against {runner.left_count:,}":
             runner.left_count / step.left_count,
-        f"its second part is rarer on its own (count(b) {step.right_count:,} against {runner.right_count:,})":
+        f"its second part is rarer on its own: count(b) {step.right_count:,} against {runner.right_count:,}":
             runner.right_count / step.right_count,
     }
     reason, weight = max(factors.items(), key=lambda kv: kv[1])

@@ -157,6 +157,14 @@ def vocab_frame(training: Training) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def token_steps(training: Training) -> dict[str, int]:
+    """Each vocabulary token → the merge step that made it (0 = it was there from the start)."""
+    steps = {t: 0 for t in training.initial_vocab}
+    for i, token in enumerate(training.steps.new_tokens()):
+        steps.setdefault(token, i + 1)
+    return steps
+
+
 def corpus_change(training: Training, step: int, limit: int) -> tuple[pd.DataFrame, int]:
     """The words a merge touched (most frequent first), split before and after; and how many it touched."""
     s = training.steps[step - 1]

@@ -1,0 +1,130 @@
+"""A printable handout of training steps i..j: one self-contained HTML page (and the same as Markdown).
+
+For each step: the corpus as split before it, the candidates with their score arithmetic,
+the winner and the tie rule, and the step's notes. Black and white on paper (no colour
+carries meaning), no script, nothing fetched: the page prints as it is.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+from wordpiece_core.trace import Training
+
+from . import notes, tables
+
+MAX_STEPS = 50  # steps in one handout
+CANDIDATE_ROWS = 8
+CORPUS_ROWS = 10
+WINNER = " class='winner'"
+
+_CSS = """
+body { font-family: Georgia, 'DejaVu Serif', serif; color: #000; background: #fff; max-width: 60rem; margin: 2rem auto; line-height: 1.45; }
+h1 { font-size: 1.6rem; } h2 { font-size: 1.3rem; border-top: 2px solid #000; padding-top: .6rem; margin-top: 2rem; }
+table { border-collapse: collapse; margin: .4rem 0 .8rem; } th, td { border: 1px solid #000; padding: .15rem .5rem; text-align: left; }
+td.n { text-align: right; } code { font-family: 'DejaVu Sans Mono', monospace; }
+tr.winner td { font-weight: bold; } .rule { font-style: italic; }
+@media print { h2 { break-before: page; } h2.first { break-before: avoid; } a { color: #000; } }
+"""
+
+
+def _inline(markdown: str) -> str:
+    """Our own notes' Markdown (bold, code, links, escapes) as HTML; everything else stays text."""
+    text = html.escape(markdown, quote=False)
+    text = re.sub(r"\\([\\`*_{}\[\]()#+\-.!|>~<])", r"\1", text)  # Markdown escapes
+    text = re.sub(r"`([^`]+)`", r"<code>\1</code>", text)
+    text = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", text)
+    text = re.sub(r"(?<![\w*])\*([^*]+)\*(?![\w*])", r"<em>\1</em>", text)
+    return re.sub(r"\[([^\]]+)\]\((https?://[^)\s]+)\)", r'<a href="\2">\1</a>', text)
+
+
+def _plain(markdown: str) -> str:
+    """The same notes for the Markdown handout (kept as they are)."""
+    return markdown
+
+
+def steps_content(training: Training, corpus: str, first: int, last: int) -> list[dict]:
+    """What the handout says about each step, as data both formats write."""
+    algorithm = training.config.algorithm
+    out = []
+    for i in range(first, last + 1):
+        step = training.steps[i - 1]
+        table = tables.candidates_frame(step.candidates, algorithm)
+        change, _ = tables.corpus_change(training, i, CORPUS_ROWS)
+        tied = [c for c in step.candidates if c.score == step.score]
+        out.append({
+            "step": i,
+            "merge": f"{tables.fmt_token(step.left)} + {tables.fmt_token(step.right)} → {tables.fmt_token(step.new_token)}",
+            "corpus": tables.splits_before(training, i, CORPUS_ROWS).to_dict("records"),
+            "candidates": [{"pair": f"{tables.fmt_token(c.left)} + {tables.fmt_token(c.right)}",
+                            "count(ab)": c.pair_count, "count(a)": c.left_count, "count(b)": c.right_count,
+                            "score": tables.arithmetic(c, algorithm), "winner": c.rank == 1}
+                           for c in step.candidates[:CANDIDATE_ROWS]],
+            "recorded": len(step.candidates),
+            "winner": tables.arithmetic(step, algorithm),
+            "tie": tables.tie_sentence(step, training.config.tie_break, tied),
+            "notes": notes.for_step(corpus, training, step, table, False, change),
+        })
+    return out
+
+
+def _title(training: Training, corpus_title: str, first: int, last: int) -> str:
+    name = "WordPiece" if training.config.algorithm == "wordpiece" else "BPE"
+    return f"{name} on {corpus_title}: steps {first} to {last}"
+
+
+def as_html(training: Training, corpus: str, corpus_title: str, first: int, last: int, link: str) -> str:
+    """The handout as one printable HTML page."""
+    first, last = _bounds(training, first, last)
+    e = html.escape
+    parts = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{e(_title(training, corpus_title, first, last))}</title>"
+             f"<style>{_CSS}</style></head><body>",
+             f"<h1>{e(_title(training, corpus_title, first, last))}</h1>",
+             f"<p>{e(tables.formula(training.config.algorithm))}. Tie rule '{e(training.config.tie_break)}': "
+             f"{e(tables.TIE_RULES[training.config.tie_break])}. Made with WordPiece Lab; the same view online: "
+             f"<a href='{e(link)}'>{e(link)}</a></p>"]
+    for k, s in enumerate(steps_content(training, corpus, first, last)):
+        first_class = " class='first'" if k == 0 else ""
+        parts.append(f"<h2{first_class}>Step {s['step']}: {e(s['merge'])}</h2>")
+        parts.append("<h3>The corpus as split before this step</h3><table><tr><th>word</th><th>count</th><th>split</th></tr>")
+        parts += [f"<tr><td>{e(r['word'])}</td><td class='n'>{r['count']:,}</td><td><code>{e(r['split'])}</code></td></tr>"
+                  for r in s["corpus"]]
+        parts.append("</table><h3>The best candidates</h3><table><tr><th>pair</th><th>count(ab)</th><th>count(a)</th>"
+                     "<th>count(b)</th><th>score</th></tr>")
+        parts += [f"<tr{WINNER if c['winner'] else ''}><td><code>{e(c['pair'])}</code></td>"
+                  f"<td class='n'>{c['count(ab)']:,}</td><td class='n'>{c['count(a)']:,}</td><td class='n'>{c['count(b)']:,}</td>"
+                  f"<td>{e(c['score'])}</td></tr>" for c in s["candidates"]]
+        parts.append(f"</table><p><strong>Merged: {e(s['merge'])}</strong>, score {e(s['winner'])}.</p>"
+                     f"<p class='rule'>{e(s['tie'])}</p>")
+        parts += [f"<p>{_inline(n)}</p>" for n in s["notes"]]
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def as_markdown(training: Training, corpus: str, corpus_title: str, first: int, last: int, link: str) -> str:
+    """The handout as Markdown."""
+    first, last = _bounds(training, first, last)
+    lines = [f"# {_title(training, corpus_title, first, last)}", "",
+             f"{tables.formula(training.config.algorithm)}. Tie rule '{training.config.tie_break}': "
+             f"{tables.TIE_RULES[training.config.tie_break]}. Made with WordPiece Lab: <{link}>", ""]
+
+    def cell(text: object) -> str:
+        return str(text).replace("|", "\\|")
+
+    for s in steps_content(training, corpus, first, last):
+        lines += [f"## Step {s['step']}: {s['merge']}", "", "The corpus as split before this step:", "",
+                  "| word | count | split |", "|---|---:|---|"]
+        lines += [f"| {cell(r['word'])} | {r['count']:,} | `{cell(r['split'])}` |" for r in s["corpus"]]
+        lines += ["", "The best candidates:", "", "| pair | count(ab) | count(a) | count(b) | score |", "|---|---:|---:|---:|---|"]
+        lines += [f"| {'**' if c['winner'] else ''}`{cell(c['pair'])}`{'**' if c['winner'] else ''} | {c['count(ab)']:,} | "
+                  f"{c['count(a)']:,} | {c['count(b)']:,} | {cell(c['score'])} |" for c in s["candidates"]]
+        lines += ["", f"**Merged: {s['merge']}**, score {s['winner']}.", "", f"*{s['tie']}*", ""]
+        lines += [item for n in s["notes"] for item in (_plain(n), "")]
+    return "\n".join(lines)
+
+
+def _bounds(training: Training, first: int, last: int) -> tuple[int, int]:
+    n = len(training.steps)
+    first = max(1, min(first, n))
+    return first, max(first, min(last, n, first + MAX_STEPS - 1))
