@@ -399,3 +399,37 @@ def test_the_quiz_fits_one_projector_screen(server, browser, width, height, sche
     assert _bottom(candidates) <= height
     check(pg, f"quiz-{width}x{height}-{scheme}{'-presenter' if present else ''}")
     context.close()
+
+
+def test_a_newcomer_meets_the_introduction_the_glossary_and_the_code(server, browser, tmp_path):
+    context, pg = _fresh_page(browser, 1280, 720, "light")
+    visit(pg, server.url + "/?corpus=course-toy&algorithm=wordpiece&step=1", "##g + ##s → ##gs")
+    wait_idle(pg)
+    assert pg.get_by_text("New here?").count() == 1
+    check(pg, "intro-1280x720")
+    pg.get_by_role("button", name="Got it").click()
+    pg.get_by_text("New here?").wait_for(state="detached", timeout=15_000)
+    pg.get_by_role("button", name="Glossary").click()
+    pg.locator('[data-testid="stPopoverBody"]').get_by_text("Tokens per word").first.wait_for(timeout=15_000)
+    pg.keyboard.press("Escape")
+    pg.get_by_text("The algorithm in code").first.click()
+    pg.get_by_text("← step 1: count(##g ##s) = 5").first.wait_for(timeout=15_000)
+    with pg.expect_download(timeout=30_000) as info:
+        pg.get_by_role("button", name="Handout (HTML)").click()
+    info.value.save_as(tmp_path / "handout.html")
+    text = (tmp_path / "handout.html").read_text(encoding="utf-8")
+    assert "5 / (20 × 5) = 1/20" in text and "1/36" in text and "<script" not in text
+    check(pg, "code-expander-1280x720")
+    handout_page = context.new_page()
+    handout_page.goto((tmp_path / "handout.html").as_uri())
+    handout_page.screenshot(path=os.path.join(SHOTS, "handout.png"), full_page=True)
+    context.close()
+
+
+def test_the_playground_links_a_token_to_the_step_that_made_it(server, page):
+    visit(page, server.url + "/playground?corpus=course-toy&algorithm=wordpiece&text=hugs", "Word 1 of 1")
+    link = page.get_by_role("link", name="step 3")
+    assert "step=3" in link.get_attribute("href")
+    page.goto(link.get_attribute("href"))
+    page.get_by_text("Step 3 of 9").first.wait_for(timeout=60_000)
+    check(page, "token-origin-step")

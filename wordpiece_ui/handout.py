@@ -23,7 +23,7 @@ _CSS = """
 body { font-family: Georgia, 'DejaVu Serif', serif; color: #000; background: #fff; max-width: 60rem; margin: 2rem auto; line-height: 1.45; }
 h1 { font-size: 1.6rem; } h2 { font-size: 1.3rem; border-top: 2px solid #000; padding-top: .6rem; margin-top: 2rem; }
 table { border-collapse: collapse; margin: .4rem 0 .8rem; } th, td { border: 1px solid #000; padding: .15rem .5rem; text-align: left; }
-td.n { text-align: right; } code { font-family: 'DejaVu Sans Mono', monospace; }
+td.n { text-align: right; } code { font-family: 'DejaVu Sans Mono', monospace; } a { word-break: break-all; }
 tr.winner td { font-weight: bold; } .rule { font-style: italic; }
 @media print { h2 { break-before: page; } h2.first { break-before: avoid; } a { color: #000; } }
 """
