@@ -44,9 +44,7 @@ modes.toggle("Ask first (quiz)", key=state.QUIZ, on_change=state.remember, args=
 modes.toggle("Presenter mode", key=state.PRESENT, on_change=state.remember, args=(state.PRESENT,), width="content",
              help="For a projector: big type, the sidebar folded away, the step, its arithmetic, the "
                   "candidates and the corpus on one screen.")
-with modes:
-    intro.glossary_button()
-if not presenting:
+if not presenting and not st.session_state[state.QUIZ]:  # a class in quiz or presenter mode has its teacher
     intro.show()
 if n == 0:
     st.warning(f"Nothing to merge: {training.stop_reason}. Change the vocabulary size or the min pair frequency in the sidebar, or pick a bigger corpus.")
@@ -64,7 +62,8 @@ def view_params(step_no: int) -> dict:
     return {"step": step_no, "quiz": 1 if quiz else None, "present": 1 if presenting else None}
 
 
-def share(step_no: int) -> None:
+def glossary_and_share(step_no: int) -> None:
+    intro.glossary_button()
     state.share_button(settings, qr_at_once=presenting, **view_params(step_no))
 
 
@@ -242,7 +241,7 @@ def over_all_steps(step_no: int) -> None:
 
 
 Stepper(state.STEP, n, noun="step", hold=hidden, hold_help="Reveal this merge first: Play stops at every hidden merge.").run(
-    step_view, extra=share, keys_legend=not presenting)
+    step_view, extra=glossary_and_share, keys_legend=not presenting)
 
 st.subheader("Downloads", anchor=False)
 stem = f"{settings.corpus}-{algorithm}-{settings.vocab_size}"
