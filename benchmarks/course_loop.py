@@ -1,4 +1,4 @@
-"""The course's WordPiece training loop (seed 000), as printed there: recount everything each step.
+"""The WordPiece training loop of the Hugging Face course (“WordPiece tokenization”), as printed there: recount everything each step.
 
 Kept only as the benchmark's slow reference; the trainers never use it.
 """
@@ -47,3 +47,18 @@ def course_wordpiece(word_freqs: dict[str, int], vocab_size: int) -> list[str]:
             splits[word] = split
         vocab.append(new)
     return vocab
+
+
+def main() -> None:
+    """`python course_loop.py words.tsv VOCAB OUT_VOCAB_TXT`: the loop end to end, as a process."""
+    import sys
+
+    path, vocab_size, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+    with open(path, encoding="utf-8") as fh:
+        counts = {w: int(c) for w, c in (line.rstrip("\n").split("\t") for line in fh if line.strip())}
+    with open(out, "w", encoding="utf-8") as fh:
+        fh.write("\n".join(course_wordpiece(counts, vocab_size)) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -26,6 +26,7 @@ class StreamlitServer:
     def __init__(self) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
+        os.makedirs(SHOTS, exist_ok=True)  # a fresh clone has no artifacts folder yet
         self.log = open(os.path.join(SHOTS, "streamlit.log"), "w")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(self.port),
