@@ -118,7 +118,7 @@ def course_row(n_words: int, vocab: int, tmp: str) -> tuple[float, float]:
     with open(tsv, "w", encoding="utf-8") as fh:
         fh.writelines(f"{w}\t{c}\n" for w, c in counts.items())
     out = os.path.join(tmp, "course")
-    fast, _ = run_process([sys.executable, "-m", "wordpiece_core", "train", tsv, "--vocab-size", str(vocab),
+    fast, _ = run_process([sys.executable, "-m", "wordpiece_core", "train", "--word-counts", tsv, "--algorithm", "wordpiece", "--vocab-size", str(vocab),
                            "--special-tokens", "[UNK]", "--quiet", "--out", out], 3)
     slow, _ = run_process([sys.executable, os.path.join(HERE, "course_loop.py"), tsv, str(vocab),
                            os.path.join(tmp, "course-vocab.txt")], 1)
