@@ -78,7 +78,9 @@ with right:
 
 st.subheader("Vocabulary overlap", anchor=False)
 c1, c2, c3 = st.columns([1, 2, 2])
-c1.markdown(f"BPE: **{ov.a_size:,}** tokens  \nWordPiece: **{ov.b_size:,}**  \nshared: **{ov.shared:,}**  \n"
+c1.markdown(f"As learned: BPE **{ov.a_tokens:,}** tokens, WordPiece **{ov.b_tokens:,}**.  \n"
+            f"Matched by their letters (`##e` and `e` count as one spelling): BPE **{ov.a_size:,}** spellings, "
+            f"WordPiece **{ov.b_size:,}**, shared **{ov.shared:,}**.  \n"
             f"Jaccard = {ov.shared:,} / {ov.a_size + ov.b_size - ov.shared:,} = **{ov.jaccard:.3f}**")
 c2.caption(f"Only BPE learned ({len(ov.a_only):,})")
 c2.dataframe({"token": ov.a_only}, hide_index=True, width="stretch", height=220)
@@ -99,7 +101,7 @@ for col, (name, tok) in zip(cols, tokenizers.items()):
         st.markdown(f"**{name}**")
         if held.strip():
             enc = tok.encode(held, add_special_tokens=False)
-            st.markdown(chips.over_text(held, enc.tokens, enc.offsets, enc.word_ids), unsafe_allow_html=True)
+            st.markdown(chips.over_text(held, enc.tokens, enc.offsets, enc.ids, set(tok.special_tokens)), unsafe_allow_html=True)
             st.caption(f"{len(enc.tokens):,} tokens")
 rows = []
 for name, tok in tokenizers.items():

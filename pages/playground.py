@@ -104,7 +104,7 @@ m[4].metric("dropped characters", f"{dropped:,}", help="Characters the vocabular
 
 st.subheader("Tokens over the text", anchor=False)
 st.caption("Each chip is one token laid over the characters it came from (hover for the token and its id); "
-           "dotted chips are special tokens, pink ones [UNK].")
+           "dotted chips are special tokens; hatched chips with a double border are [UNK].")
 in_a = [i for i, t in enumerate(enc.type_ids) if t == 0]
 in_b = [i for i, t in enumerate(enc.type_ids) if t == 1]
 for seq_text, idx in ((a, in_a), (b, in_b)):

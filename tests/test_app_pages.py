@@ -246,3 +246,13 @@ def test_compare_hf_column_marks_its_ties_and_says_why_they_matter():
     assert "⚖" not in " ".join(at.dataframe[0].value["WordPiece"])
     captions = " ".join(shown(c.value) for c in at.caption)
     assert "tokenizers issue 1794" in captions and "hash-map order" in captions
+
+
+def test_an_uploaded_word_count_file_with_a_header_trains_and_says_so():
+    at = page("pages/compare.py", corpus="upload")
+    at.file_uploader(key="upload_file").set_value(
+        ("counts.tsv", b"word\tcount\nhug\t10\npug\t5\npun\t12\nbun\t4\nhugs\t5\n", "text/tab-separated-values")).run()
+    assert not at.exception and not at.error
+    assert any("was read as a header line and skipped" in i.value for i in at.sidebar.info)
+    overlap = next(m.value for m in at.markdown if m.value.startswith("As learned:"))
+    assert "BPE **19** tokens, WordPiece **21**" in overlap  # 14 and 16 as learned, plus the 5 special tokens

@@ -105,7 +105,7 @@ BAD = [
     ({"ok.txt": b"a b c"}, ["ok.txt", "--algorithm", "unigram"], "invalid choice"),
     ({"c.tsv": b"hug\t10\npug\n"}, ["--word-counts", "c.tsv"], "line 2"),
     ({"c.tsv": b"hug\t10\npug\t-5\n"}, ["--word-counts", "c.tsv"], "line 2: the count -5 is negative"),
-    ({"c.tsv": b"hug\tten\n"}, ["--word-counts", "c.tsv"], "line 1: the count 'ten' is not a whole number"),
+    ({"c.tsv": b"hug\t1\npug\tten\n"}, ["--word-counts", "c.tsv"], "line 2: the count 'ten' is not a whole number"),
     ({"c.tsv": b"hug\t\n"}, ["--word-counts", "c.tsv"], "line 1: the count is missing"),
     ({"ok.txt": b"a b c", "outfile": b"x"}, ["ok.txt", "--out", "outfile"], "is an existing file"),
     ({}, [], "at least one corpus file"),
@@ -264,3 +264,17 @@ def test_the_files_swept_from_an_earlier_training_are_exactly_the_ones_we_write(
     written = set(output_files(train_bpe(TOY, 20), "none", "whitespace"))
     written |= set(output_files(train_wordpiece(TOY, 20), "none", "whitespace"))
     assert written == set(OUTPUT_NAMES)
+
+
+def test_a_word_count_file_with_a_header_line_is_read_and_the_header_named(tmp_path):
+    tsv = tmp_path / "counts.tsv"
+    tsv.write_text("word\tcount\nhug\t10\npug\t5\npun\t12\nbun\t4\nhugs\t5\n", encoding="utf-8")
+    r = run("train", "--word-counts", str(tsv), "--algorithm", "wordpiece", "--vocab-size", "10",
+            "--special-tokens", "", "--out", str(tmp_path / "out"))
+    assert r.returncode == 0, r.stderr
+    assert "line 1: 'word\\tcount' was read as a header line and skipped" in r.stderr
+    assert "word" not in (tmp_path / "out" / "vocab.txt").read_text(encoding="utf-8").split("\n")
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("hug\t10\npug\tmany\n", encoding="utf-8")  # only a first line can be a header
+    r = run("train", "--word-counts", str(bad), "--algorithm", "wordpiece", "--vocab-size", "10", "--out", str(tmp_path / "out2"))
+    assert r.returncode != 0 and "line 2: the count 'many' is not a whole number" in r.stderr

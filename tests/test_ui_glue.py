@@ -104,3 +104,29 @@ def test_each_download_is_built_alone_and_equals_what_the_command_line_writes():
                 assert download_file(t, "none", "whitespace", name) == files[name], name
         assert download_file(t, "none", "whitespace", "merges.txt").splitlines()[0] == f"{t.steps[0].left} {t.steps[0].right}"
         assert download_file(t, "none", "whitespace", "trace.csv").startswith("step,merge,new token")
+
+
+def test_unknown_chips_are_told_apart_without_colour():
+    html = chips.over_text("hug mug", ["hug", "[UNK]"], [(0, 3), (4, 7)], [5, 0])
+    import html as html_lib
+    unk = html_lib.unescape(html[html.index('class="wpl-chip wpl-unk"'):])
+    assert "[UNK] (unknown token) for 'mug' · id 0" in unk
+    assert "double" in chips.STYLE.split(".wpl-unk", 1)[1].split("}", 1)[0]  # a border style of its own …
+    assert "#CC79A7" not in chips.PALETTE  # … and no ordinary token wears the hue [UNK] used to have
+
+
+def test_overlap_counts_tokens_as_learned_and_spellings_apart():
+    words = {"ab": 3, "b": 2, "ba": 1}  # WordPiece has both b and ##b
+    bpe, wp = train_bpe(words, 30), train_wordpiece(words, 30)
+    ov = compare.overlap(bpe, wp)
+    assert (ov.a_tokens, ov.b_tokens) == (len(bpe.vocab), len(wp.vocab))
+    assert ov.b_size < ov.b_tokens  # b and ##b are one spelling
+
+
+def test_token_length_chart_has_a_colour_per_series_and_full_legend_labels():
+    kinds = [f"kind {i}" for i in range(5)]
+    import pandas as pd
+    frame = pd.DataFrame({"length": [1] * 5, "tokens": [1] * 5, "kind": kinds})
+    spec = charts.length_histogram(frame, "t").to_dict()
+    colour = spec["encoding"]["color"]
+    assert len(set(colour["scale"]["range"])) >= len(kinds) and colour["legend"]["labelLimit"] == 0

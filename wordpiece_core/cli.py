@@ -162,7 +162,10 @@ def _train_into(args: argparse.Namespace, out) -> int:
 
     settings = TextSettings(args.normalizer, args.pre_tokenizer, args.add_prefix_space)
     workers = 2 if (os.cpu_count() or 1) > 1 else 1  # a large text is counted in two processes
-    counts = load_word_counts(args.corpus, args.word_counts, settings, workers)
+    notes: list[str] = []
+    counts = load_word_counts(args.corpus, args.word_counts, settings, workers, notes)
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
     if not counts:
         names = ", ".join(args.corpus + args.word_counts)
         raise WordPieceError(f"no words to train on: {names} is empty or only whitespace")

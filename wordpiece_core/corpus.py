@@ -222,12 +222,18 @@ def read_text_file(path: str) -> str:
     return decode_text(read_file_bytes(path), path)
 
 
-def parse_word_counts(text: str, name: str) -> dict[str, int]:
-    """Parse ``word<TAB>count`` lines; errors name the line."""
+def parse_word_counts(text: str, name: str, notes: list[str] | None = None) -> dict[str, int]:
+    """Parse ``word<TAB>count`` lines; errors name the line.
+
+    A first line whose count is not a number (``word<TAB>count``) is a header: it is skipped,
+    and a sentence saying so is added to `notes`.
+    """
     counts: dict[str, int] = {}
+    first = True
     for number, line in enumerate(split_lines(text), start=1):
         if not line.strip():
             continue
+        header, first = first, False
         word, tab, count_text = line.rpartition("\t")
         if not tab:
             raise WordPieceError(
@@ -241,6 +247,11 @@ def parse_word_counts(text: str, name: str) -> dict[str, int]:
         try:
             count = int(count_text)
         except ValueError:
+            if header:
+                if notes is not None:
+                    notes.append(f"{name}, line {number}: {_show(line)} was read as a header line and skipped "
+                                 "(its count is not a number)")
+                continue
             raise WordPieceError(
                 f"{name}, line {number}: the count {_show(count_text)} is not a whole number"
             ) from None
@@ -256,7 +267,8 @@ def _show(s: str, limit: int = 40) -> str:
 
 
 def load_word_counts(
-    corpus_paths: Iterable[str], word_count_paths: Iterable[str], settings: TextSettings, workers: int = 1
+    corpus_paths: Iterable[str], word_count_paths: Iterable[str], settings: TextSettings, workers: int = 1,
+    notes: list[str] | None = None,
 ) -> dict[str, int]:
     """Word counts from text files and TSV files, in the order given.
 
@@ -277,5 +289,5 @@ def load_word_counts(
         else:
             counts = found
     for path in word_count_paths:
-        _add_counts(counts, parse_word_counts(read_text_file(path), path))
+        _add_counts(counts, parse_word_counts(read_text_file(path), path, notes))
     return counts

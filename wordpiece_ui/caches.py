@@ -77,8 +77,11 @@ def corpus(settings: Settings) -> WordCounts | None:
                 return None
             data = file.getvalue()
             digest = hashlib.sha256(data).hexdigest()
-            return _counts(("upload", file.name, digest, text_settings), lambda: load_upload(file.name, data, text_settings),
-                           "Reading your file…")
+            counts = _counts(("upload", file.name, digest, text_settings), lambda: load_upload(file.name, data, text_settings),
+                             "Reading your file…")
+            if counts is not None and counts.note:
+                st.sidebar.info(safe.md(counts.note) + ".")
+            return counts
         return _counts(("sample", settings.corpus, text_settings), lambda: load_sample(settings.corpus, text_settings),
                        "Reading the corpus…")
     except WordPieceError as exc:

@@ -125,7 +125,8 @@ def length_histogram(lengths: pd.DataFrame, title: str) -> alt.Chart:
     return alt.Chart(lengths, title=title).mark_bar().encode(
         x=alt.X("length:O", title="characters"),
         y=alt.Y("tokens:Q", title="tokens"),
-        color=alt.Color("kind:N", scale=alt.Scale(range=[OTHER, TIED, CHOSEN, BPE_PICK])),
+        color=alt.Color("kind:N", scale=alt.Scale(range=[OTHER, TIED, CHOSEN, BPE_PICK, "#CC79A7", "#56B4E9"]),
+                        legend=alt.Legend(orient="bottom", columns=2, labelLimit=0, title=None)),
         xOffset="kind:N",
         tooltip=["kind", "length", "tokens"],
     ).properties(height=240)

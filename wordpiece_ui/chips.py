@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import html
 
-PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442")
+# Ordinary tokens take these; [UNK] is drawn differently (hatched, double border), not by a hue of its own.
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#56B4E9", "#D55E00", "#F0E442")
 STYLE = """
 <style>
 .wpl-row {display:flex; flex-wrap:wrap; align-items:center; gap:.35rem; margin:.15rem 0 .45rem 0;}
@@ -20,7 +21,7 @@ STYLE = """
 .wpl-new {border:2px solid #D55E00; background:rgba(213,94,0,.20); font-weight:700;}
 .wpl-arrow {opacity:.7; font-size:1.2rem; padding:0 .3rem;}
 .wpl-special {border-style:dotted; opacity:.8;}
-.wpl-unk {border:2px solid #CC79A7; background:rgba(204,121,167,.25);}
+.wpl-unk {border:3px double currentColor; background:repeating-linear-gradient(45deg, rgba(128,128,128,.35) 0 3px, transparent 3px 7px);}
 .wpl-text {line-height:2.4; font-size:1.15rem;}
 .wpl-text .wpl-chip {margin-right:.05rem;}
 .wpl-gap {display:inline-block; width:.8rem;}
@@ -111,7 +112,7 @@ def over_text(text: str, tokens: list[str], offsets: list[tuple[int, int]], ids:
             parts.append(_gap(text[pos:s]))
         shown = text[s:e] if s >= pos else tok
         if tok == unk:
-            parts.append(chip(shown, "wpl-unk", f"[UNK] for {text[s:e]!r}"))
+            parts.append(chip(shown, "wpl-unk", f"[UNK] (unknown token) for {text[s:e]!r}" + (f" · id {ids[i]}" if ids is not None and ids[i] is not None else "")))
         elif tok in specials:
             parts.append(chip(shown, "wpl-special", tip))
         else:

@@ -86,8 +86,10 @@ class Overlap:
     a_only: list[str]
     b_only: list[str]
     shared: int
-    a_size: int
+    a_size: int  # distinct spellings (letters) in a's vocabulary
     b_size: int
+    a_tokens: int = 0  # tokens in a's vocabulary, as learned
+    b_tokens: int = 0
 
     @property
     def jaccard(self) -> float:
@@ -99,7 +101,7 @@ def overlap(a: Training, b: Training) -> Overlap:
     """Vocabulary overlap by letters (the ``##`` of continuation pieces dropped)."""
     va = {surface(t, a.config.prefix) for t in a.vocab}
     vb = {surface(t, b.config.prefix) for t in b.vocab}
-    return Overlap(sorted(va - vb), sorted(vb - va), len(va & vb), len(va), len(vb))
+    return Overlap(sorted(va - vb), sorted(vb - va), len(va & vb), len(va), len(vb), len(a.vocab), len(b.vocab))
 
 
 def _unknown(result, tokenizer: Tokenizer) -> bool:

@@ -49,6 +49,7 @@ class WordCounts:
     name: str
     counts: tuple[tuple[str, int], ...]
     digest: str  # of the source bytes and the text settings: the cache key
+    note: str = ""  # what was done with the input that the user should know (a header line skipped)
 
     @property
     def nbytes(self) -> int:
@@ -99,7 +100,8 @@ def word_counts_from_bytes(data: bytes, name: str, is_tsv: bool, settings: TextS
     if not data.strip():
         raise WordPieceError(f"{name} is empty: there are no words to train on")
     text = decode_text(data, name)
-    counts = parse_word_counts(text, name) if is_tsv else count_text(text, settings)
+    notes: list[str] = []
+    counts = parse_word_counts(text, name, notes) if is_tsv else count_text(text, settings)
     if not counts:
         raise WordPieceError(f"{name} has no words once {'parsed' if is_tsv else 'pre-tokenized'}")
     if len(counts) > MAX_WORD_TYPES:
@@ -108,7 +110,7 @@ def word_counts_from_bytes(data: bytes, name: str, is_tsv: bool, settings: TextS
             "The command line (python -m wordpiece_core train) has no such limit."
         )
     key = digest(data, is_tsv, settings.normalizer, settings.pre_tokenizer, settings.add_prefix_space)
-    return WordCounts(name, tuple(counts.items()), key)
+    return WordCounts(name, tuple(counts.items()), key, "; ".join(notes))
 
 
 def load_sample(corpus_id: str, settings: TextSettings) -> WordCounts:
