@@ -42,7 +42,7 @@ else:
     else:
         try:
             lowercase = None
-            if not file.name.lower().endswith(".json"):  # a vocab.txt does not say whether it is cased
+            if encodings.file_kind(file.name, file.getvalue()) == "vocab.txt":  # it does not say whether it is cased
                 guessed = encodings.guess_uncased(file.name, file.getvalue())
                 choice = st.radio("This vocabulary is", ["uncased", "cased"], index=0 if guessed else 1,
                                   horizontal=True, key=f"cased {file.name}",
@@ -56,10 +56,10 @@ else:
             label = f"{safe.md(file.name)}: {kind}, {len(tokenizer.vocab):,} tokens · normalizer {tokenizer.normalizer} · pre-tokenizer {tokenizer.pre_tokenizer}"
         except WordPieceError as exc:
             st.error(f"Cannot use this file: {safe.md(exc)}")
-if tokenizer is None:
-    st.stop()
-st.caption(label)
+if label:
+    st.caption(label)
 
+# Drawn whatever the tokenizer's state: a widget that is not drawn for a run loses its value in the browser.
 left, right = st.columns([3, 2])
 left.text_area(f"Text (the first {MAX_TEXT:,} characters are encoded)", key=state.TEXT, height=120,
                on_change=state.remember, args=(state.TEXT,))
@@ -73,6 +73,8 @@ url_extra = {"source": st.session_state[state.SOURCE] if st.session_state[state.
              "pair": pair if pair and len(pair) <= URL_TEXT_LIMIT else None,
              "special": None if st.session_state[state.SPECIAL] else "0"}
 state.sync_url(settings, **url_extra)
+if tokenizer is None:
+    st.stop()
 if len(text) > URL_TEXT_LIMIT:
     st.caption(f"Texts over {URL_TEXT_LIMIT:,} characters are not put in the shareable link.")
 if not text.strip() and not pair.strip():

@@ -256,3 +256,26 @@ def test_an_uploaded_word_count_file_with_a_header_trains_and_says_so():
     assert any("was read as a header line and skipped" in i.value for i in at.sidebar.info)
     overlap = next(m.value for m in at.markdown if m.value.startswith("As learned:"))
     assert "BPE **19** tokens, WordPiece **21**" in overlap  # 14 and 16 as learned, plus the 5 special tokens
+
+
+@pytest.mark.parametrize("name,data,message", [
+    ("merges.txt", b"#version: 0.2\nu g\nh ug\n", "is a merges.txt"),
+    ("notes.txt", b"Tokenizers learn a vocabulary.\nThis is prose, not tokens.\n", "is not a vocabulary"),
+    ("vocab.json", b'{"a": 0, "b": 1}', "is a vocab.json"),
+    ("thing.json", b'{"name": "not a tokenizer"}', "neither a tokenizer.json nor a vocab.json"),
+])
+def test_the_playground_recognises_tokenizer_files_by_content(name, data, message):
+    at = upload_tokenizer(page("pages/playground.py", corpus="course-toy", text="hugs"), name, data)
+    assert not at.exception
+    assert any(message in shown(e.value) for e in at.error), [e.value for e in at.error]
+
+
+def test_a_tokenizer_json_under_another_name_is_still_read_as_one(tmp_path):
+    from wordpiece_core import train_wordpiece
+    from wordpiece_core.formats import tokenizer_json
+    import json
+    doc = tokenizer_json(train_wordpiece({"hug": 10, "hugs": 5}, 20), "none", "whitespace")
+    at = upload_tokenizer(page("pages/playground.py", corpus="course-toy", text="hugs"), "my-tokenizer.txt",
+                          json.dumps(doc).encode())
+    assert not at.exception and not at.error
+    assert "hugs" in list(at.dataframe[0].value["token"])

@@ -433,3 +433,22 @@ def test_the_playground_links_a_token_to_the_step_that_made_it(server, page):
     page.goto(link.get_attribute("href"))
     page.get_by_text("Step 3 of 9").first.wait_for(timeout=60_000)
     check(page, "token-origin-step")
+
+
+def test_the_playground_keeps_the_text_and_the_special_tokens_when_the_tokenizer_changes(server, page):
+    visit(page, server.url + "/playground?corpus=course-toy", "How each word was cut")
+    wait_idle(page)
+    box = page.get_by_label("Text (the first 20,000 characters are encoded)")
+    box.fill("my own words here")
+    box.press("Control+Enter")
+    wait_idle(page)
+    page.get_by_role("radio", name="A tokenizer file (tokenizer.json or vocab.txt)").click()
+    page.get_by_text("Choose a tokenizer file").first.wait_for(timeout=30_000)
+    wait_idle(page)
+    page.get_by_role("radio", name="The tokenizer trained in the sidebar").click()
+    page.get_by_text("How each word was cut").first.wait_for(timeout=30_000)
+    wait_idle(page)
+    assert page.evaluate("document.querySelector('textarea').value") == "my own words here"
+    assert page.evaluate("document.querySelector('input[type=checkbox]').checked")  # Add special tokens: still on
+    assert "special=0" not in page.url and "text=my+own+words+here" in page.url
+    check(page, "playground-state-kept")

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 
 import pandas as pd
 
 from wordpiece_core.errors import WordPieceError
-from wordpiece_core.formats import guess_lowercase, load_tokenizer
+from wordpiece_core.formats import guess_lowercase, load_tokenizer, parse_json
 from wordpiece_core.pipeline import Encoding, Tokenizer, WordTrace
 
 from .safe import code, md
@@ -16,13 +17,46 @@ from .safe import code, md
 MAX_TOKENIZER_MB = 20
 
 
-def load_uploaded_tokenizer(name: str, data: bytes, lowercase: bool | None = None) -> Tokenizer:
-    """A tokenizer.json or BERT vocab.txt from uploaded bytes (errors say what is wrong)."""
+def file_kind(name: str, data: bytes) -> str:
+    """What an uploaded file is, read from its content, not its name: "tokenizer.json" or "vocab.txt".
+
+    A merges.txt, a vocab.json, or anything else gets a message saying what it is and what to
+    load instead.
+    """
     if not data.strip():
         raise WordPieceError(f"{name} is empty")
     if len(data) > MAX_TOKENIZER_MB * 1024 * 1024:
         raise WordPieceError(f"{name} is over {MAX_TOKENIZER_MB} MB")
-    base = os.path.basename(name) or "tokenizer.json"
+    text = data.decode("utf-8-sig", errors="replace")
+    stripped, doc = text.lstrip(), None
+    if stripped.startswith("{"):
+        doc = parse_json(text, name)  # its messages say how the JSON is broken
+    elif stripped.startswith("["):  # JSON, or a vocab.txt whose first token is [PAD]
+        try:
+            doc = json.loads(text)
+        except (ValueError, RecursionError):
+            doc = None
+    if doc is not None:
+        if isinstance(doc, dict) and "model" in doc:
+            return "tokenizer.json"
+        if isinstance(doc, dict) and doc and all(isinstance(v, int) for v in doc.values()):
+            raise WordPieceError(f"{name} is a vocab.json (tokens and ids, as BPE tokenizers store them): without its "
+                                 "merges it cannot encode. Load the tokenizer.json saved with it instead")
+        raise WordPieceError(f"{name} is JSON but neither a tokenizer.json nor a vocab.json")
+    lines = [line for line in text.splitlines() if line.strip()]
+    if lines and (lines[0].startswith("#version") or all(len(line.split(" ")) == 2 for line in lines[:200])):
+        raise WordPieceError(f"{name} is a merges.txt (BPE's merge rules, one pair per line): it holds no vocabulary. "
+                             "Load the tokenizer.json (or the vocab.txt) saved with it instead")
+    spaced = next((i for i, line in enumerate(lines, start=1) if " " in line.strip()), None)
+    if spaced is not None:
+        raise WordPieceError(f"{name} is not a vocabulary: a vocab.txt has one token per line, and line {spaced} "
+                             f"holds several words ({lines[spaced - 1].strip()[:40]!r})")
+    return "vocab.txt"
+
+
+def load_uploaded_tokenizer(name: str, data: bytes, lowercase: bool | None = None) -> Tokenizer:
+    """A tokenizer.json or BERT vocab.txt from uploaded bytes, recognised by content (errors say what is wrong)."""
+    base = file_kind(name, data)
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, base)
         with open(path, "wb") as fh:
