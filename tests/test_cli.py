@@ -278,3 +278,33 @@ def test_a_word_count_file_with_a_header_line_is_read_and_the_header_named(tmp_p
     bad.write_text("hug\t10\npug\tmany\n", encoding="utf-8")  # only a first line can be a header
     r = run("train", "--word-counts", str(bad), "--algorithm", "wordpiece", "--vocab-size", "10", "--out", str(tmp_path / "out2"))
     assert r.returncode != 0 and "line 2: the count 'many' is not a whole number" in r.stderr
+
+
+def test_the_project_installs_with_a_wordpiece_lab_command(tmp_path, toy_tsv):
+    """pyproject.toml: `pip install .` into a fresh virtual environment gives the command line as `wordpiece-lab`."""
+    import venv
+
+    env_dir = tmp_path / "venv"
+    venv.create(env_dir, with_pip=True)
+    py = env_dir / "bin" / "python"
+    import shutil
+
+    src = tmp_path / "src"  # a copy: building in place would leave build/ and *.egg-info in the checkout
+    src.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(os.path.join(ROOT, name), src / name)
+    shutil.copytree(os.path.join(ROOT, "wordpiece_core"), src / "wordpiece_core",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    install = subprocess.run([str(py), "-m", "pip", "install", "-q", str(src)],
+                             capture_output=True, text=True)
+    if install.returncode != 0 and "setuptools" in install.stderr:
+        pytest.skip("no setuptools wheel reachable to build the project: " + install.stderr[-300:])
+    assert install.returncode == 0, install.stderr
+    out = tmp_path / "out"
+    r = subprocess.run([str(env_dir / "bin" / "wordpiece-lab"), "train", "--word-counts", str(toy_tsv), "--algorithm",
+                        "wordpiece", "--vocab-size", "10", "--special-tokens", "", "--quiet", "--out", str(out)],
+                       capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert (out / "vocab.txt").read_text(encoding="utf-8").split("\n")[:3] == ["##g", "##n", "##s"]
+    usage = subprocess.run([str(env_dir / "bin" / "wordpiece-lab"), "--help"], capture_output=True, text=True)
+    assert usage.stdout.startswith("usage: wordpiece-lab")

@@ -58,7 +58,7 @@ def _fraction(text: str) -> Fraction:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
-        prog="python -m wordpiece_core",
+        prog="wordpiece-lab" if os.path.basename(sys.argv[0]) == "wordpiece-lab" else "python -m wordpiece_core",
         description="Train BPE and WordPiece tokenizers step by step, and encode text with them.",
     )
     sub = parser.add_subparsers(dest="command", metavar="{train,encode}", parser_class=_Parser)
