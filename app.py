@@ -15,7 +15,7 @@ ICON = os.path.join(os.path.dirname(os.path.abspath(__file__)), "assets", "icon.
 st.set_page_config(page_title="WordPiece Lab", page_icon=ICON, layout="wide")
 
 page = st.navigation(navigation.pages())
-if page.title == navigation.TRAIN and state.presenting():  # presenter mode: the room sees the step, not the settings
-    st.set_page_config(initial_sidebar_state="collapsed")
+if page.title == navigation.TRAIN:  # presenter mode: the room sees the step, not the settings
+    st.set_page_config(initial_sidebar_state="collapsed" if state.presenting() else "auto")
 st.session_state[state.SETTINGS] = state.sidebar()
 navigation.run(page)

@@ -72,7 +72,7 @@ with left:
                    "Hover a point to see its token.")
 with right:
     if len(shared):
-        caches.chart(charts.shared_scatter(shared, "BPE", "WordPiece", follow))
+        caches.chart(charts.shared_scatter(shared, "BPE", "WordPiece", follow, dark=st.context.theme.type == "dark"))
     else:
         st.info("The two vocabularies share no merged token yet.")
 
@@ -88,7 +88,7 @@ c3.caption(f"Only WordPiece learned ({len(ov.b_only):,})")
 c3.dataframe({"token": ov.b_only}, hide_index=True, width="stretch", height=220)
 
 st.subheader("The same words, tokenized by both", anchor=False)
-tokenizers = {name: caches.tokenizer(key, settings.normalizer, settings.pre_tokenizer, t) for name, (key, t) in runs.items()}
+tokenizers = {name: caches.tokenizer(key, settings, t) for name, (key, t) in runs.items()}
 st.text_area(f"Held-out text (not in the corpus; up to {MAX_HELDOUT:,} characters are encoded)", key=state.HELDOUT,
              on_change=state.remember, args=(state.HELDOUT,), height=90)
 heldout = st.session_state[state.HELDOUT] or ""

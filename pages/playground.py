@@ -30,7 +30,7 @@ if st.session_state[state.SOURCE] == "trained":
     training = caches.training(settings, counts) if counts else None
     if training is not None:
         key = caches.training_key(counts, caches.config_for(settings))
-        tokenizer = caches.tokenizer(key, settings.normalizer, settings.pre_tokenizer, training)
+        tokenizer = caches.tokenizer(key, settings, training)
         kind = settings.algorithm
         label = (f"{state.ALGORITHM_LABELS[kind]} trained on {safe.md(counts.name)}: {len(training.vocab):,} tokens · "
                  f"normalizer {settings.normalizer} · pre-tokenizer {settings.pre_tokenizer}")
@@ -144,7 +144,7 @@ if st.session_state[state.SOURCE] == "trained":
     runs = caches.trained_pair(settings, counts)
     cols = st.columns(2)
     for col, (name, (key, t)) in zip(cols, runs.items()):
-        tok = caches.tokenizer(key, settings.normalizer, settings.pre_tokenizer, t)
+        tok = caches.tokenizer(key, settings, t)
         e = tok.encode(a, add_special_tokens=False)
         with col:
             st.markdown(f"**{name}**: {len(e.tokens):,} tokens, {encodings.unknown_count(e)} [UNK]")

@@ -55,7 +55,7 @@ quiz = bool(st.session_state[state.QUIZ])
 
 def hidden(step_no: int) -> bool:
     """In quiz mode a merge stays hidden until it is revealed."""
-    return quiz and st.session_state.get(state.REVEALED_STEP) != step_no
+    return quiz and step_no not in st.session_state.get(state.REVEALED_STEPS, set())
 
 
 def view_params(step_no: int) -> dict:
@@ -103,7 +103,7 @@ def quiz_view(step_no: int, table, complete: bool) -> None:
                              key=f"guess {step_no}", placeholder="the class's guess")
 
         def reveal() -> None:
-            st.session_state[state.REVEALED_STEP] = step_no
+            st.session_state.setdefault(state.REVEALED_STEPS, set()).add(step_no)
             if guess:  # kept with whether it was right, for the score of the session
                 st.session_state.setdefault(state.QUIZ_GUESSES, {})[step_no] = (
                     guess, tables.judge_guess(table, guess, algorithm)[0])
@@ -139,8 +139,9 @@ def merge_view(step_no: int, step, table, change, touched: int) -> None:
         )
         if not presenting:
             tie_box(step, tied)
-        if presenting:
+        if presenting:  # the corpus and the tie rule under the arithmetic, the chart beside them
             corpus_rows(step, change.head(4), touched)
+            tie_box(step, tied)
         else:
             st.markdown(f"Exact change of the corpus' unigram log-likelihood if merged: **{step.loglik_delta:+.3f}** "
                         "(the score approximates it)", help=glossary.tip("Δ log-likelihood"))
@@ -153,8 +154,6 @@ def merge_view(step_no: int, step, table, change, touched: int) -> None:
         top = tables.with_bar_labels(top) if algorithm == "wordpiece" else top
         caches.chart(charts.candidates_bar(top, value, f"Top {len(top)} candidates by {name} score", label,
                                            dark=DARK, large=presenting))
-        if presenting:  # under the chart, so the corpus fits beside it
-            tie_box(step, tied)
 
 
 def tie_box(step, tied) -> None:
@@ -250,8 +249,7 @@ for col, (fname, mime) in zip(cols, [("trace.csv", "text/csv"), ("trace.jsonl", 
                                      ("vocab.txt", "text/plain"), ("merges.txt", "text/plain"),
                                      ("tokenizer.json", "application/json")]):
     col.download_button(fname, icon=":material/download:", file_name=f"{stem}-{fname}", mime=mime, width="stretch",
-                        on_click="ignore", data=functools.partial(caches.download_file, training,
-                                                                  settings.normalizer, settings.pre_tokenizer, fname))
+                        on_click="ignore", data=functools.partial(caches.download_file, training, settings, fname))
 if algorithm == "wordpiece":
     st.caption("merges.txt lists WordPiece's merges in training order; WordPiece encodes with the vocabulary alone.")
 

@@ -276,3 +276,6 @@ def test_quiz_guesses_are_judged_with_both_scores_and_counted():
     verdict = shown(at.error[0].value)
     assert verdict.startswith("Not this one: ##u + ##n has score") and "hu + ##gs" in verdict
     assert "× lower" in verdict and "2 of 3 right" in verdict
+    next(b for b in at.button if b.label == "First").click().run()  # back to a step the class has seen
+    assert shown(at.header[0].value).startswith("Step 1 of 9:  ##g + ##s → ##gs")  # still revealed …
+    assert "2 of 3 right" in shown(at.success[0].value)  # … with its guess and the same score

@@ -101,9 +101,9 @@ def test_each_download_is_built_alone_and_equals_what_the_command_line_writes():
         files = output_files(t, "none", "whitespace")
         for name in ("tokenizer.json", "vocab.txt", "trace.jsonl", "merges.txt"):
             if name in files:
-                assert download_file(t, "none", "whitespace", name) == files[name], name
-        assert download_file(t, "none", "whitespace", "merges.txt").splitlines()[0] == f"{t.steps[0].left} {t.steps[0].right}"
-        assert download_file(t, "none", "whitespace", "trace.csv").startswith("step,merge,new token")
+                assert download_file(t, Settings(), name) == files[name], name
+        assert download_file(t, Settings(), "merges.txt").splitlines()[0] == f"{t.steps[0].left} {t.steps[0].right}"
+        assert download_file(t, Settings(), "trace.csv").startswith("step,merge,new token")
 
 
 def test_unknown_chips_are_told_apart_without_colour():
@@ -130,3 +130,16 @@ def test_token_length_chart_has_a_colour_per_series_and_full_legend_labels():
     spec = charts.length_histogram(frame, "t").to_dict()
     colour = spec["encoding"]["color"]
     assert len(set(colour["scale"]["range"])) >= len(kinds) and colour["legend"]["labelLimit"] == 0
+
+
+def test_a_byte_level_space_is_drawn_as_its_tokens_content():
+    import html as html_lib
+    # 'hello  world' as byte-level BPE encodes it (the same tokens and offsets as tokenizers)
+    drawn = html_lib.unescape(chips.over_text("hello  world", ["hello", "Ġ", "Ġworld"], [(0, 5), (6, 6), (7, 12)],
+                                              [1, 2, 3]))
+    body = drawn.split('<div class="wpl-text"', 1)[1]
+    assert "wpl-special" not in body and "wpl-skipped" not in body  # no dotted chip, nothing struck through
+    assert ">␣<" in body and ">␣world<" in body
+    # a character no token covers is still struck through
+    drawn = html_lib.unescape(chips.over_text("a?b", ["a", "b"], [(0, 1), (2, 3)], [1, 2]))
+    assert 'wpl-skipped' in drawn and ">?<" in drawn

@@ -13,7 +13,7 @@ import inspect
 from wordpiece_core import reference
 from wordpiece_core.trace import MergeStep
 
-from .tables import arithmetic, fmt_exact, fmt_token
+from .tables import arithmetic, fmt_exact, fmt_token, plural
 
 ANCHORS = {
     "count": "pairs, tokens, first = count(splits, freqs)",
@@ -40,12 +40,13 @@ def annotated(step: MergeStep, algorithm: str, tie_break: str) -> str:
         "tie": f"tie_break = {tie_break!r}" + (f": {step.ties} pairs tied at {fmt_exact(step.score)}" if step.ties > 1 else ": no tie"),
         "best": f"a, b = {a!r}, {b!r}",
         "new": f"new = {new!r}",
-        "merge": f"{step.merged_count:,} occurrences merged in {len(step.words_touched):,} distinct words",
+        "merge": f"{plural(step.merged_count, 'occurrence')} merged in {plural(len(step.words_touched), 'distinct word')}",
     }
     lines = source().splitlines()
     for name, anchor in ANCHORS.items():
         for i, line in enumerate(lines):
-            if anchor in line:
-                lines[i] = f"{line}  # ← step {step.step}: {notes[name]}"
+            if anchor in line:  # the line's own comment gives way to the step's values
+                code = line.split("  #", 1)[0]
+                lines[i] = f"{code}  # ← step {step.step}: {notes[name]}"
                 break
     return "\n".join(lines)

@@ -60,7 +60,7 @@ def _counts(key: tuple, make, message: str) -> WordCounts:
 
 def corpus(settings: Settings) -> WordCounts | None:
     """The chosen corpus' word counts, or None after showing why there are none."""
-    text_settings = TextSettings(settings.normalizer, settings.pre_tokenizer)
+    text_settings = TextSettings(settings.normalizer, settings.pre_tokenizer, settings.add_prefix_space)
     try:
         if settings.corpus == "paste":
             text = st.session_state.get(state.PASTE_TEXT) or ""
@@ -105,7 +105,7 @@ def config_for(settings: Settings, algorithm: str | None = None, prefix: str | N
         tie_break=settings.tie_break,  # type: ignore[arg-type]
         prefix="##" if algorithm == "wordpiece" else prefix,
         top_k=TOP_K,
-        full_byte_alphabet=False,
+        full_byte_alphabet=settings.byte_level and settings.byte_alphabet,
     )
 
 
@@ -278,7 +278,7 @@ def candidates(key: str, training: Training, step: int, show_all: bool) -> tuple
         training.steps.candidates(step - 1), training.config.algorithm)), False
 
 
-def download_file(training: Training, normalizer: str, pre_tokenizer: str, name: str) -> str:
+def download_file(training: Training, settings: Settings, name: str) -> str:
     """One file of a training's download set, built when its button is clicked and not kept.
 
     The set is what the command line writes (tokenizer.json, vocab.txt, trace.jsonl, …),
@@ -296,7 +296,8 @@ def download_file(training: Training, normalizer: str, pre_tokenizer: str, name:
     if name == "vocab.txt":
         return formats.vocab_txt(training)
     if name == "tokenizer.json":
-        return formats.pretty_json(formats.tokenizer_json(training, normalizer, pre_tokenizer))
+        return formats.pretty_json(formats.tokenizer_json(training, settings.normalizer, settings.pre_tokenizer,
+                                                          settings.add_prefix_space))
     raise ValueError(f"no download named {name!r}")
 
 
@@ -324,16 +325,18 @@ def samples_table() -> pd.DataFrame:
     return _store().get_or_make(("samples table",), make)
 
 
-def tokenizer(key: str, normalizer: str, pre_tokenizer: str, training: Training):
+def tokenizer(key: str, settings: Settings, training: Training):
     """The trained tokenizer (the one its tokenizer.json describes), ready to encode."""
+    text = (settings.normalizer, settings.pre_tokenizer, settings.add_prefix_space)
+
     def make():
         from wordpiece_core.formats import tokenizer_from_training
 
-        tok = tokenizer_from_training(training, normalizer, pre_tokenizer)
+        tok = tokenizer_from_training(training, *text)
         tok.model.strict_unk = False  # a vocabulary without [UNK] still shows unknown words as [UNK]
         return tok
 
-    return _store().get_or_make(("tokenizer", key, normalizer, pre_tokenizer), make, size=_tokenizer_size)
+    return _store().get_or_make(("tokenizer", key, *text), make, size=_tokenizer_size)
 
 
 def _tokenizer_size(tok) -> int:

@@ -123,16 +123,16 @@ def spec(chart: alt.TopLevelMixin) -> dict:
 def length_histogram(lengths: pd.DataFrame, title: str) -> alt.Chart:
     """Token lengths (characters, without ##) as bars; `lengths` has columns length, tokens, kind."""
     return alt.Chart(lengths, title=title).mark_bar().encode(
-        x=alt.X("length:O", title="characters"),
+        x=alt.X("length:O", title="characters", axis=alt.Axis(labelAngle=0)),
         y=alt.Y("tokens:Q", title="tokens"),
         color=alt.Color("kind:N", scale=alt.Scale(range=[OTHER, TIED, CHOSEN, BPE_PICK, "#CC79A7", "#56B4E9"]),
                         legend=alt.Legend(orient="bottom", columns=2, labelLimit=0, title=None)),
         xOffset="kind:N",
         tooltip=["kind", "length", "tokens"],
-    ).properties(height=240)
+    ).properties(height=460)  # Streamlit fits the whole chart, legend rows included, in this height
 
 
-def shared_scatter(frame: pd.DataFrame, a: str, b: str, selected: str | None) -> alt.Chart:
+def shared_scatter(frame: pd.DataFrame, a: str, b: str, selected: str | None, dark: bool = False) -> alt.Chart:
     """Each shared token at (its step in a, its step in b); the diagonal = learned at the same step.
 
     Hovering a point shows the token; the followed token is drawn large in vermillion.
@@ -148,9 +148,13 @@ def shared_scatter(frame: pd.DataFrame, a: str, b: str, selected: str | None) ->
         tooltip=[alt.Tooltip(field="token", type="nominal"), alt.Tooltip(field=a, type="quantitative"),
                  alt.Tooltip(field=b, type="quantitative")],
     ).add_params(hover)
-    labels = alt.Chart(data).mark_text(dx=8, align="left", fontSize=14, fontWeight="bold").encode(
+    followed = alt.Chart(data).mark_circle(size=220, color=CHOSEN, opacity=1).encode(  # on top of the others
+        x=alt.X(field=a, type="quantitative"), y=alt.Y(field=b, type="quantitative"),
+    ).transform_filter(alt.datum.followed)
+    labels = alt.Chart(data).mark_text(dx=8, align="left", fontSize=14, fontWeight="bold",
+                                       color="#fafafa" if dark else "#31333f").encode(
         x=alt.X(field=a, type="quantitative"), y=alt.Y(field=b, type="quantitative"), text="token:N",
     ).transform_filter(alt.datum.followed)
     diagonal = alt.Chart(pd.DataFrame({a: [0, top], b: [0, top]})).mark_line(color="#999999", strokeDash=[4, 4]).encode(
         x=alt.X(field=a, type="quantitative"), y=alt.Y(field=b, type="quantitative"))
-    return alt.layer(diagonal, points, labels, title="When each shared token was learned").properties(height=380)
+    return alt.layer(diagonal, points, followed, labels, title="When each shared token was learned").properties(height=380)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 
 # Ordinary tokens take these; [UNK] is drawn differently (hatched, double border), not by a hue of its own.
+BYTE_SPACE = "Ġ"  # byte-level BPE's spelling of a space
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#56B4E9", "#D55E00", "#F0E442")
 STYLE = """
 <style>
@@ -105,12 +106,16 @@ def over_text(text: str, tokens: list[str], offsets: list[tuple[int, int]], ids:
     pos = 0
     for i, (tok, (s, e)) in enumerate(zip(tokens, offsets)):
         tip = f"{tok} · id {ids[i]}" if ids is not None and ids[i] is not None else tok
-        if s == e:  # added by the post-processor: no characters behind it
+        # Byte-level BPE writes a word's leading space as Ġ, and its offsets leave the space out:
+        # the space is the token's, drawn as a visible ␣ (not as text no token covers).
+        space = tok.startswith(BYTE_SPACE) and pos < s <= len(text) and text[s - 1] == " "
+        if s == e and not space:  # added by the post-processor: no characters behind it
             parts.append(chip(tok, "wpl-special", tip))
             continue
-        if s > pos:
-            parts.append(_gap(text[pos:s]))
-        shown = text[s:e] if s >= pos else tok
+        start = s - 1 if space else s
+        if start > pos:
+            parts.append(_gap(text[pos:start]))
+        shown = ("␣" if space else "") + text[s:e] if s >= pos else tok
         if tok == unk:
             parts.append(chip(shown, "wpl-unk", f"[UNK] (unknown token) for {text[s:e]!r}" + (f" · id {ids[i]}" if ids is not None and ids[i] is not None else "")))
         elif tok in specials:

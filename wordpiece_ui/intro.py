@@ -13,7 +13,7 @@ INTRO = """\
 2. At each step the trainer looks at every pair of neighbouring tokens, such as `h + ##u`, and merges the best pair into one new token, `hu`, everywhere in the corpus.
 3. BPE calls the most frequent pair the best.
 4. WordPiece divides the pair's count by the counts of its two parts, count(ab) / (count(a) × count(b)), so it prefers pairs whose parts are rare on their own.
-5. In the course's toy corpus (hug 10, pug 5, pun 12, bun 4, hugs 5), BPE first merges `u + g` (20 times), while WordPiece first merges `##g + ##s`: 5 / (20 × 5) = 1/20, the best score.
+5. In the course's toy corpus (hug 10, pug 5, pun 12, bun 4, hugs 5), BPE (which writes no `##`: `h u g s`) first merges `u + g` (20 times), while WordPiece first merges `##g + ##s`: 5 / (20 × 5) = 1/20, the best score.
 """
 
 

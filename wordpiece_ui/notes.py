@@ -45,12 +45,14 @@ def why_this_pair(training: Training, step: MergeStep) -> str | None:
             runner.right_count / step.right_count,
     }
     reason, weight = max(factors.items(), key=lambda kv: kv[1])
+    alike = sum(1 for c in step.candidates if c.score == runner.score)
+    which = "the runner-up" if alike == 1 else f"the runner-up (one of {alike} pairs at {fmt_exact(runner.score)})"
     text = (f"**Why {_pair(step)} and not {_pair(runner)}?** {arithmetic(step, algorithm)} against "
-            f"{arithmetic(runner, algorithm)} for the runner-up: {ratio:.3g}× higher. ")
+            f"{arithmetic(runner, algorithm)} for {which}: {ratio:.3g}× higher. ")
     if weight > 1:
         text += f"What made the difference most: {reason} (a factor of {weight:.3g}). "
     if runner.pair_count > step.pair_count:
-        text += "The runner-up is the more frequent pair; BPE would prefer it."
+        text += f"The runner-up occurs more often ({runner.pair_count:,} against {step.pair_count:,}), yet scores lower."
     return text.strip()
 
 

@@ -2,7 +2,8 @@
 
 Query parameters: ``corpus``, ``algorithm`` (wordpiece | bpe), ``vocab_size``,
 ``normalizer``, ``pre_tokenizer``, ``tie_break`` (first | hf), ``min_frequency``,
-``specials`` (bert | unk | none | endoftext) and, on the Train page, ``step``.
+``specials`` (bert | unk | none | endoftext), with the byte-level pre-tokenizer ``byte_alphabet``
+and ``prefix_space`` (0 | 1), and, on the Train page, ``step``.
 A missing parameter takes the corpus' suggested value; a bad one is replaced by
 that value and reported in words, never an error page.
 """
@@ -45,10 +46,20 @@ class Settings:
     tie_break: str = "first"
     min_frequency: int = 0
     specials: str = "none"
+    byte_alphabet: bool = False  # byte-level: start from all 256 byte symbols, not only those seen
+    prefix_space: bool = False  # byte-level: add a space before the text, so a first word is spelled like the others
 
     @property
     def special_tokens(self) -> tuple[str, ...]:
         return SPECIALS[self.specials]
+
+    @property
+    def byte_level(self) -> bool:
+        return self.pre_tokenizer == "byte-level"
+
+    @property
+    def add_prefix_space(self) -> bool:
+        return self.byte_level and self.prefix_space
 
     def to_query(self) -> dict[str, str]:
         return {
@@ -60,7 +71,8 @@ class Settings:
             "tie_break": self.tie_break,
             "min_frequency": str(self.min_frequency),
             "specials": self.specials,
-        }
+        } | ({"byte_alphabet": str(int(self.byte_alphabet)), "prefix_space": str(int(self.prefix_space))}
+             if self.byte_level else {})
 
 
 def defaults_for(corpus_id: str) -> Settings:
@@ -116,6 +128,12 @@ def from_query(params: Mapping[str, str]) -> tuple[Settings, int | None, list[st
                 problems.append(f"{key}='{params[key]}' must be a whole number from {low:,} to {high:,}; using {getattr(base, key)}")
             else:
                 values[key] = value
+    for key in ("byte_alphabet", "prefix_space"):
+        if key in params:
+            if params[key] in ("0", "1"):
+                values[key] = params[key] == "1"
+            else:
+                problems.append(f"{key}='{params[key]}' must be 0 or 1; using 0")
     step = None
     if "step" in params:
         step = _int(params["step"], 0, 10_000_000)

@@ -21,7 +21,9 @@ from .corpora import MAX_PASTE_CHARS, MAX_UPLOAD_MB, MAX_WORD_TYPES, sample_by_i
 from .settings import (ALGORITHMS, MAX_MIN_FREQUENCY, MAX_VOCAB, SPECIALS, SPECIALS_LABELS, TIE_BREAKS, Settings,
                        defaults_for, from_query)
 
-FIELDS = ("corpus", "algorithm", "vocab_size", "normalizer", "pre_tokenizer", "tie_break", "min_frequency", "specials")
+FIELDS = ("corpus", "algorithm", "vocab_size", "normalizer", "pre_tokenizer", "tie_break", "min_frequency", "specials",
+          "byte_alphabet", "prefix_space")
+BYTE_FIELDS = ("byte_alphabet", "prefix_space")  # drawn only with the byte-level pre-tokenizer
 ALGORITHM_LABELS = {"wordpiece": "WordPiece", "bpe": "BPE"}
 CUSTOM_LABELS = {"paste": "Paste your own text…", "upload": "Upload a file (.txt or .tsv)…"}
 
@@ -35,7 +37,7 @@ HANDOUT_FIRST = "handout_first"  # the Train page's handout: first and last step
 HANDOUT_LAST = "handout_last"
 INTRO_SEEN = "intro_seen"  # the Train page's introduction was dismissed
 PRESENT = "present"  # presenter mode: big type, sidebar collapsed, the essentials above the fold
-REVEALED_STEP = "revealed_step"
+REVEALED_STEPS = "revealed_steps"  # quiz: the steps revealed this session (going back keeps them revealed)
 QUIZ_GUESSES = "quiz_guesses"  # step → the pair the class guessed, for the score kept this session
 CANDIDATE_ROWS = "cand_rows"
 PASTE_TEXT = "paste_text"
@@ -119,6 +121,12 @@ def sidebar() -> Settings:
                  "none; lowercase; bert = clean, CJK spacing, strip accents and lowercase; bert-cased = the same without lowercasing.")
     sb.selectbox("Pre-tokenizer", PRE_TOKENIZERS, key=setting_key("pre_tokenizer"), disabled=is_tsv, on_change=_reset_step, help=text_help or
                  "How text is cut into words before training (Hugging Face's Whitespace, WhitespaceSplit, BertPreTokenizer, ByteLevel).")
+    if st.session_state[setting_key("pre_tokenizer")] == "byte-level" and not is_tsv:
+        sb.checkbox("All 256 bytes in the alphabet", key=setting_key("byte_alphabet"), on_change=_reset_step,
+                    help="Start from every byte value, as GPT-2 does, so any text can be spelled; otherwise only "
+                         "the bytes seen in the corpus, and other characters are dropped when encoding.")
+        sb.checkbox("Add a prefix space", key=setting_key("prefix_space"), on_change=_reset_step,
+                    help="Put a space before the text, so its first word is spelled like every other word (Ġword).")
     sb.radio("Tie-break", TIE_BREAKS, key=setting_key("tie_break"), horizontal=True, on_change=_reset_step,
              format_func={"first": "first seen (course)", "hf": "smallest ids (HF)"}.get,
              help="Which pair wins when several share the best score.")
@@ -128,7 +136,8 @@ def sidebar() -> Settings:
                  help="Put at the start of the vocabulary; they count towards its size.")
     for problem in st.session_state.get(URL_PROBLEMS, []):
         sb.warning("Link: " + safe.md(problem))
-    return Settings(**{f: st.session_state[setting_key(f)] for f in FIELDS})
+    return Settings(**{f: st.session_state.get(setting_key(f), False) if f in BYTE_FIELDS else st.session_state[setting_key(f)]
+                       for f in FIELDS})
 
 
 def kept(key: str) -> str:
@@ -237,7 +246,7 @@ def _share_contents(settings: Settings, url: str, page: str, qr_at_once: bool) -
 def share_box(settings: Settings, page: str = "", **extra: object) -> None:
     """An expander with the link to this view and, on demand, its QR code."""
     url = page_url(settings, page, **extra)
-    with st.expander("Share this view: a link and a QR code that open exactly this", icon=":material/link:"):
+    with st.expander("Share this view: a link and a QR code that open exactly this view", icon=":material/link:"):
         _share_contents(settings, url, page, qr_at_once=False)
 
 

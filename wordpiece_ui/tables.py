@@ -58,8 +58,8 @@ def arithmetic(step: MergeStep | Candidate, algorithm: str) -> str:
 
 def formula(algorithm: str) -> str:
     if algorithm == "bpe":
-        return "score = count(a b), the number of times the pair occurs"
-    return "score = count(a b) / (count(a) × count(b))"
+        return "score = count(ab), the number of times the pair a b occurs"
+    return "score = count(ab) / (count(a) × count(b))"
 
 
 def tie_sentence(step: MergeStep, tie_break: str, tied: list[Candidate]) -> str:
