@@ -279,3 +279,21 @@ def test_a_tokenizer_json_under_another_name_is_still_read_as_one(tmp_path):
                           json.dumps(doc).encode())
     assert not at.exception and not at.error
     assert "hugs" in list(at.dataframe[0].value["token"])
+
+
+def test_byte_level_options_are_in_the_sidebar_and_the_link():
+    at = page("pages/train.py", corpus="english-paragraphs", algorithm="bpe", pre_tokenizer="byte-level",
+              specials="endoftext", vocab_size=300)
+    labels = [c.label for c in at.sidebar.checkbox]
+    assert labels == ["All 256 bytes in the alphabet", "Add a prefix space"]
+    assert at.query_params.get("byte_alphabet") in ("0", ["0"])
+    small = next(c.value for c in at.caption if "start:" in c.value)
+    at.sidebar.checkbox[0].check().run()  # every byte value in the starting alphabet
+    assert not at.exception and at.query_params.get("byte_alphabet") in ("1", ["1"])
+    large = next(c.value for c in at.caption if "start:" in c.value)
+    assert "start: 257 tokens (1 special)" in shown(large) and "start: 257" not in shown(small)
+    at = page("pages/playground.py", corpus="english-paragraphs", algorithm="bpe", pre_tokenizer="byte-level",
+              specials="endoftext", vocab_size=300, byte_alphabet=1, prefix_space=1, text="Hello 😀 東京")
+    dropped = next(m.value for m in at.metric if m.label == "dropped characters")
+    assert dropped == "0"  # with all 256 bytes, any text can be spelled
+    assert page("pages/train.py", corpus="course-toy").sidebar.checkbox.len == 0  # only for byte-level
