@@ -456,3 +456,40 @@ def test_the_playground_keeps_the_text_and_the_special_tokens_when_the_tokenizer
     assert page.evaluate("document.querySelector('input[type=checkbox]').checked")  # Add special tokens: still on
     assert "special=0" not in page.url and "text=my+own+words+here" in page.url
     check(page, "playground-state-kept")
+
+
+def test_compare_and_playground_show_exactly_what_the_tokenizers_did(server, page, tmp_path):
+    # A word-count file with a header line: trained on, and the header named in the sidebar.
+    visit(page, server.url + "/compare?corpus=upload&heldout=hug%20mug", "Choose a .txt or .tsv file")
+    counts = tmp_path / "counts.tsv"
+    counts.write_text("word\tcount\nhug\t10\npug\t5\npun\t12\nbun\t4\nhugs\t5\n", encoding="utf-8")
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(counts))
+    page.get_by_text("Merge timelines, aligned by step").first.wait_for(timeout=60_000)
+    wait_idle(page)
+    assert page.locator('[data-testid="stSidebar"]').get_by_text("was read as a header line and skipped").count() == 1
+    assert page.get_by_text("As learned: BPE 19 tokens, WordPiece 21.").count() == 1  # not 19 against 16 spellings
+    titles = page.locator(".wpl-text .wpl-chip").evaluate_all("cs => cs.map(c => c.title)")
+    assert "hug · id 12" in titles or any(t.startswith("hug · id ") and not t.endswith(" id 0") for t in titles), titles
+    legend = page.locator('[data-testid="stVegaLiteChart"]').last.evaluate(
+        "c => Array.from(c.querySelectorAll('svg text')).map(t => t.textContent)")
+    assert "WordPiece: word starts" in legend and "WordPiece: ## pieces" in legend  # full labels
+    fills = page.locator('[data-testid="stVegaLiteChart"]').last.evaluate(
+        "c => new Set(Array.from(c.querySelectorAll('svg path[aria-roledescription=\"bar\"], svg g.mark-rect path'))"
+        ".map(p => p.getAttribute('fill'))).size")
+    assert fills >= 3
+    check(page, "compare-upload-header")
+    # Byte-level BPE: the space Ġ encodes is drawn as the token's ␣, and nothing is struck through.
+    visit(page, server.url + "/playground?corpus=english-paragraphs&algorithm=bpe&pre_tokenizer=byte-level"
+          "&specials=endoftext&vocab_size=300&byte_alphabet=1&text=Hello%20%F0%9F%98%80%20world", "How each word was cut")
+    wait_idle(page)
+    text = page.locator(".wpl-text").first
+    assert text.locator(".wpl-skipped").count() == 0
+    assert any(t.startswith("␣") for t in text.locator(".wpl-chip").all_inner_texts())
+    check(page, "playground-byte-level")
+    # A merges.txt is recognised by its content and refused with the reason.
+    page.get_by_role("radio", name="A tokenizer file (tokenizer.json or vocab.txt)").click()
+    merges = tmp_path / "merges.txt"
+    merges.write_text("#version: 0.2\nu g\nh ug\n", encoding="utf-8")
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').last.set_input_files(str(merges))
+    page.get_by_text("is a merges.txt").first.wait_for(timeout=30_000)
+    check(page, "playground-merges-refused")
