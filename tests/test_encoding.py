@@ -261,3 +261,11 @@ def test_wordpiece_decoder_keeps_the_prefix_of_a_first_token_as_tokenizers_does(
     vocab = {tok: i for i, tok in enumerate(t.vocab)}
     ids = [vocab["##s"], vocab["hug"], vocab["##s"], vocab["pun"]]
     assert ours.decode(ids) == hf.decode(ids) == "##s hugs pun"
+
+
+def test_an_unknown_word_names_the_character_counted_from_one():
+    from wordpiece_core.models import WordPieceModel
+
+    model = WordPieceModel({"[UNK]": 0, "hug": 1, "##g": 2})
+    result = model.tokenize("hugger", trace=True)
+    assert result.unknown and "from character 5 ('e') on" in result.reason

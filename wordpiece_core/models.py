@@ -116,7 +116,8 @@ class WordPieceModel:
             if trace:
                 scan.append(ScanStep(start, tuple(tried), found))
             if found is None:
-                return self._unk(word, tuple(scan), f"nothing in the vocabulary matches at character {start}")
+                return self._unk(word, tuple(scan), f"nothing in the vocabulary matches from character {start + 1} "
+                                                      f"({word[start]!r}) on")
             tokens.append(found)
             spans.append((start, end))
             start = end
