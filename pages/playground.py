@@ -42,7 +42,7 @@ else:
     else:
         try:
             lowercase = None
-            if encodings.file_kind(file.name, file.getvalue()) == "vocab.txt":  # it does not say whether it is cased
+            if caches.uploaded_file_kind(file.name, file.getvalue()) == "vocab.txt":  # it does not say whether it is cased
                 guessed = encodings.guess_uncased(file.name, file.getvalue())
                 choice = st.radio("This vocabulary is", ["uncased", "cased"], index=0 if guessed else 1,
                                   horizontal=True, key=f"cased {file.name}",

@@ -31,12 +31,13 @@ n = len(training.steps)
 algorithm = training.config.algorithm
 name = state.ALGORITHM_LABELS[algorithm]
 summary, modes = st.columns([3, 2], vertical_alignment="center")
-summary.caption("" if presenting else  # presenter mode: the room sees the step, not the corpus's statistics
-    f"**{safe.md(counts.name)}**: {counts.types:,} distinct words, {counts.tokens:,} in all · {name} · "
-    f"start: {len(training.initial_vocab):,} tokens ({len(training.config.special_tokens)} special) · "
-    f"{n:,} merges → {len(training.vocab):,} tokens"
-    + ("" if len(training.vocab) >= settings.vocab_size else f" · stopped early: {training.stop_reason}")
-)
+if not presenting:  # presenter mode: the room sees the step, not the corpus's statistics
+    summary.caption(
+        f"**{safe.md(counts.name)}**: {counts.types:,} distinct words, {counts.tokens:,} in all · {name} · "
+        f"start: {len(training.initial_vocab):,} tokens ({len(training.config.special_tokens)} special) · "
+        f"{n:,} merges → {len(training.vocab):,} tokens"
+        + ("" if len(training.vocab) >= settings.vocab_size else f" · stopped early: {training.stop_reason}")
+    )
 modes = modes.container(horizontal=True, horizontal_alignment="right")
 modes.toggle("Ask first (quiz)", key=state.QUIZ, on_change=state.remember, args=(state.QUIZ,), width="content",
              help="Hides each merge until you reveal it: the class sees the candidates' counts, guesses the "

@@ -75,7 +75,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     t.add_argument("corpus", nargs="*", metavar="CORPUS", help="UTF-8 text files, one document per line")
     t.add_argument("--word-counts", action="append", default=[], metavar="FILE",
-                   help="a TSV of 'word<TAB>count' lines; words are used as they are (not normalized or pre-tokenized)")
+                   help="a TSV of 'word<TAB>count' lines; words are used as they are (not normalized or pre-tokenized); "
+                        "a first line whose count is not a number is a header, skipped with a note")
     t.add_argument("--algorithm", required=True, choices=["wordpiece", "bpe"])
     t.add_argument("--vocab-size", required=True, type=_positive_int, metavar="N",
                    help="target vocabulary size, special tokens and alphabet included")

@@ -8,6 +8,7 @@ is found in the source (a test checks it) and gets a comment with the step's num
 
 from __future__ import annotations
 
+import functools
 import inspect
 
 from wordpiece_core import reference
@@ -25,8 +26,9 @@ ANCHORS = {
 }
 
 
+@functools.lru_cache(maxsize=1)
 def source() -> str:
-    """reference.py as it is on disk, without its module docstring."""
+    """reference.py as it is on disk, without its module docstring (read once per process)."""
     text = inspect.getsource(reference)
     return text.split('"""', 2)[2].lstrip("\n") if text.startswith('"""') else text
 

@@ -344,6 +344,13 @@ def _tokenizer_size(tok) -> int:
     return 150 * len(tok.vocab) + 300 * CACHED_WORDS
 
 
+def uploaded_file_kind(name: str, data: bytes) -> str:
+    """What an uploaded tokenizer file is (read once per file, not at every rerun of the playground)."""
+    from .encodings import file_kind
+
+    return _store().get_or_make(("file kind", name, hashlib.sha256(data).hexdigest()), lambda: file_kind(name, data))
+
+
 def uploaded_tokenizer(name: str, data: bytes, lowercase: bool | None = None):
     from .encodings import load_uploaded_tokenizer
 

@@ -13,8 +13,13 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from wordpiece_core import reference
 from wordpiece_core.pipeline import Tokenizer
+from wordpiece_core.replay import splits_at
 from wordpiece_core.trace import Training
+
+from .safe import code
+from .tables import fmt_score, fmt_token
 
 
 def surface(token: str, prefix: str | None) -> str:
@@ -190,12 +195,6 @@ def fertility_example(bpe: Training, wordpiece: Training) -> str | None:
 
     Both trainings are replayed to their end (the final splits of every corpus word).
     """
-    from wordpiece_core import reference
-    from wordpiece_core.replay import splits_at
-
-    from .safe import code
-    from .tables import fmt_score, fmt_token
-
     bpe_splits = splits_at(bpe, len(bpe.steps) + 1)
     wp_splits = splits_at(wordpiece, len(wordpiece.steps) + 1)
     wp_index = {w: i for i, w in enumerate(wordpiece.words)}

@@ -39,11 +39,6 @@ def _inline(markdown: str) -> str:
     return re.sub(r"\[([^\]]+)\]\((https?://[^)\s]+)\)", r'<a href="\2">\1</a>', text)
 
 
-def _plain(markdown: str) -> str:
-    """The same notes for the Markdown handout (kept as they are)."""
-    return markdown
-
-
 def steps_content(training: Training, corpus: str, first: int, last: int) -> list[dict]:
     """What the handout says about each step, as data both formats write."""
     algorithm = training.config.algorithm
@@ -120,7 +115,7 @@ def as_markdown(training: Training, corpus: str, corpus_title: str, first: int, 
         lines += [f"| {'**' if c['winner'] else ''}`{cell(c['pair'])}`{'**' if c['winner'] else ''} | {c['count(ab)']:,} | "
                   f"{c['count(a)']:,} | {c['count(b)']:,} | {cell(c['score'])} |" for c in s["candidates"]]
         lines += ["", f"**Merged: {s['merge']}**, score {s['winner']}.", "", f"*{s['tie']}*", ""]
-        lines += [item for n in s["notes"] for item in (_plain(n), "")]
+        lines += [item for n in s["notes"] for item in (n, "")]
     return "\n".join(lines)
 
 
