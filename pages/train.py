@@ -191,7 +191,11 @@ def candidate_tables(step_no: int, step, table, complete: bool) -> None:
 
 
 def algorithm_in_code(step) -> None:
-    with st.expander("The algorithm in code, with this step's numbers", icon=":material/code:"):
+    # Drawn only while open: 90 highlighted lines at every step would slow each click.
+    with st.expander("The algorithm in code, with this step's numbers", icon=":material/code:", key="code_open",
+                     on_change="rerun") as panel:
+        if not panel.open:
+            return
         st.caption("wordpiece_core/reference.py: the plain trainer, recounting every pair at every step. The fast "
                    "engine makes exactly the same merges (the tests check it). The comments marked ← are this step's values.")
         st.code(algorithm_code.annotated(step, algorithm, training.config.tie_break), language="python", wrap_lines=True)
@@ -226,8 +230,7 @@ def vocabulary_and_notes(step_no: int, step, step_notes: list[str]) -> None:
                      width="stretch", height=320)
     with notes_col:
         st.subheader("Why this merge", anchor=False)
-        for note in step_notes:
-            st.markdown(note)
+        st.markdown("\n\n".join(step_notes))  # one element: each element a step sends costs the browser time
 
 
 def over_all_steps(step_no: int) -> None:

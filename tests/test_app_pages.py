@@ -203,6 +203,9 @@ def test_settings_that_allow_no_merge_explain_why(params, message):
 
 def test_the_share_box_holds_the_current_link():
     at = page("pages/train.py", corpus="course-toy", algorithm="wordpiece", step="2")
+    assert not at.code  # the Share popover is drawn only while open
+    at.session_state["share_open "] = True  # opened
+    at.run()
     link = at.code[0].value
     assert "corpus=course-toy" in link and "algorithm=wordpiece" in link and "step=2" in link
 

@@ -67,6 +67,9 @@ def test_no_source_is_named_by_its_file_number_on_any_page():
 
 def test_the_code_expander_shows_the_plain_trainer_with_this_steps_values():
     at = run(corpus="course-toy", algorithm="wordpiece", step=2)
+    assert not any("def train(" in c.value for c in at.code)  # drawn only when opened
+    at.session_state["code_open"] = True  # the expander opened
+    at.run()
     code = next(c.value for c in at.code if "def train(" in c.value)
     assert "# ← step 2: count(h ##u) = 15, count(h) = 15, count(##u) = 36" in code
     assert "# ← step 2: 15 / (15 × 36) = 1/36 ≈ 0.0278" in code

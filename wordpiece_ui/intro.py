@@ -34,5 +34,7 @@ def show() -> None:
 
 def glossary_button() -> None:
     """A popover with every term the app uses."""
-    with st.popover("Glossary", icon=":material/menu_book:"):
-        st.markdown("\n".join(f"- **{term}**: {text}" for term, text in glossary.GLOSSARY.items()))
+    # Drawn only while open: a step redraws this row, and the list would be sent with every step.
+    with st.popover("Glossary", icon=":material/menu_book:", key="glossary_open", on_change="rerun") as panel:
+        if panel.open:
+            st.markdown("\n".join(f"- **{term}**: {text}" for term, text in glossary.GLOSSARY.items()))

@@ -253,6 +253,8 @@ def share_box(settings: Settings, page: str = "", **extra: object) -> None:
 def share_button(settings: Settings, page: str = "", qr_at_once: bool = False, **extra: object) -> None:
     """A "Share" button that opens the link to this view (and its QR code) in one click."""
     url = page_url(settings, page, **extra)
-    with st.popover("Share", icon=":material/link:",
-                    help="A link and a QR code that open exactly this view"):
-        _share_contents(settings, url, page, qr_at_once)
+    # Drawn only while open (the link is then the view on screen): a step redraws this button.
+    with st.popover("Share", icon=":material/link:", key=f"share_open {page}", on_change="rerun",
+                    help="A link and a QR code that open exactly this view") as panel:
+        if panel.open:
+            _share_contents(settings, url, page, qr_at_once)
