@@ -71,6 +71,9 @@ def glossary_and_share(step_no: int) -> None:
 def step_view(step_no: int) -> None:
     state.sync_url(settings, **view_params(step_no))  # the address bar (and Share) is always the view on screen
     step = training.steps[step_no - 1]
+    if not hidden(step_no):  # the heading first: the server sends it while the rest is computed
+        left_tok, right_tok, new_tok = (tables.fmt_token(t) for t in (step.left, step.right, step.new_token))
+        st.header(safe.md(f"Step {step_no} of {n}:  {left_tok} + {right_tok} → {new_tok}"), anchor=False)
     table, complete = caches.candidates(key, training, step_no, st.session_state.get(state.CANDIDATE_ROWS) == "all")
     if hidden(step_no):
         quiz_view(step_no, table, complete)
@@ -119,9 +122,8 @@ def quiz_view(step_no: int, table, complete: bool) -> None:
 
 
 def merge_view(step_no: int, step, table, change, touched: int) -> None:
-    """The heading, the arithmetic and the top candidates (presenter mode: the corpus too, on one screen)."""
-    left_tok, right_tok, new_tok = (tables.fmt_token(t) for t in (step.left, step.right, step.new_token))
-    st.header(safe.md(f"Step {step_no} of {n}:  {left_tok} + {right_tok} → {new_tok}"), anchor=False)
+    """The arithmetic and the top candidates under the heading (presenter mode: the corpus too, on one screen)."""
+    left_tok, right_tok = tables.fmt_token(step.left), tables.fmt_token(step.right)
     tied = [c for c in step.candidates if c.score == step.score]
     guesses = st.session_state.get(state.QUIZ_GUESSES, {})
     if quiz and step_no in guesses:
@@ -131,13 +133,13 @@ def merge_view(step_no: int, step, table, change, touched: int) -> None:
 
     left, right = st.columns([5, 6])
     with left:
-        st.markdown(f"##### {tables.formula(algorithm)}", help=glossary.tip("score"))
-        st.markdown("## " + safe.md(tables.arithmetic(step, algorithm)))
+        # The formula, this step's arithmetic and its counts: one element (each element costs the browser time).
         st.markdown(
+            f"##### {tables.formula(algorithm)}\n\n## {safe.md(tables.arithmetic(step, algorithm))}\n\n"
             f"count({safe.code(left_tok + ' ' + right_tok)}) = {step.pair_count:,} · count({safe.code(left_tok)}) = {step.left_count:,} · "
             f"count({safe.code(right_tok)}) = {step.right_count:,}"
-            + ("" if presenting else "  (occurrences in the current splits, weighted by word counts)")
-        )
+            + ("" if presenting else "  (occurrences in the current splits, weighted by word counts)"),
+            help=glossary.tip("score"))
         if not presenting:
             tie_box(step, tied)
         if presenting:  # the corpus and the tie rule under the arithmetic, the chart beside them
@@ -145,9 +147,9 @@ def merge_view(step_no: int, step, table, change, touched: int) -> None:
             tie_box(step, tied)
         else:
             st.markdown(f"Exact change of the corpus' unigram log-likelihood if merged: **{step.loglik_delta:+.3f}** "
-                        "(the score approximates it)", help=glossary.tip("Δ log-likelihood"))
-            for col, (label, value) in zip(st.columns(3), tables.step_summary(step).items()):
-                col.metric(label, value)
+                        "(the score approximates it)  \n"
+                        + " · ".join(f"{label}: **{value}**" for label, value in tables.step_summary(step).items()),
+                        help=glossary.tip("Δ log-likelihood"))
     with right:
         top = table.head(8 if presenting else 12)
         value = "score" if algorithm == "wordpiece" else "count(ab)"
@@ -167,27 +169,37 @@ def tie_box(step, tied) -> None:
 
 def candidate_tables(step_no: int, step, table, complete: bool) -> None:
     st.subheader("Candidates at this step", anchor=False)
+    # Only the open tab is drawn (each chart and table a step sends costs the browser time).
     tabs = st.tabs([f"{name} ranking", "BPE view of the same pairs"] if algorithm == "wordpiece"
-                   else [f"{name} ranking"])
-    with tabs[0]:
-        size = st.segmented_control("Show", ["top 10", "top 25", "all"], key=state.CANDIDATE_ROWS, required=True)
-        rows = table if size == "all" else table.head(10 if size == "top 10" else 25)
-        st.dataframe(rows, hide_index=True, width="stretch", column_config=glossary.candidate_columns())
-        scope = "every pair" if complete else f"the top {len(table)} pairs the trainer recorded (choose *all* to recount every pair)"
-        st.caption(f"{tables.plural(len(table), 'candidate')} shown from {scope}. Click a column header to sort.")
-    if algorithm == "wordpiece":
+                   else [f"{name} ranking"], key=f"candidates_tab {algorithm}", on_change="rerun")
+    if tabs[0].open:
+        with tabs[0]:
+            ranking(table, complete)
+    if algorithm == "wordpiece" and tabs[1].open:
         with tabs[1]:
-            view = tables.by_count(table)
-            bpe_pick = view.iloc[0]
-            where = "of all pairs" if complete else f"among these {len(table)} pairs"
-            left_tok, right_tok = tables.fmt_token(step.left), tables.fmt_token(step.right)
-            st.markdown(
-                f"BPE would merge **{safe.md(bpe_pick['pair'])}** (count {bpe_pick['count(ab)']:,}, the most frequent {where}); "
-                f"WordPiece merges **{safe.md(left_tok + ' + ' + right_tok)}** (count {step.pair_count:,}) because dividing by "
-                f"count(a) × count(b) penalises pairs made of common tokens."
-            )
-            caches.chart(charts.candidates_bar(view.head(12), "count(ab)", "The same pairs by raw count (BPE's score)",
-                                               highlight=bpe_pick["pair"], dark=DARK))
+            bpe_view(step, table, complete)
+
+
+def ranking(table, complete: bool) -> None:
+    size = st.segmented_control("Show", ["top 10", "top 25", "all"], key=state.CANDIDATE_ROWS, required=True)
+    rows = table if size == "all" else table.head(10 if size == "top 10" else 25)
+    st.dataframe(rows, hide_index=True, width="stretch", column_config=glossary.candidate_columns())
+    scope = "every pair" if complete else f"the top {len(table)} pairs the trainer recorded (choose *all* to recount every pair)"
+    st.caption(f"{tables.plural(len(table), 'candidate')} shown from {scope}. Click a column header to sort.")
+
+
+def bpe_view(step, table, complete: bool) -> None:
+    view = tables.by_count(table)
+    bpe_pick = view.iloc[0]
+    where = "of all pairs" if complete else f"among these {len(table)} pairs"
+    left_tok, right_tok = tables.fmt_token(step.left), tables.fmt_token(step.right)
+    st.markdown(
+        f"BPE would merge **{safe.md(bpe_pick['pair'])}** (count {bpe_pick['count(ab)']:,}, the most frequent {where}); "
+        f"WordPiece merges **{safe.md(left_tok + ' + ' + right_tok)}** (count {step.pair_count:,}) because dividing by "
+        f"count(a) × count(b) penalises pairs made of common tokens."
+    )
+    caches.chart(charts.candidates_bar(view.head(12), "count(ab)", "The same pairs by raw count (BPE's score)",
+                                       highlight=bpe_pick["pair"], dark=DARK))
 
 
 def algorithm_in_code(step) -> None:
@@ -238,9 +250,12 @@ def over_all_steps(step_no: int) -> None:
     chosen = ("score", "Chosen score per step") if algorithm == "wordpiece" else ("count(ab)", "Chosen count per step")
     lines = [(*chosen, True, None), ("vocabulary", "Vocabulary size", False, len(training.initial_vocab)),
              ("tokens per word", "Average tokens per word", False, caches.start_tokens_per_word(key, training))]
-    for col, (value, title, log, start) in zip(st.columns(3), lines):
-        with col:  # the line is the same at every step; only the marker moves (charts.mark_step)
-            caches.chart(charts.mark_step(caches.steps_chart(key, value, title, log, start, training), step_no))
+    # One chart at a time: only the open tab is drawn. The line is the same at every step; only the marker moves.
+    tabs = st.tabs([title for _, title, _, _ in lines], key=f"over_steps_tab {algorithm}", on_change="rerun")
+    for tab, (value, title, log, start) in zip(tabs, lines):
+        if tab.open:
+            with tab:
+                caches.chart(charts.mark_step(caches.steps_chart(key, value, title, log, start, training), step_no))
 
 
 Stepper(state.STEP, n, noun="step", hold=hidden, hold_help="Reveal this merge first: Play stops at every hidden merge.").run(

@@ -101,7 +101,7 @@ def over_steps(frame: pd.DataFrame, value: str, title: str, log: bool = False,
         data = pd.concat([pd.DataFrame({"step": [0], value: [start]}), data])
     scale = alt.Scale(type="log") if log and (data[value] > 0).all() else alt.Scale(zero=False)
     line = alt.Chart(alt.Data(name="curve")).mark_line(point=len(data) <= 60, color=OTHER).encode(
-        x=alt.X("step:Q", title="step"),
+        x=alt.X("step:Q", title="step", axis=alt.Axis(tickMinStep=1, format=",d")),  # whole steps only
         y=alt.Y(field=value, type="quantitative", title=value, scale=scale),
         tooltip=[alt.Tooltip(field="step", type="quantitative"), alt.Tooltip(field=value, type="quantitative")],
     )
