@@ -20,11 +20,12 @@ word, and the trace.
 
 from __future__ import annotations
 
-import heapq
 from dataclasses import dataclass, field
+from itertools import repeat
 
 from .errors import WordPieceError
 
+_NO_RANK = 1 << 62  # the rank of a pair that is no merge
 CACHE_WORDS = 100_000  # results kept per model for words seen before (as Hugging Face caches)
 
 
@@ -60,7 +61,23 @@ class WordResult:
     reason: str = ""
 
 
-class WordPieceModel:
+class _CachedModel:
+    """What both models share: a cache of the words seen before (results without a trace)."""
+
+    _cache: dict[str, WordResult]
+
+    def tokenize(self, word: str, trace: bool = False) -> WordResult:
+        raise NotImplementedError
+
+    def tokenize_all(self, words: list[str], trace: bool = False) -> list[WordResult]:
+        """`tokenize` for many words at once (one call: the cache is read in a loop)."""
+        if trace:
+            return [self.tokenize(word, True) for word in words]
+        cached, tokenize = self._cache.get, self.tokenize
+        return [cached(word) or tokenize(word) for word in words]
+
+
+class WordPieceModel(_CachedModel):
     kind = "wordpiece"
 
     def __init__(self, vocab: dict[str, int], unk_token: str = "[UNK]", prefix: str = "##",
@@ -124,7 +141,7 @@ class WordPieceModel:
         return WordResult(word, tuple(tokens), tuple(spans), scan=tuple(scan))
 
 
-class BPEModel:
+class BPEModel(_CachedModel):
     kind = "bpe"
 
     def __init__(self, vocab: dict[str, int], merges: list[tuple[str, str]], unk_token: str | None = None,
@@ -143,7 +160,10 @@ class BPEModel:
 
     def initial(self, word: str) -> tuple[list[str], list[tuple[int, int]]]:
         """Characters (prefixed after the first), unknown ones as [UNK] or dropped."""
-        symbols: list[str] = []
+        symbols = [word[0]] + [self.prefix + ch for ch in word[1:]] if self.prefix and word else list(word)
+        if all(map(self.vocab.__contains__, symbols)):  # the common case: every character is known
+            return symbols, [(i, i + 1) for i in range(len(word))]
+        symbols = []
         spans: list[tuple[int, int]] = []
         for i, ch in enumerate(word):
             s = ch if (i == 0 or not self.prefix) else self.prefix + ch
@@ -157,8 +177,10 @@ class BPEModel:
         return symbols, spans
 
     def tokenize(self, word: str, trace: bool = False) -> WordResult:
-        """Merges by rank, lowest first, leftmost among equals: O(n log n) with a heap of
-        (rank, position) over a linked list of symbols; stale entries are skipped."""
+        """Merges by rank: repeatedly the lowest-rank pair present, the leftmost among equals.
+
+        The ranks of the adjacent pairs sit in a list; a merge replaces two symbols by one
+        and looks up only the two pairs beside it. A word seen before comes from the cache."""
         if not trace:
             cached = self._cache.get(word)
             if cached is not None:
@@ -166,37 +188,25 @@ class BPEModel:
         symbols, spans = self.initial(word)
         first = tuple(symbols)
         applied: list[MergeApplied] = []
-        ranks = self.ranks
-        n = len(symbols)
-        nxt = list(range(1, n)) + [-1]
-        prv = list(range(-1, n - 1))
-        alive = [True] * n
-        heap = [(r, i) for i in range(n - 1) if (r := ranks.get((symbols[i], symbols[i + 1]))) is not None]
-        heapq.heapify(heap)
-        while heap:
-            rank, i = heapq.heappop(heap)
-            j = nxt[i]
-            if not alive[i] or j < 0 or ranks.get((symbols[i], symbols[j])) != rank:
-                continue  # stale: the pair changed since this entry was pushed
-            a, b = symbols[i], symbols[j]
-            symbols[i] = self._merged(a, b)
-            spans[i] = (spans[i][0], spans[j][1])
-            alive[j] = False
-            nxt[i] = nxt[j]
-            if nxt[j] >= 0:
-                prv[nxt[j]] = i
-            for left in (prv[i], i):
-                right = nxt[left] if left >= 0 else -1
-                if left >= 0 and right >= 0:
-                    r = ranks.get((symbols[left], symbols[right]))
-                    if r is not None:
-                        heapq.heappush(heap, (r, left))
+        rank_of = self.ranks.get
+        ranks = list(map(rank_of, zip(symbols, symbols[1:]), repeat(_NO_RANK)))  # ranks[i]: symbols i and i + 1
+        while ranks:
+            rank = min(ranks)
+            if rank == _NO_RANK:
+                break  # no pair of the word is a merge
+            i = ranks.index(rank)  # the leftmost of the best
+            a, b = symbols[i], symbols[i + 1]
+            new = self._merged(a, b)
+            symbols[i:i + 2] = [new]
+            spans[i:i + 2] = [(spans[i][0], spans[i + 1][1])]
+            del ranks[i]  # only the pairs beside the new symbol change
+            if i:
+                ranks[i - 1] = rank_of((symbols[i - 1], new), _NO_RANK)
+            if i < len(ranks):
+                ranks[i] = rank_of((new, symbols[i + 1]), _NO_RANK)
             if trace:
-                split = tuple(symbols[k] for k in range(n) if alive[k])
-                applied.append(MergeApplied(rank, a, b, symbols[i], split))
-        keep = [k for k in range(n) if alive[k]]
-        result = WordResult(word, tuple(symbols[k] for k in keep), tuple(spans[k] for k in keep),
-                            merges=tuple(applied), initial_split=first)
+                applied.append(MergeApplied(rank, a, b, new, tuple(symbols)))
+        result = WordResult(word, tuple(symbols), tuple(spans), merges=tuple(applied), initial_split=first)
         if not trace and len(self._cache) < CACHE_WORDS:
             self._cache[word] = result
         return result

@@ -13,9 +13,10 @@ Three are offered, named as on the command line:
   lowercasing and accent stripping (the BERT-cased models).
 
 Every normalizer works character by character, so each output character comes
-from exactly one input character. `normalize_aligned` returns, beside the text,
-the index of that source character for every output character; the pipeline
-uses it to give token offsets into the original input.
+from exactly one input character. `normalize_with_sources` returns, beside the text,
+the index of that source character for every output character (or None when every
+character stayed in its place); the pipeline uses it to give token offsets into the
+original input.
 """
 
 from __future__ import annotations
@@ -181,15 +182,21 @@ def normalize(text: str, name: str) -> str:
     return text.translate(table) if table else text
 
 
-def normalize_aligned(text: str, name: str) -> tuple[str, list[int]]:
-    """Normalize and return, for each output character, the index of its source character."""
+def normalize_with_sources(text: str, name: str) -> tuple[str, list[int] | None]:
+    """Normalize; return the text and, for each output character, the index of its source character.
+
+    The sources are None when every character stays in its place (each became exactly
+    one character: the common case, done by one `str.translate`)."""
     fn = _char_function(name)
     if fn is None:
-        return text, list(range(len(text)))
+        return text, None
+    outs = {ch: fn(ch) for ch in set(text)}
+    if all(len(out) == 1 for out in outs.values()):
+        return text.translate({ord(ch): out for ch, out in outs.items() if out != ch}), None
     pieces: list[str] = []
     source: list[int] = []
     for i, ch in enumerate(text):
-        out = fn(ch)
+        out = outs[ch]
         if out:
             pieces.append(out)
             source.extend([i] * len(out))

@@ -12,15 +12,16 @@ the text between them goes through the pipeline.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from .models import BPEModel, WordPieceModel, WordResult
-from .normalizers import normalize_aligned
+from .normalizers import normalize_with_sources
 from .pre_tokenizers import pre_tokenize, unicode_to_bytes
 
 
-@dataclass(frozen=True)
-class WordTrace:
+class WordTrace(NamedTuple):  # one per word encoded: a named tuple is made several times faster than a dataclass
     """How one pre-tokenized word was encoded (for the playground)."""
 
     word: str  # as the model saw it (normalized; byte-level characters for byte-level)
@@ -95,7 +96,8 @@ class Tokenizer:
                 "wordpiece" if getattr(model, "prefix", None) else "join")
         self.decoder = decoder
         self.id_to_token = {i: t for t, i in model.vocab.items()}
-        self._specials_longest = sorted(self.special_tokens, key=len, reverse=True)
+        longest_first = sorted(self.special_tokens, key=len, reverse=True)
+        self._specials_pattern = re.compile("|".join(map(re.escape, longest_first))) if longest_first else None
 
     @property
     def vocab(self) -> dict[str, int]:
@@ -103,41 +105,43 @@ class Tokenizer:
 
     # ----- encoding -------------------------------------------------------------------
     def _split_specials(self, text: str) -> list[tuple[str, int, bool]]:
-        """(segment, start, is_special), matching special tokens leftmost-longest."""
-        if not self._specials_longest:
+        """(segment, start, is_special), matching special tokens leftmost, the longest first at one place."""
+        if self._specials_pattern is None:
             return [(text, 0, False)]
         out: list[tuple[str, int, bool]] = []
-        i = last = 0
-        while i < len(text):
-            for tok in self._specials_longest:
-                if text.startswith(tok, i):
-                    if last < i:
-                        out.append((text[last:i], last, False))
-                    out.append((tok, i, True))
-                    i += len(tok)
-                    last = i
-                    break
-            else:
-                i += 1
+        last = 0
+        for m in self._specials_pattern.finditer(text):  # alternatives longest first: leftmost-longest
+            i = m.start()
+            if last < i:
+                out.append((text[last:i], last, False))
+            out.append((m.group(), i, True))
+            last = m.end()
         if last < len(text):
             out.append((text[last:], last, False))
         return out
 
-    def _segment(self, text: str, base: int, trace: bool) -> list[tuple[WordTrace, list[tuple[int, int]]]]:
-        """Encode one special-free segment: per word, the trace and the original token offsets."""
-        normalized, source = normalize_aligned(text, self.normalizer)
+    def _segment(self, text: str, base: int, trace: bool) -> tuple[list[WordTrace], list[tuple[int, int]]]:
+        """Encode one special-free segment: each word's trace, and the original offsets of all its tokens."""
+        normalized, sources = normalize_with_sources(text, self.normalizer)
         byte_level = self.pre_tokenizer == "byte-level"
         words = pre_tokenize(normalized, self.pre_tokenizer, self.add_prefix_space)
+        results = self.model.tokenize_all([word for word, _ in words], trace)
+        traces: list[WordTrace] = []
+        offsets: list[tuple[int, int]] = []
+        if sources is None and not byte_level:  # every character in its place: offsets are positions
+            traces = [WordTrace(word, (base + start, base + end), result)
+                      for (word, (start, end)), result in zip(words, results)]
+            offsets = [(base + start + s, base + start + e) if e > s else (base, base)
+                       for (_, (start, _)), result in zip(words, results) for s, e in result.spans]
+            return traces, offsets
+        source = list(range(len(text))) if sources is None else sources
         prefix_shift = 1 if (byte_level and self.add_prefix_space and normalized and not normalized.startswith(" ")) else 0
-        out = []
-        for word, (start, end) in words:
-            result = self.model.tokenize(word, trace)
+        for (word, (start, end)), result in zip(words, results):
             if byte_level:
                 # Each byte-level character maps back to the normalized character it came from.
                 chars = _byte_level_sources(normalized, start, end, prefix_shift and start == 0)
             else:
                 chars = list(range(start, end))
-            offsets = []
             for s, e in result.spans:
                 if e <= s:
                     offsets.append((base, base))
@@ -146,30 +150,35 @@ class Tokenizer:
                 offsets.append((base + _orig(source, first), base + _orig(source, last, end=True)))
             o_start = base + (_orig(source, chars[0]) if chars else 0)
             o_end = base + (_orig(source, chars[-1], end=True) if chars else 0)
-            out.append((WordTrace(word, (o_start, o_end), result), offsets))
-        return out
+            traces.append(WordTrace(word, (o_start, o_end), result))
+        return traces, offsets
 
     def _encode_one(self, text: str, trace: bool):
-        tokens, ids, offsets, word_ids, words = [], [], [], [], []
-        specials_mask = []
+        tokens: list[str] = []
+        ids: list[int | None] = []
+        offsets: list[tuple[int, int]] = []
+        word_ids: list[int | None] = []
+        words: list[WordTrace] = []
+        special_at: list[int] = []  # positions of the special tokens
         vocab = self.vocab
         for segment, start, special in self._split_specials(text):
             if special:
+                special_at.append(len(tokens))
                 tokens.append(segment)
                 ids.append(vocab[segment])
                 offsets.append((start, start + len(segment)))
                 word_ids.append(None)
-                specials_mask.append(1)
                 continue
-            for wt, offs in self._segment(segment, start, trace):
-                index = len(words)
-                words.append(wt)
-                for tok, off in zip(wt.result.tokens, offs):
-                    tokens.append(tok)
-                    ids.append(vocab.get(tok))
-                    offsets.append(off)
-                    word_ids.append(index)
-                    specials_mask.append(0)
+            traces, offs = self._segment(segment, start, trace)
+            pieces = [token for wt in traces for token in wt.result.tokens]
+            tokens += pieces
+            ids += map(vocab.get, pieces)
+            offsets += offs
+            word_ids += [index for index, wt in enumerate(traces, len(words)) for _ in wt.result.tokens]
+            words += traces
+        specials_mask = [0] * len(tokens)
+        for i in special_at:
+            specials_mask[i] = 1
         if self.trim_offsets:
             offsets = [_trim(tok, off, i, self.trim_prefix_space) for i, (tok, off) in enumerate(zip(tokens, offsets))]
         return tokens, ids, offsets, word_ids, specials_mask, words
