@@ -270,7 +270,7 @@ def test_hostile_link_parameters_stay_text_and_nothing_leaves_the_machine(server
     visit(page, server.url + "/playground?corpus=course-toy&text=" + quote(text), "How each word was cut", 60_000)
     check(page, "hostile-link-playground")  # (waits until the page is idle)
     assert page.get_by_text("[x](" + EVIL + ")").count() >= 1
-    assert page.locator(f'a[href*="evil.example"], img[src*="evil.example"]').count() == 0
+    assert page.locator('a[href*="evil.example"], img[src*="evil.example"]').count() == 0
     visit(page, server.url + "/compare?corpus=course-toy&hf=1", "Merge timelines, aligned by step", 60_000)
     wait_idle(page)
     visit(page, server.url + "/corpora", "Glossary", 60_000)  # its source links are links, never fetched

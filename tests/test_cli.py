@@ -82,13 +82,25 @@ def test_wordpiece_tokenizer_json_loads_with_bert_pipeline(tmp_path, course_txt)
     assert tok.decode(enc.ids) == "This is the Hugging Face course"
 
 
-def test_hf_tie_break_and_options(tmp_path, toy_tsv):
-    proc, out = train(tmp_path, "--word-counts", str(toy_tsv), "--algorithm", "bpe", "--vocab-size", "12",
-                      "--tie-break", "hf", "--min-frequency", "5", "--special-tokens", "[UNK],[PAD]",
+@pytest.mark.parametrize("tie_break,order", [("hf", ["a ##b", "b ##a"]), ("first", ["b ##a", "a ##b"])])
+def test_tie_break_and_options(tmp_path, tie_break, order):
+    # "ba" and "ab" (5 each) make two pairs of count 5 that tie. The course's rule takes the one
+    # met first in the corpus (b ##a, in "ba"); BpeTrainer's the smallest ids: the alphabet is
+    # sorted by code point (##a 2, ##b 3, a 4, b 5 after the two special tokens), so a ##b (4, 3)
+    # comes before b ##a (5, 2). "cd" (2) is below --min-frequency 5 and is never merged.
+    words = tmp_path / "words.tsv"
+    words.write_text("ba\t5\nab\t5\ncd\t2\n", encoding="utf-8")
+    proc, out = train(tmp_path, "--word-counts", str(words), "--algorithm", "bpe", "--vocab-size", "30",
+                      "--tie-break", tie_break, "--min-frequency", "5", "--special-tokens", "[UNK],[PAD]",
                       "--continuing-prefix", "##")
     assert proc.returncode == 0, proc.stderr
-    vocab = (out / "vocab.txt").read_text().split("\n")
-    assert vocab[:2] == ["[UNK]", "[PAD]"]
+    assert (out / "merges.txt").read_text(encoding="utf-8").split("\n")[-3:] == [*order, ""]
+    vocab = (out / "vocab.txt").read_text(encoding="utf-8").split("\n")
+    assert vocab[:6] == ["[UNK]", "[PAD]", "##a", "##b", "##d", "a"]
+    assert vocab[-3:] == [order[0].replace(" ##", ""), order[1].replace(" ##", ""), ""]
+    assert "min frequency" in proc.stderr  # it stopped there, not at the vocabulary size
+    steps = [json.loads(line) for line in (out / "trace.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [(s["ties"], s["tie_rule"]) for s in steps] == [(2, tie_break), (1, tie_break)]
 
 
 BAD = [

@@ -111,3 +111,11 @@ def test_a_long_trace_is_small_and_nearly_invisible_to_the_garbage_collector():
     assert t.nbytes < 4_000_000
     # the collector walks the few containers, never one object per step or candidate
     assert tracked_reachable(t) < 40
+
+
+def test_the_step_recorder_declares_every_column():
+    from typing import get_type_hints
+
+    from wordpiece_core.steps import CANDIDATE_INTS, STEP_INTS, StepRecorder
+
+    assert set(STEP_INTS + CANDIDATE_INTS) <= set(get_type_hints(StepRecorder))  # what mypy checks the engine against

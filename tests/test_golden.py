@@ -16,7 +16,7 @@ merges hu+##g; the arithmetic says hu+##gs alone has 1/15 and wins.
 
 from fractions import Fraction
 
-from corpora import BERT_SPECIALS, COURSE, TOY  # noqa: F401
+from corpora import COURSE, TOY
 from wordpiece_core import TextSettings, count_words, train_bpe, train_wordpiece
 from wordpiece_core.replay import candidates_at, splits_at
 
@@ -116,16 +116,31 @@ def test_seed_004_code_output_vocabulary_of_20():
     assert e.right_count == 17
 
 
-def test_seed_003_scaled_score_keeps_the_winner():
-    t = train_wordpiece(TOY, 12)
+def test_seed_003_scaled_score_multiplies_by_the_vocabulary_size_and_keeps_the_winner():
+    # "WordPiece Tokenization: A BPE Variant" scores count(ab) × |vocabulary| / (count(a) × count(b))
+    # on "the quick brown fox jumps over the lazy dog". Its vocabulary has 29 entries (a space
+    # token among them); ours, with the whitespace pre-tokenizer, has 28: [UNK], the 8 first
+    # letters t q b f j o l d, and 19 continuing letters. So (t, ##h) scores 2 × 28 / (2 × 2) = 14
+    # (the tutorial: 2 × 29 / (2 × 2) = 14.5), and (q, ##u) 1 × 28 / (1 × 2) = 14: ##u occurs in
+    # "quick" and "jumps" (the tutorial counts it once and prints 29).
+    counts = count_words(["the quick brown fox jumps over the lazy dog"], TextSettings("none", "whitespace"))
+    t = train_wordpiece(counts, 40, special_tokens=("[UNK]",))
+    first = t.steps[0]
+    assert first.vocab_size_before == 28
+    scaled = {(c.left, c.right): c.scaled_score for c in candidates_at(t, 1)}
+    assert scaled[("t", "##h")] == 14 and scaled[("q", "##u")] == 14
+    # The best pairs score 1 × 28 / (1 × 1) = 28: two tokens that occur once, together; the
+    # course's rule takes the first met: ##i + ##c in "quick".
+    assert (first.left, first.right, first.scaled_score) == ("##i", "##c", 28)
+    # Multiplying every score of a step by the same size never changes the order.
     for s in t.steps:
-        scaled = [c.scaled_score for c in s.candidates]
-        assert scaled == sorted(scaled, reverse=True)
-        assert s.scaled_score == float(s.score * s.vocab_size_before)
+        scaled_order = [c.scaled_score for c in s.candidates]
+        assert scaled_order == sorted(scaled_order, reverse=True)
 
 
 def test_vocab_size_too_large_stops_cleanly():
     t = train_wordpiece(TOY, 10_000)
     assert t.stop_reason == "no pair is left to merge"
-    assert t.vocab[-1] in {"hug", "pug", "pun", "bun", "hugs"} or len(t.vocab) < 10_000
+    # Every word ends as one token after 9 merges: 7 characters + 9 merges = 16 tokens, the last pun.
+    assert len(t.steps) == 9 and len(t.vocab) == 16 and t.vocab[-1] == "pun"
     assert sorted(splits_at(t, len(t.steps) + 1)) == sorted([[w] for w in TOY])

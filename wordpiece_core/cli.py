@@ -12,6 +12,7 @@ import sys
 import time
 from collections.abc import Sequence
 from fractions import Fraction
+from typing import NoReturn
 
 from .errors import WordPieceError
 
@@ -25,7 +26,7 @@ DEFAULT_SPECIALS = {
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, no usage dump
+    def error(self, message: str) -> NoReturn:  # one line, no usage dump
         self.exit(EXIT_INPUT, f"{self.prog}: error: {message} (see --help)\n")
 
 

@@ -399,7 +399,7 @@ def tokenizer_from_training(training: Training, normalizer: str, pre_tokenizer: 
     return tokenizer_from_json(tokenizer_json(training, normalizer, pre_tokenizer, add_prefix_space), "the training")
 
 
-def _unsupported(where: str, what: str, name: str) -> WordPieceError:
+def _unsupported(where: str, what: object, name: str) -> WordPieceError:  # what: a type name, or None
     return WordPieceError(f"{name}: the {where} {what!r} is not supported here "
                           "(supported: WordPiece or BPE models with the normalizers none, Lowercase, BertNormalizer "
                           "and the pre-tokenizers Whitespace, WhitespaceSplit, BertPreTokenizer, ByteLevel)")
@@ -497,7 +497,7 @@ def tokenizer_from_json(doc: dict, name: str):
     if kind == "WordPiece" or (kind is None and "continuing_subword_prefix" in model_spec and "merges" not in model_spec):
         if not isinstance(vocab, dict):
             raise WordPieceError(f"{name}: the WordPiece model has no vocabulary")
-        model = WordPieceModel(vocab, (model_spec.get("unk_token") or UNK), (model_spec.get("continuing_subword_prefix") or "##"),
+        model: WordPieceModel | BPEModel = WordPieceModel(vocab, (model_spec.get("unk_token") or UNK), (model_spec.get("continuing_subword_prefix") or "##"),
                                (100 if model_spec.get("max_input_chars_per_word") is None else model_spec["max_input_chars_per_word"]))
     elif kind == "BPE" or (kind is None and "merges" in model_spec):
         if not isinstance(vocab, dict):
@@ -522,7 +522,7 @@ def tokenizer_from_json(doc: dict, name: str):
     template, trim_prefix = _template_from(doc.get("post_processor"), name)
     specials = tuple(t["content"] for t in (doc.get("added_tokens") or []) if t.get("content") in vocab)
     decoder_spec = doc.get("decoder") or {}
-    decoder = {"WordPiece": "wordpiece", "ByteLevel": "byte-level"}.get(decoder_spec.get("type"))
+    decoder = {"WordPiece": "wordpiece", "ByteLevel": "byte-level"}.get(str(decoder_spec.get("type")))
     return Tokenizer(model, normalizer, pre, add_prefix_space, specials, template,
                      trim_prefix_space=trim_prefix, decoder=decoder)
 

@@ -52,9 +52,9 @@ Progress = Callable[[int, int], None]
 _FLOAT_WINDOW = 1e-9  # relative; float division is correctly rounded, so 1e-9 is ample
 _MAX_TOKENS = 0x10FFFF  # a token is one character, chr(id)
 _WP_SLACK = 1.005  # WordPiece: how far a token's count may fall before its pairs are re-pushed
-_RETIRED = float("inf")
-_LOW21 = (1 << 21) - 1  # BPE's winner-only heap packs (-count, left id, right id) into one int
-_LOW42 = (1 << 42) - 1  # the key of a heap entry no longer in use (sorts after every live one)
+_RETIRED = float("inf")  # the key of a heap entry no longer in use (sorts after every live one)
+_LOW21 = (1 << 21) - 1  # a packed entry's right id (its lowest 21 bits)
+_LOW42 = (1 << 42) - 1  # a packed entry's pair: left id << 21 + right id (its lowest 42 bits)
 
 
 def _sift_down(heap: list, pos: int) -> None:
@@ -208,14 +208,21 @@ class _Engine:
             for q in pc:
                 self.pairs_of[q[0]].add(q)
                 self.pairs_of[q[1]].add(q)
-            self.heap = [(-(c / (tc[q[0]] * tc[q[1]])), q) for q, c in pc.items() if c >= thr]
         self.walks = self.is_wp or config.top_k > 1  # whether choose() walks the heap (see _choose_general)
-        if not self.is_wp:
-            if self.walks:
-                self.heap = [(-c, q) for q, c in pc.items() if c >= thr]
-            else:  # one int per entry, ordered as (-count, left id, right id): see _choose_bpe_fast
-                self.heap = [(-c << 42) + (ord(q[0]) << 21) + ord(q[1]) for q, c in pc.items() if c >= thr]
+        # Two shapes of heap entry, each in its own heap (a min-heap: the best pair is at the top):
+        # `heap` holds (key, pair) with key = -score (WordPiece) or -count (BPE) when the top is walked;
+        # `packed` holds one int per pair, (-count << 42) + (left id << 21) + right id, when BPE wants
+        # the winner only (see _choose_bpe_fast).
+        self.heap: list[tuple[float, str]] = []
+        self.packed: list[int] = []
+        if self.is_wp:
+            self.heap = [(-(c / (tc[q[0]] * tc[q[1]])), q) for q, c in pc.items() if c >= thr]
+        elif self.walks:
+            self.heap = [(-c, q) for q, c in pc.items() if c >= thr]
+        else:
+            self.packed = [(-c << 42) + (ord(q[0]) << 21) + ord(q[1]) for q, c in pc.items() if c >= thr]
         heapq.heapify(self.heap)
+        heapq.heapify(self.packed)
         self.latest = {q: key for key, q in self.heap} if self.walks else {}  # pair -> key of its newest entry
         self.retired = 0  # heap entries with the key _RETIRED
         # How many pairs have each count (BPE's ties). A defaultdict: Counter's
@@ -270,7 +277,7 @@ class _Engine:
         the smallest pair string among those: the hf rule. How many pairs tie
         is read from the histogram of pair counts kept by `apply`.
         """
-        heap, pc, thr = self.heap, self.pc, self.threshold
+        heap, pc, thr = self.packed, self.pc, self.threshold
         while heap:
             key = heap[0]
             low = key & _LOW42
@@ -340,7 +347,7 @@ class _Engine:
         put = frontier.append if depth_first else partial(heapq.heappush, frontier)
         while frontier:
             key, i = take()
-            if key is _RETIRED or (len(best) >= want and -key * slack < best[0]):
+            if key == _RETIRED or (len(best) >= want and -key * slack < best[0]):
                 if depth_first:
                     continue  # skip this subtree
                 break  # nothing left can do better
@@ -395,9 +402,9 @@ class _Engine:
         for i in sorted(fix, reverse=True):  # deepest first: a fix only moves its own subtree
             heap[i] = (fix[i], heap[i][1])
             _sift_down(heap, i)
-        self.retired += sum(1 for k in fix.values() if k is _RETIRED)
+        self.retired += sum(1 for k in fix.values() if k == _RETIRED)
         if self.retired > len(heap) // 2:
-            self.heap[:] = [e for e in heap if e[0] is not _RETIRED]
+            self.heap[:] = [e for e in heap if e[0] != _RETIRED]
             heapq.heapify(self.heap)
             self.retired = 0
         return winner, ties, ranked[:want]
@@ -460,7 +467,7 @@ class _Engine:
                         holders[q].append(w)
         freq_of = freqs.__getitem__
         made += sum(map(freq_of, touched))
-        a, b = p
+        a, b = p[0], p[1]  # the pair's two tokens
         hist, where = self.hist, self.where
         fresh: dict[str, int] = {}  # the pairs with nc, and their counts
         # (pair that loses the words, new pair that gains them, the words)
@@ -531,7 +538,7 @@ class _Engine:
             else:
                 for q, c in fresh.items():
                     if c >= thr:
-                        push(heap, (-c << 42) + (ord(q[0]) << 21) + ord(q[1]))
+                        push(self.packed, (-c << 42) + (ord(q[0]) << 21) + ord(q[1]))
             return
         pairs_of, ref = self.pairs_of, self.ref
         for q in fresh:

@@ -135,11 +135,11 @@ class Tokenizer:
                        for (_, (start, _)), result in zip(words, results) for s, e in result.spans]
             return traces, offsets
         source = list(range(len(text))) if sources is None else sources
-        prefix_shift = 1 if (byte_level and self.add_prefix_space and normalized and not normalized.startswith(" ")) else 0
+        added_space = byte_level and self.add_prefix_space and bool(normalized) and not normalized.startswith(" ")
         for (word, (start, end)), result in zip(words, results):
             if byte_level:
                 # Each byte-level character maps back to the normalized character it came from.
-                chars = _byte_level_sources(normalized, start, end, prefix_shift and start == 0)
+                chars = _byte_level_sources(normalized, start, end, added_space and start == 0)
             else:
                 chars = list(range(start, end))
             for s, e in result.spans:
@@ -195,6 +195,7 @@ class Tokenizer:
         for name, type_id in parts:
             if name in ("$A", "$B"):
                 seq = a if name == "$A" else b
+                assert seq is not None  # the template has $B only for a pair
                 t, i, o, w, m, wt = seq
                 tokens += t
                 ids += i

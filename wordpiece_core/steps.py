@@ -48,6 +48,26 @@ def int_column(values: list[int]) -> Sequence[int]:
 class StepRecorder:
     """What the engine appends to while it trains; `finish` turns it into `Steps`."""
 
+    # One list per column (named as in STEP_INTS and CANDIDATE_INTS, checked by a test).
+    left_id: list[int]
+    right_id: list[int]
+    new_id: list[int]
+    pair_count: list[int]
+    left_count: list[int]
+    right_count: list[int]
+    ties: list[int]
+    vocab_size: list[int]
+    merged_count: list[int]
+    total: list[int]
+    new_count: list[int]
+    c_left_id: list[int]
+    c_right_id: list[int]
+    c_pair_count: list[int]
+    c_left_count: list[int]
+    c_right_count: list[int]
+    c_merged: list[int]
+    c_new_count: list[int]
+
     def __init__(self) -> None:
         for name in STEP_INTS + CANDIDATE_INTS:
             setattr(self, name, [])

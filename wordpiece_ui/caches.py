@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 from urllib.parse import urlencode
 
+import altair as alt
 import pandas as pd
 import streamlit as st
 
@@ -23,7 +24,7 @@ from wordpiece_core.corpus import TextSettings
 from wordpiece_core.errors import WordPieceError
 from wordpiece_core.models import CACHE_WORDS as CACHED_WORDS
 from wordpiece_core.replay import candidates_at
-from wordpiece_core.trace import TrainerConfig, Training
+from wordpiece_core.trace import Algorithm, TrainerConfig, Training
 
 from . import charts, compare, safe, state, tables
 from .corpora import MAX_UPLOAD_MB, WordCounts, load_paste, load_sample, load_upload, samples
@@ -95,14 +96,14 @@ def corpus(settings: Settings) -> WordCounts | None:
 # ---------------------------------------------------------------- training
 
 
-def config_for(settings: Settings, algorithm: str | None = None, prefix: str | None = None) -> TrainerConfig:
+def config_for(settings: Settings, algorithm: Algorithm | None = None, prefix: str | None = None) -> TrainerConfig:
     algorithm = algorithm or settings.algorithm
     return TrainerConfig(
-        algorithm=algorithm,  # type: ignore[arg-type]
+        algorithm=algorithm,
         vocab_size=settings.vocab_size,
         min_frequency=settings.min_frequency,
         special_tokens=settings.special_tokens,
-        tie_break=settings.tie_break,  # type: ignore[arg-type]
+        tie_break=settings.tie_break,
         prefix="##" if algorithm == "wordpiece" else prefix,
         top_k=TOP_K,
         full_byte_alphabet=settings.byte_level and settings.byte_alphabet,
@@ -130,7 +131,7 @@ def _session_id() -> str:
     return st.session_state[state.SESSION_ID]
 
 
-def training(settings: Settings, counts: WordCounts, algorithm: str | None = None,
+def training(settings: Settings, counts: WordCounts, algorithm: Algorithm | None = None,
              prefix: str | None = None) -> Training | None:
     """The training for these settings: from the store, or trained now (or joined) with a progress view.
 
@@ -209,7 +210,7 @@ HF_VARIANT = "HF WordPieceTrainer (BPE with ##)"  # the Compare page's optional 
 def trained_pair(settings: Settings, counts: WordCounts, hf_variant: bool = False) -> dict[str, tuple[str, Training]]:
     """Name → (cache key, training) for BPE and WordPiece (and BPE with ##) on the same settings."""
     out: dict[str, tuple[str, Training]] = {}
-    wanted = [("BPE", "bpe", None), ("WordPiece", "wordpiece", "##")]
+    wanted: list[tuple[str, Algorithm, str | None]] = [("BPE", "bpe", None), ("WordPiece", "wordpiece", "##")]
     if hf_variant:
         wanted.append((HF_VARIANT, "bpe", "##"))
     for name, algorithm, prefix in wanted:
@@ -255,9 +256,9 @@ def steps_chart(key: str, value: str, title: str, log: bool, start: float | None
                     make=lambda: charts.over_steps(steps_table(key, training), value, title, log=log, start=start))
 
 
-def chart(spec: dict | object) -> None:
+def chart(spec: dict | alt.TopLevelMixin) -> None:
     """Show an Altair chart (or its Vega-Lite dict) across the column."""
-    st.vega_lite_chart(spec if isinstance(spec, dict) else charts.spec(spec), width="stretch")
+    st.vega_lite_chart(spec=spec if isinstance(spec, dict) else charts.spec(spec), width="stretch")
 
 
 def full_candidates(key: str, step: int, training: Training) -> pd.DataFrame:

@@ -68,7 +68,7 @@ def candidates_bar(frame: pd.DataFrame, value: str, title: str, label: str | Non
         data["status"] = _status(data, value)
         data["order"] = range(len(data))
     else:
-        first = frame.loc[frame["rank"].idxmin(), "pair"] if "rank" in frame else frame["pair"].iloc[0]
+        first = frame["pair"].iloc[int(frame["rank"].to_numpy().argmin())] if "rank" in frame else frame["pair"].iloc[0]
         data["status"] = data["pair"].map(
             lambda p: "BPE's pick" if p == highlight else ("WordPiece's pick" if p == first else "other"))
         data["order"] = data[value].rank(method="first", ascending=False)
@@ -132,7 +132,7 @@ def length_histogram(lengths: pd.DataFrame, title: str) -> alt.Chart:
     ).properties(height=460)  # Streamlit fits the whole chart, legend rows included, in this height
 
 
-def shared_scatter(frame: pd.DataFrame, a: str, b: str, selected: str | None, dark: bool = False) -> alt.Chart:
+def shared_scatter(frame: pd.DataFrame, a: str, b: str, selected: str | None, dark: bool = False) -> alt.TopLevelMixin:
     """Each shared token at (its step in a, its step in b); the diagonal = learned at the same step.
 
     Hovering a point shows the token; the followed token is drawn large in vermillion.

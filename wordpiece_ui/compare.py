@@ -50,25 +50,26 @@ def timelines(trainings: dict[str, Training], follow: str | None = None,
     rows = []
     first_diff = None
     for i in range(longest):
-        row: dict[str, object] = {"": "", "step": i + 1}
-        made = []
+        made: list[str | None] = []
+        cells: dict[str, str] = {}
         for n in names:
             t = trainings[n]
             if i < len(t.steps):
                 left, right, token = merges[n][i]
-                row[n] = f"{left} + {right} → {token}"
+                cells[n] = f"{left} + {right} → {token}"
                 if n in ties and ties[n][i] > 1:
-                    row[n] += f"  ⚖ {ties[n][i]}-way tie"
+                    cells[n] += f"  ⚖ {ties[n][i]}-way tie"
                 made.append(surface(token, t.config.prefix))
             else:
-                row[n] = ""
+                cells[n] = ""
                 made.append(None)
         same = len(set(made)) == 1 and made[0] is not None
-        if not same and first_diff is None:
+        marks = "◆" if not same and first_diff is None else ""
+        if marks:
             first_diff = i + 1
-            row[""] += "◆"
         if follow and follow in made:
-            row[""] += "★"
+            marks += "★"
+        row: dict[str, object] = {"": marks, "step": i + 1, **cells}
         row["same token"] = "✓" if same else ""
         for n, tok in zip(names, made):
             for other in names:

@@ -32,8 +32,7 @@ _PAGES = [
 
 def pages() -> list:
     """The app's pages, the first one being the default (the URL path `/`)."""
-    return [st.Page(path, title=title, icon=icon, default=url is None, **({"url_path": url} if url else {}))
-            for path, title, icon, url in _PAGES]
+    return [st.Page(path, title=title, icon=icon, default=url is None, url_path=url) for path, title, icon, url in _PAGES]
 
 
 def run(page) -> None:

@@ -11,15 +11,16 @@ that value and reported in words, never an error page.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Mapping
+from typing import Any, Mapping, get_args
 
 from wordpiece_core.normalizers import NORMALIZERS
 from wordpiece_core.pre_tokenizers import PRE_TOKENIZERS
+from wordpiece_core.trace import Algorithm, TieBreak
 
-from .corpora import CUSTOM_IDS, SampleCorpus, sample_by_id, samples
+from .corpora import CUSTOM_IDS, sample_by_id, samples
 
-ALGORITHMS = ("wordpiece", "bpe")
-TIE_BREAKS = ("first", "hf")
+ALGORITHMS: tuple[Algorithm, ...] = get_args(Algorithm)  # ("wordpiece", "bpe"): the core's names
+TIE_BREAKS: tuple[TieBreak, ...] = get_args(TieBreak)  # ("first", "hf")
 SPECIALS = {
     "bert": ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"),
     "unk": ("[UNK]",),
@@ -39,11 +40,11 @@ MAX_MIN_FREQUENCY = 1_000_000
 @dataclass(frozen=True)
 class Settings:
     corpus: str = "course-toy"
-    algorithm: str = "wordpiece"
+    algorithm: Algorithm = "wordpiece"
     vocab_size: int = 30
     normalizer: str = "none"
     pre_tokenizer: str = "whitespace"
-    tie_break: str = "first"
+    tie_break: TieBreak = "first"
     min_frequency: int = 0
     specials: str = "none"
     byte_alphabet: bool = False  # byte-level: start from all 256 byte symbols, not only those seen
@@ -106,7 +107,7 @@ def from_query(params: Mapping[str, str]) -> tuple[Settings, int | None, list[st
         problems.append(f"there is no sample corpus called '{corpus}'; showing the course's toy words")
         corpus = "course-toy"
     base = defaults_for(corpus)
-    values: dict[str, object] = {}
+    values: dict[str, Any] = {}  # checked against `choices` and `numbers` below
     choices = {
         "algorithm": ALGORITHMS,
         "normalizer": tuple(NORMALIZERS),
@@ -139,6 +140,6 @@ def from_query(params: Mapping[str, str]) -> tuple[Settings, int | None, list[st
         step = _int(params["step"], 0, 10_000_000)
         if step is None:
             problems.append(f"step='{params['step']}' must be a whole number; starting at step 1")
-    return replace(base, **values), step, problems  # type: ignore[arg-type]
+    return replace(base, **values), step, problems
 
 

@@ -64,7 +64,7 @@ def init_from_url() -> None:
     """On a session's first run, take the settings (and step) from the URL."""
     if st.session_state.get(URL_LOADED):
         return
-    params = {k: st.query_params.get(k) for k in st.query_params.keys()}
+    params = {k: st.query_params[k] for k in st.query_params.keys()}  # the last value of a repeated key
     settings, step, problems = from_query(params)
     for field in FIELDS:
         st.session_state[setting_key(field)] = getattr(settings, field)
@@ -132,7 +132,7 @@ def sidebar() -> Settings:
              help="Which pair wins when several share the best score.")
     sb.number_input("Min pair frequency", 0, MAX_MIN_FREQUENCY, step=1, key=setting_key("min_frequency"), on_change=_reset_step,
                     help="Pairs seen fewer times are never merged (0 = no limit).")
-    sb.selectbox("Special tokens", list(SPECIALS), format_func=SPECIALS_LABELS.get, key=setting_key("specials"), on_change=_reset_step,
+    sb.selectbox("Special tokens", list(SPECIALS), format_func=SPECIALS_LABELS.__getitem__, key=setting_key("specials"), on_change=_reset_step,
                  help="Put at the start of the vocabulary; they count towards its size.")
     for problem in st.session_state.get(URL_PROBLEMS, []):
         sb.warning("Link: " + safe.md(problem))

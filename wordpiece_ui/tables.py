@@ -202,14 +202,16 @@ def judge_guess(candidates: pd.DataFrame, guess: str, algorithm: str) -> tuple[b
         return False, f"{guess} is not among the candidates."
     mine = rows.iloc[0]
     if algorithm == "bpe":
-        w, g = int(winner["count(ab)"]), int(mine["count(ab)"])
-        best, yours, gap = f"count {w:,}", f"count {g:,}", f"{w - g:,} fewer occurrences"
+        wc, gc = int(winner["count(ab)"]), int(mine["count(ab)"])
+        best, yours, gap = f"count {wc:,}", f"count {gc:,}", f"{wc - gc:,} fewer occurrences"
+        tied = wc == gc
     else:
-        w, g = float(winner["score"]), float(mine["score"])
-        best, yours, gap = f"score {winner['exact']}", f"score {mine['exact']}", f"{w / g:.3g}× lower" if g else ""
+        ws, gs = float(winner["score"]), float(mine["score"])
+        best, yours, gap = f"score {winner['exact']}", f"score {mine['exact']}", f"{ws / gs:.3g}× lower" if gs else ""
+        tied = ws == gs
     if guess == winner["pair"]:
         return True, f"Right: {guess} wins with {best}."
-    if g == w:
+    if tied:
         return True, f"Right, by a tie: {guess} has the best {best.split()[0]} too; the tie rule picks {winner['pair']}."
     return False, f"Not this one: {guess} has {yours} against {best} for {winner['pair']} ({gap})."
 
