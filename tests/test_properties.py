@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from wordpiece_core.merging import train
 from wordpiece_core.reference import train as oracle_train
 from wordpiece_core.replay import candidates_at, splits_at
-from wordpiece_core.trace import TrainerConfig
+from wordpiece_core.trace import TrainerConfig, merge_token
 
 words = st.text(alphabet="abcab", min_size=1, max_size=7)
 corpora = st.dictionaries(words, st.integers(min_value=1, max_value=9), min_size=1, max_size=12)
@@ -127,7 +127,7 @@ def _rescan(model, word):
         if best is None:
             return symbols
         r, i = best
-        symbols[i : i + 2] = [model._merged(symbols[i], symbols[i + 1])]
+        symbols[i : i + 2] = [merge_token(symbols[i], symbols[i + 1], model.prefix)]
 
 
 _pieces = st.text(alphabet="abc", min_size=1, max_size=3)
@@ -136,7 +136,7 @@ _pieces = st.text(alphabet="abc", min_size=1, max_size=3)
 @settings(max_examples=300, deadline=None)
 @given(merges=st.lists(st.tuples(_pieces, _pieces), max_size=12, unique=True),
        words=st.lists(st.text(alphabet="abcd", min_size=1, max_size=14), min_size=1, max_size=8))
-def test_bpe_heap_encoder_equals_the_rescan_definition(merges, words):
+def test_bpe_encoder_equals_the_rescan_definition(merges, words):
     from wordpiece_core.models import BPEModel
 
     vocab = {ch: i for i, ch in enumerate("abc")}

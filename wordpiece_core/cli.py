@@ -15,13 +15,17 @@ from fractions import Fraction
 from typing import NoReturn
 
 from .errors import WordPieceError
+from .normalizers import NORMALIZERS
+from .pre_tokenizers import PRE_TOKENIZERS
+from .special_tokens import BERT_SPECIALS, END_OF_TEXT, UNK
+from .trace import ALGORITHMS, TIE_BREAKS
 
 EXIT_INPUT = 2
 
 DEFAULT_SPECIALS = {
-    "wordpiece": "[PAD],[UNK],[CLS],[SEP],[MASK]",
-    "bpe": "[UNK]",
-    "bpe-byte-level": "<|endoftext|>",
+    "wordpiece": ",".join(BERT_SPECIALS),
+    "bpe": UNK,
+    "bpe-byte-level": END_OF_TEXT,
 }
 
 
@@ -78,7 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--word-counts", action="append", default=[], metavar="FILE",
                    help="a TSV of 'word<TAB>count' lines; words are used as they are (not normalized or pre-tokenized); "
                         "a first line whose count is not a number is a header, skipped with a note")
-    t.add_argument("--algorithm", required=True, choices=["wordpiece", "bpe"])
+    t.add_argument("--algorithm", required=True, choices=ALGORITHMS)
     t.add_argument("--vocab-size", required=True, type=_positive_int, metavar="N",
                    help="target vocabulary size, special tokens and alphabet included")
     t.add_argument("--min-frequency", type=_count, default=0, metavar="N",
@@ -87,11 +91,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help=("comma-separated special tokens, placed first in the vocabulary; '' for none. Default: "
                          f"{DEFAULT_SPECIALS['wordpiece']} for wordpiece, {DEFAULT_SPECIALS['bpe-byte-level']} for "
                          f"byte-level bpe, {DEFAULT_SPECIALS['bpe']} for other bpe"))
-    t.add_argument("--normalizer", default="none", choices=["none", "lowercase", "bert", "bert-cased"],
+    t.add_argument("--normalizer", default="none", choices=NORMALIZERS,
                    help="default none")
     t.add_argument("--pre-tokenizer", default="whitespace",
-                   choices=["whitespace", "whitespace-split", "bert", "byte-level"], help="default whitespace")
-    t.add_argument("--tie-break", default="first", choices=["first", "hf"],
+                   choices=PRE_TOKENIZERS, help="default whitespace")
+    t.add_argument("--tie-break", default="first", choices=TIE_BREAKS,
                    help=("first (default): the first best pair met scanning words in order of first appearance, "
                          "as the course does; hf: the smallest (left id, right id), as Hugging Face's BpeTrainer does"))
     t.add_argument("--min-score", type=_fraction, default=None, metavar="X",

@@ -19,15 +19,13 @@ import json
 import os
 import shutil
 import tempfile
-from fractions import Fraction
 from math import gcd
 from typing import Any
 
 from .errors import WordPieceError
+from .special_tokens import BERT_SPECIALS, CLS, SEP, UNK
 from .tokenizer_schema import validate_tokenizer_doc
-from .trace import TIE_RULES, MergeStep, Training, loglik_change, merge_token
-
-UNK = "[UNK]"
+from .trace import TIE_RULES, MergeStep, Training, exact_text, loglik_change, merge_token
 
 
 def normalizer_json(name: str) -> dict[str, Any] | None:
@@ -51,22 +49,22 @@ def pre_tokenizer_json(name: str, add_prefix_space: bool = False) -> dict[str, A
 
 
 def _template(vocab: dict[str, int]) -> dict[str, Any] | None:
-    if "[CLS]" not in vocab or "[SEP]" not in vocab:
+    """BERT's post-processor (Template.bert()) as tokenizers' TemplateProcessing, when CLS and SEP exist."""
+    from .pipeline import Template
+
+    if CLS not in vocab or SEP not in vocab:
         return None
+    template = Template.bert()
 
-    def special(tok: str, type_id: int) -> dict[str, Any]:
-        return {"SpecialToken": {"id": tok, "type_id": type_id}}
-
-    def seq(name: str, type_id: int) -> dict[str, Any]:
-        return {"Sequence": {"id": name, "type_id": type_id}}
+    def items(parts: tuple[tuple[str, int], ...]) -> list[dict[str, Any]]:
+        return [{"Sequence": {"id": name[1:], "type_id": type_id}} if name in ("$A", "$B")
+                else {"SpecialToken": {"id": name, "type_id": type_id}} for name, type_id in parts]
 
     return {
         "type": "TemplateProcessing",
-        "single": [special("[CLS]", 0), seq("A", 0), special("[SEP]", 0)],
-        "pair": [special("[CLS]", 0), seq("A", 0), special("[SEP]", 0), seq("B", 1), special("[SEP]", 1)],
-        "special_tokens": {
-            tok: {"id": tok, "ids": [vocab[tok]], "tokens": [tok]} for tok in ("[CLS]", "[SEP]")
-        },
+        "single": items(template.single),
+        "pair": items(template.pair),
+        "special_tokens": {tok: {"id": tok, "ids": [vocab[tok]], "tokens": [tok]} for tok in (CLS, SEP)},
     }
 
 
@@ -133,11 +131,6 @@ def tokenizer_json(training: Training, normalizer: str, pre_tokenizer: str, add_
 _json_string = json.encoder.encode_basestring  # a JSON string literal, as ensure_ascii=False writes it
 
 
-def _exact_text(x: Fraction) -> str:
-    n, d = x.numerator, x.denominator  # what str(Fraction) gives, without its slow path
-    return str(n) if d == 1 else f"{n}/{d}"
-
-
 def step_json(step: MergeStep, tie_rule: str) -> dict[str, Any]:
     """One line of trace.jsonl."""
     score = step.score
@@ -151,7 +144,7 @@ def step_json(step: MergeStep, tie_rule: str) -> dict[str, Any]:
         "left_count": step.left_count,
         "right_count": step.right_count,
         "score": num / den,
-        "score_exact": _exact_text(score),
+        "score_exact": exact_text(score),
         "ties": step.ties,
         "tie_rule": tie_rule,
         "vocab_size": step.vocab_size,
@@ -164,7 +157,7 @@ def step_json(step: MergeStep, tie_rule: str) -> dict[str, Any]:
             {
                 "rank": c.rank, "left": c.left, "right": c.right, "new_token": c.new_token,
                 "pair_count": c.pair_count, "left_count": c.left_count, "right_count": c.right_count,
-                "score": c.score_float, "score_exact": _exact_text(c.score), "loglik_delta": c.loglik_delta,
+                "score": c.score_float, "score_exact": exact_text(c.score), "loglik_delta": c.loglik_delta,
             }
             for c in step.candidates
         ],
@@ -453,7 +446,7 @@ def _template_from(spec: dict | None, name: str):
         return None, bool(spec.get("add_prefix_space", True))
     if kind == "BertProcessing":
         cls, sep = spec["cls"][0], spec["sep"][0]
-        return Template(((cls, 0), ("$A", 0), (sep, 0)), ((cls, 0), ("$A", 0), (sep, 0), ("$B", 1), (sep, 1))), None
+        return Template.bert(cls, sep), None
     if kind == "TemplateProcessing":
         def parse(items):
             out = []
@@ -582,7 +575,7 @@ def load_tokenizer(path: str, merges_path: str | None = None, lowercase: bool | 
     for i, tok in enumerate(tokens):
         vocab.setdefault(tok, i)
     cased = not guess_lowercase(tokens, base) if lowercase is None else not lowercase
-    specials = tuple(t for t in ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]") if t in vocab)
-    template = Template.bert() if "[CLS]" in vocab and "[SEP]" in vocab else None
+    specials = tuple(t for t in BERT_SPECIALS if t in vocab)
+    template = Template.bert() if CLS in vocab and SEP in vocab else None
     return Tokenizer(WordPieceModel(vocab), "bert-cased" if cased else "bert", "bert", False, specials, template,
                      decoder="wordpiece")

@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from itertools import repeat
 
 from .errors import WordPieceError
+from .special_tokens import UNK
+from .trace import merge_token
 
 _NO_RANK = 1 << 62  # the rank of a pair that is no merge
 CACHE_WORDS = 100_000  # results kept per model for words seen before (as Hugging Face caches)
@@ -80,7 +82,7 @@ class _CachedModel:
 class WordPieceModel(_CachedModel):
     kind = "wordpiece"
 
-    def __init__(self, vocab: dict[str, int], unk_token: str = "[UNK]", prefix: str = "##",
+    def __init__(self, vocab: dict[str, int], unk_token: str = UNK, prefix: str = "##",
                  max_input_chars_per_word: int = 100, strict_unk: bool = True) -> None:
         self.vocab = vocab
         self.unk_token = unk_token
@@ -153,11 +155,6 @@ class BPEModel(_CachedModel):
         self.prefix = prefix or None
         self._cache: dict[str, WordResult] = {}
 
-    def _merged(self, a: str, b: str) -> str:
-        if self.prefix and b.startswith(self.prefix):
-            return a + b[len(self.prefix):]
-        return a + b
-
     def initial(self, word: str) -> tuple[list[str], list[tuple[int, int]]]:
         """Characters (prefixed after the first), unknown ones as [UNK] or dropped."""
         symbols = [word[0]] + [self.prefix + ch for ch in word[1:]] if self.prefix and word else list(word)
@@ -196,7 +193,7 @@ class BPEModel(_CachedModel):
                 break  # no pair of the word is a merge
             i = ranks.index(rank)  # the leftmost of the best
             a, b = symbols[i], symbols[i + 1]
-            new = self._merged(a, b)
+            new = merge_token(a, b, self.prefix)
             symbols[i:i + 2] = [new]
             spans[i:i + 2] = [(spans[i][0], spans[i + 1][1])]
             del ranks[i]  # only the pairs beside the new symbol change
@@ -217,5 +214,5 @@ class BPEModel(_CachedModel):
         from .replay import merge_everywhere
 
         for a, b in self.merges:
-            symbols = merge_everywhere(symbols, a, b, self._merged(a, b))
+            symbols = merge_everywhere(symbols, a, b, merge_token(a, b, self.prefix))
         return symbols

@@ -19,6 +19,7 @@ from typing import NamedTuple
 from .models import BPEModel, WordPieceModel, WordResult
 from .normalizers import normalize_with_sources
 from .pre_tokenizers import pre_tokenize, unicode_to_bytes
+from .special_tokens import CLS, SEP
 
 
 class WordTrace(NamedTuple):  # one per word encoded: a named tuple is made several times faster than a dataclass
@@ -69,10 +70,11 @@ class Template:
     pair: tuple[tuple[str, int], ...]
 
     @staticmethod
-    def bert() -> Template:
+    def bert(cls: str = CLS, sep: str = SEP) -> Template:
+        """[CLS] A [SEP], and [CLS] A [SEP] B [SEP] with B's tokens of type 1."""
         return Template(
-            single=(("[CLS]", 0), ("$A", 0), ("[SEP]", 0)),
-            pair=(("[CLS]", 0), ("$A", 0), ("[SEP]", 0), ("$B", 1), ("[SEP]", 1)),
+            single=((cls, 0), ("$A", 0), (sep, 0)),
+            pair=((cls, 0), ("$A", 0), (sep, 0), ("$B", 1), (sep, 1)),
         )
 
 

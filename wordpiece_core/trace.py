@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, get_args
 from . import reference
 
 if TYPE_CHECKING:
@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 
 Algorithm = Literal["wordpiece", "bpe"]
 TieBreak = Literal["first", "hf"]
+ALGORITHMS: tuple[Algorithm, ...] = get_args(Algorithm)
+TIE_BREAKS: tuple[TieBreak, ...] = get_args(TieBreak)
 
 TIE_RULES = {
     "first": "the pair seen first when scanning words in order of first appearance, left to right (the course)",
@@ -34,11 +36,20 @@ TIE_RULES = {
 exact_score = reference.score  # BPE: count(ab); WordPiece: count(ab) / (count(a) × count(b))
 
 
+def strip_prefix(token: str, prefix: str | None) -> str:
+    """The token without its continuing-subword prefix (##ug → ug); other tokens as they are."""
+    return token[len(prefix):] if prefix and token.startswith(prefix) else token
+
+
 def merge_token(left: str, right: str, prefix: str | None) -> str:
     """The token a merge makes: a + b, without b's continuing-subword prefix."""
-    if prefix and right.startswith(prefix):
-        return left + right[len(prefix) :]
-    return left + right
+    return left + strip_prefix(right, prefix)
+
+
+def exact_text(x: Fraction) -> str:
+    """A fraction as the trace and the app write it: '1/15', or '20' when whole."""
+    n, d = x.numerator, x.denominator  # what str(Fraction) gives, without its slow path
+    return str(n) if d == 1 else f"{n}/{d}"
 
 
 def _xlogx(x: int) -> float:

@@ -12,9 +12,9 @@ import functools
 import inspect
 
 from wordpiece_core import reference
-from wordpiece_core.trace import MergeStep
+from wordpiece_core.trace import MergeStep, exact_text
 
-from .tables import arithmetic, fmt_exact, fmt_token, plural
+from .tables import arithmetic, fmt_token, plural
 
 ANCHORS = {
     "count": "pairs, tokens, first = count(splits, freqs)",
@@ -39,7 +39,7 @@ def annotated(step: MergeStep, algorithm: str, tie_break: str) -> str:
     notes = {
         "count": f"count({a} {b}) = {step.pair_count:,}, count({a}) = {step.left_count:,}, count({b}) = {step.right_count:,}",
         "score": arithmetic(step, algorithm),
-        "tie": f"tie_break = {tie_break!r}" + (f": {step.ties} pairs tied at {fmt_exact(step.score)}" if step.ties > 1 else ": no tie"),
+        "tie": f"tie_break = {tie_break!r}" + (f": {step.ties} pairs tied at {exact_text(step.score)}" if step.ties > 1 else ": no tie"),
         "best": f"a, b = {a!r}, {b!r}",
         "new": f"new = {new!r}",
         "merge": f"{plural(step.merged_count, 'occurrence')} merged in {plural(len(step.words_touched), 'distinct word')}",

@@ -16,14 +16,10 @@ import pandas as pd
 from wordpiece_core import reference
 from wordpiece_core.pipeline import Tokenizer
 from wordpiece_core.replay import splits_at
-from wordpiece_core.trace import Training
+from wordpiece_core.trace import Training, strip_prefix
 
 from .safe import code
 from .tables import fmt_score, fmt_token
-
-
-def surface(token: str, prefix: str | None) -> str:
-    return token[len(prefix):] if prefix and token.startswith(prefix) else token
 
 
 def learned_at(training: Training) -> dict[str, int]:
@@ -31,7 +27,7 @@ def learned_at(training: Training) -> dict[str, int]:
     prefix = training.config.prefix
     out: dict[str, int] = {}
     for step, token in enumerate(training.steps.new_tokens(), start=1):
-        out.setdefault(surface(token, prefix), step)
+        out.setdefault(strip_prefix(token, prefix), step)
     return out
 
 
@@ -59,7 +55,7 @@ def timelines(trainings: dict[str, Training], follow: str | None = None,
                 cells[n] = f"{left} + {right} → {token}"
                 if n in ties and ties[n][i] > 1:
                     cells[n] += f"  ⚖ {ties[n][i]}-way tie"
-                made.append(surface(token, t.config.prefix))
+                made.append(strip_prefix(token, t.config.prefix))
             else:
                 cells[n] = ""
                 made.append(None)
@@ -105,8 +101,8 @@ class Overlap:
 
 def overlap(a: Training, b: Training) -> Overlap:
     """Vocabulary overlap by letters (the ``##`` of continuation pieces dropped)."""
-    va = {surface(t, a.config.prefix) for t in a.vocab}
-    vb = {surface(t, b.config.prefix) for t in b.vocab}
+    va = {strip_prefix(t, a.config.prefix) for t in a.vocab}
+    vb = {strip_prefix(t, b.config.prefix) for t in b.vocab}
     return Overlap(sorted(va - vb), sorted(vb - va), len(va & vb), len(va), len(vb), len(a.vocab), len(b.vocab))
 
 
@@ -182,7 +178,7 @@ def length_histogram(trainings: dict[str, Training]) -> pd.DataFrame:
                 kind = f"{name}: ## pieces" if tok.startswith(prefix) else f"{name}: word starts"
             else:
                 kind = f"{name}: any position"
-            counter[(kind, len(surface(tok, prefix)))] += 1
+            counter[(kind, len(strip_prefix(tok, prefix)))] += 1
         rows += [{"kind": k, "length": n, "tokens": c} for (k, n), c in counter.items()]
     return pd.DataFrame(rows, columns=["kind", "length", "tokens"]).sort_values(["kind", "length"])
 

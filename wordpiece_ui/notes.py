@@ -13,11 +13,11 @@ import pandas as pd
 
 from wordpiece_core import reference
 from wordpiece_core.replay import splits_at
-from wordpiece_core.trace import Candidate, MergeStep, Training
+from wordpiece_core.trace import Candidate, MergeStep, Training, exact_text
 
 from . import sources
 from .safe import code
-from .tables import arithmetic, fmt_exact, fmt_score, fmt_token
+from .tables import arithmetic, fmt_score, fmt_token
 
 RECOUNT_WORDS = 5_000  # beyond this many distinct words, the other tie rule's pick is not recounted
 
@@ -46,7 +46,7 @@ def why_this_pair(training: Training, step: MergeStep) -> str | None:
     }
     reason, weight = max(factors.items(), key=lambda kv: kv[1])
     alike = sum(1 for c in step.candidates if c.score == runner.score)
-    which = "the runner-up" if alike == 1 else f"the runner-up (one of {alike} pairs at {fmt_exact(runner.score)})"
+    which = "the runner-up" if alike == 1 else f"the runner-up (one of {alike} pairs at {exact_text(runner.score)})"
     text = (f"**Why {_pair(step)} and not {_pair(runner)}?** {arithmetic(step, algorithm)} against "
             f"{arithmetic(runner, algorithm)} for {which}: {ratio:.3g}× higher. ")
     if weight > 1:
@@ -71,10 +71,10 @@ def tie_decided(training: Training, step: MergeStep) -> str | None:
         other = min(tied, key=lambda c: first[c.left, c.right])
         other_name = "first seen (the course)"
     else:
-        return (f"**A tie decided this step** ({step.ties} pairs at {fmt_exact(step.score)}). The other rule, "
+        return (f"**A tie decided this step** ({step.ties} pairs at {exact_text(step.score)}). The other rule, "
                 "first seen (the course), may pick another of them: switch *Tie-break* in the sidebar to see.")
     same = (other.left, other.right) == (step.left, step.right)
-    return (f"**A tie decided this step**: {step.ties} pairs score {fmt_exact(step.score)}. "
+    return (f"**A tie decided this step**: {step.ties} pairs score {exact_text(step.score)}. "
             + (f"The other rule, {other_name}, would pick the same pair." if same else
                f"The other rule, {other_name}, would merge {_pair(other)} instead, and the rest of the training "
                "could differ from here on."))
@@ -154,7 +154,7 @@ def scaled_score(training: Training, step: MergeStep) -> str | None:
         return None
     return (
         f"**{sources.VARIANT_TUTORIAL.title[0].upper() + sources.VARIANT_TUTORIAL.title[1:]}** multiplies each score "
-        f"by the vocabulary size |V| = {step.vocab_size_before:,}: {fmt_exact(step.score)} × {step.vocab_size_before:,} "
+        f"by the vocabulary size |V| = {step.vocab_size_before:,}: {exact_text(step.score)} × {step.vocab_size_before:,} "
         f"= {fmt_score(step.scaled_score)}. Every pair of a step is multiplied by the same number, so the winner never "
         "changes (column *score × |V|* in the table)."
     )

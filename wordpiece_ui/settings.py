@@ -11,28 +11,22 @@ that value and reported in words, never an error page.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Mapping, get_args
+from typing import Any, Mapping
 
 from wordpiece_core.normalizers import NORMALIZERS
 from wordpiece_core.pre_tokenizers import PRE_TOKENIZERS
-from wordpiece_core.trace import Algorithm, TieBreak
+from wordpiece_core.special_tokens import BERT_SPECIALS, END_OF_TEXT, UNK
+from wordpiece_core.trace import ALGORITHMS, TIE_BREAKS, Algorithm, TieBreak
 
 from .corpora import CUSTOM_IDS, sample_by_id, samples
 
-ALGORITHMS: tuple[Algorithm, ...] = get_args(Algorithm)  # ("wordpiece", "bpe"): the core's names
-TIE_BREAKS: tuple[TieBreak, ...] = get_args(TieBreak)  # ("first", "hf")
 SPECIALS = {
-    "bert": ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"),
-    "unk": ("[UNK]",),
-    "endoftext": ("<|endoftext|>",),
+    "bert": BERT_SPECIALS,
+    "unk": (UNK,),
+    "endoftext": (END_OF_TEXT,),
     "none": (),
 }
-SPECIALS_LABELS = {
-    "bert": "[PAD] [UNK] [CLS] [SEP] [MASK]",
-    "unk": "[UNK]",
-    "endoftext": "<|endoftext|>",
-    "none": "none",
-}
+SPECIALS_LABELS = {name: " ".join(tokens) or "none" for name, tokens in SPECIALS.items()}
 MAX_VOCAB = 50_000
 MAX_MIN_FREQUENCY = 1_000_000
 

@@ -11,7 +11,7 @@ from fractions import Fraction
 import pandas as pd
 
 from wordpiece_core.replay import words_around
-from wordpiece_core.trace import TIE_RULES, Candidate, MergeStep, Training
+from wordpiece_core.trace import TIE_RULES, Candidate, MergeStep, Training, exact_text
 
 
 def fmt_score(x: float) -> str:
@@ -42,15 +42,11 @@ def plural(n: int, noun: str) -> str:
     return f"{n:,} {noun}" + ("" if n == 1 else "s")
 
 
-def fmt_exact(score: Fraction) -> str:
-    return str(score.numerator) if score.denominator == 1 else f"{score.numerator}/{score.denominator}"
-
-
 def arithmetic(step: MergeStep | Candidate, algorithm: str) -> str:
     """The score written out with the step's numbers: '5 / (20 × 5) = 1/20 = 0.05'."""
     if algorithm == "bpe":
         return f"count({fmt_token(step.left)} {fmt_token(step.right)}) = {step.pair_count:,}"
-    exact = fmt_exact(step.score)
+    exact = exact_text(step.score)
     shown = fmt_score(float(step.score))
     sign = "=" if Fraction(shown) == step.score else "≈"
     return f"{step.pair_count:,} / ({step.left_count:,} × {step.right_count:,}) = {exact} {sign} {shown}"
@@ -68,7 +64,7 @@ def tie_sentence(step: MergeStep, tie_break: str, tied: list[Candidate]) -> str:
     names = ", ".join(f"{fmt_token(c.left)} + {fmt_token(c.right)}" for c in tied[:12])
     more = f" and {step.ties - len(tied[:12])} more" if step.ties > len(tied[:12]) else ""
     return (
-        f"{step.ties}-way tie at {fmt_exact(step.score)}: {names}{more}. "
+        f"{step.ties}-way tie at {exact_text(step.score)}: {names}{more}. "
         f"The rule ('{tie_break}') takes {TIE_RULES[tie_break]}."
     )
 
@@ -92,7 +88,7 @@ def steps_frame(training: Training, shorten: bool = True) -> pd.DataFrame:
         "count(a)": list(steps.column("left_count")),
         "count(b)": list(steps.column("right_count")),
         "score": [float(x) for x in scores],
-        "exact": [fmt_exact(x) for x in scores],
+        "exact": [exact_text(x) for x in scores],
         "ties": list(steps.column("ties")),
         "vocabulary": list(steps.column("vocab_size")),
         "tokens per word": [t / words for t in remaining],
@@ -128,7 +124,7 @@ def candidates_frame(candidates: list[Candidate] | tuple[Candidate, ...], algori
                 "count(a)": c.left_count,
                 "count(b)": c.right_count,
                 "score": float(c.score),
-                "exact": fmt_exact(c.score),
+                "exact": exact_text(c.score),
                 "score × |V|": c.scaled_score,
                 "Δ log-likelihood": c.loglik_delta,
             }

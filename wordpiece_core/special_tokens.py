@@ -1,0 +1,12 @@
+"""The special tokens this project names, defined once.
+
+BERT's five (in the order of BERT's vocab.txt, which also starts with them), the unknown
+token both models fall back to, and GPT-2's end-of-text marker for byte-level BPE.
+`Template.bert()` (pipeline.py) puts CLS and SEP around a sequence or a pair.
+"""
+
+UNK = "[UNK]"
+CLS = "[CLS]"
+SEP = "[SEP]"
+BERT_SPECIALS = ("[PAD]", UNK, CLS, SEP, "[MASK]")
+END_OF_TEXT = "<|endoftext|>"
