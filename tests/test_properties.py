@@ -151,3 +151,24 @@ def test_bpe_encoder_equals_the_rescan_definition(merges, words):
             assert [word[s:e] for s, e in result.spans] == list(result.tokens)
         if result.merges:
             assert list(result.merges[-1].split_after) == list(result.tokens)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 10**9), st.integers(0, 0x10FFFF), st.integers(0, 0x10FFFF)),
+                min_size=2, max_size=40, unique_by=lambda t: t[1:]))
+def test_the_engines_fast_forms_of_the_hf_tie_rule_order_pairs_as_the_rule(entries):
+    """BPE with tie-break hf: the best count first, then the smaller (left id, right id) (reference.ranked).
+    The engine compares a pair as the string chr(left) + chr(right), and packs BPE's heap entries into ints."""
+    from wordpiece_core.merging import _pack, _unpack
+
+    from wordpiece_core import reference
+
+    pairs = {(f"t{a}", f"t{b}"): c for c, a, b in entries}
+    names = {name for pair in pairs for name in pair}
+    ids = {name: int(name[1:]) for name in names}
+    ranked = reference.ranked(pairs, dict.fromkeys(names, 1), {}, ids, "bpe", "hf")
+    by_rule = [(pairs[p], ids[p[0]], ids[p[1]]) for p in ranked]
+    by_string = sorted(entries, key=lambda e: (-e[0], chr(e[1]) + chr(e[2])))
+    by_packed = sorted(entries, key=lambda e: _pack(e[0], chr(e[1]) + chr(e[2])))
+    assert by_string == by_rule and by_packed == by_rule
+    assert all(_unpack(_pack(c, chr(a) + chr(b))) == (c, chr(a) + chr(b)) for c, a, b in entries)

@@ -57,6 +57,22 @@ _LOW21 = (1 << 21) - 1  # a packed entry's right id (its lowest 21 bits)
 _LOW42 = (1 << 42) - 1  # a packed entry's pair: left id << 21 + right id (its lowest 42 bits)
 
 
+# The tie rule is defined once, in reference.ranked (in words: trace.TIE_RULES). The engine has two
+# fast forms of its "hf" rule, the smaller (left id, right id) first; tests/test_properties.py
+# checks that both order any pairs as the rule does:
+# - a pair is the string chr(left id) + chr(right id), and strings compare by code point;
+# - BPE's winner-only heap packs (-count, left id, right id) into one int (`_pack`), which orders
+#   as that tuple: the ids take 21 bits each (a token id is at most 0x10FFFF).
+def _pack(count: int, pair: str) -> int:
+    return (-count << 42) + (ord(pair[0]) << 21) + ord(pair[1])
+
+
+def _unpack(key: int) -> tuple[int, str]:
+    """The count and the pair of a packed entry."""
+    low = key & _LOW42
+    return -(key >> 42), chr(low >> 21) + chr(low & _LOW21)
+
+
 def _sift_down(heap: list, pos: int) -> None:
     """Restore the heap below `pos` after the key there grew (moves only that subtree)."""
     end = len(heap)
@@ -220,7 +236,7 @@ class _Engine:
         elif self.walks:
             self.heap = [(-c, q) for q, c in pc.items() if c >= thr]
         else:
-            self.packed = [(-c << 42) + (ord(q[0]) << 21) + ord(q[1]) for q, c in pc.items() if c >= thr]
+            self.packed = [_pack(c, q) for q, c in pc.items() if c >= thr]
         heapq.heapify(self.heap)
         heapq.heapify(self.packed)
         self.latest = {q: key for key, q in self.heap} if self.walks else {}  # pair -> key of its newest entry
@@ -279,14 +295,12 @@ class _Engine:
         """
         heap, pc, thr = self.packed, self.pc, self.threshold
         while heap:
-            key = heap[0]
-            low = key & _LOW42
-            q = chr(low >> 21) + chr(low & _LOW21)
+            key_count, q = _unpack(heap[0])
             c = pc.get(q, 0)
             if c < thr:
                 heapq.heappop(heap)
-            elif c != -(key >> 42):
-                heapq.heapreplace(heap, (-c << 42) + low)
+            elif c != key_count:
+                heapq.heapreplace(heap, _pack(c, q))
             else:
                 break
         else:
@@ -302,8 +316,7 @@ class _Engine:
             while stack:
                 i = stack.pop()
                 if i < size and heap[i] >> 42 == -c:
-                    low = heap[i] & _LOW42
-                    q2 = chr(low >> 21) + chr(low & _LOW21)
+                    _, q2 = _unpack(heap[i])
                     if q2 not in seen and pc.get(q2, 0) == c:
                         seen.add(q2)
                         tied.append(q2)
@@ -538,7 +551,7 @@ class _Engine:
             else:
                 for q, c in fresh.items():
                     if c >= thr:
-                        push(self.packed, (-c << 42) + (ord(q[0]) << 21) + ord(q[1]))
+                        push(self.packed, _pack(c, q))
             return
         pairs_of, ref = self.pairs_of, self.ref
         for q in fresh:
