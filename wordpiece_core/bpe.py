@@ -1,4 +1,4 @@
-"""BPE training, as the Hugging Face course describes it (seed 002).
+"""BPE training, as the Hugging Face course's “Byte-Pair Encoding tokenization” describes it.
 
 Each word starts as its characters; the vocabulary starts as the special tokens,
 then the alphabet sorted by code point. At every step the most frequent pair is
@@ -7,7 +7,7 @@ right), which is what Hugging Face's BpeTrainer does, so the merges are exactly
 BpeTrainer's.
 
 With ``prefix="##"`` this is what Hugging Face's ``WordPieceTrainer`` really
-trains (seeds 000 and 004 say so): BPE on words written ``w ##o ##r ##d``,
+trains (the course's WordPiece chapter and the likelihood article say so): BPE on words written ``w ##o ##r ##d``,
 choosing by count, not by the WordPiece score. Like BpeTrainer, its alphabet
 then holds every character on its own as well as its ``##`` form.
 """

@@ -63,6 +63,12 @@ _LOW42 = (1 << 42) - 1  # a packed entry's pair: left id << 21 + right id (its l
 # - a pair is the string chr(left id) + chr(right id), and strings compare by code point;
 # - BPE's winner-only heap packs (-count, left id, right id) into one int (`_pack`), which orders
 #   as that tuple: the ids take 21 bits each (a token id is at most 0x10FFFF).
+def _wp_key(count_ab: int, count_a: int, count_b: int) -> float:
+    """A WordPiece heap key: minus the score count(ab) / (count(a) × count(b)), as a float (a min-heap
+    puts the best score on top; the choice checks near-equal keys exactly, see _choose_general)."""
+    return -(count_ab / (count_a * count_b))
+
+
 def _pack(count: int, pair: str) -> int:
     return (-count << 42) + (ord(pair[0]) << 21) + ord(pair[1])
 
@@ -180,7 +186,26 @@ class _Engine:
     """The training state. Each token is one character, chr(id), so a word's
     split is a plain string and the C string routines find and rewrite pairs;
     a pair is the two-character string of its tokens (comparing such strings
-    compares (id_left, id_right), which is the hf tie-break)."""
+    compares (id_left, id_right), which is the hf tie-break).
+
+    The short names, used throughout (they are local variables in the hot loops):
+
+    ====== ===================================================================
+    p      the pair being merged (two characters: left token, right token)
+    q      any pair; q[0] and q[1] are its tokens
+    a, b   the two tokens of p
+    nc     the new token, chr(its id)
+    w, s   a word's index, and its current split (a string of tokens)
+    f      a word's frequency (self.freqs[w])
+    pc     pair → count, weighted by word frequency (self.pc)
+    tc     token → count, weighted by word frequency (self.tc)
+    c      a pair's count; v a pair's value (WordPiece: its score; BPE: its count)
+    key    a heap entry's key: -v when it was pushed (see _wp_key and _pack)
+    thr    the minimum pair count that may merge (self.threshold)
+    where  pair → the words that have held it (a superset, with repeats)
+    latest pair → the key of its newest heap entry (older entries are stale)
+    ====== ===================================================================
+    """
 
     def __init__(self, word_counts: dict[str, int], config: TrainerConfig, progress: Progress | None):
         self.config = config
@@ -232,7 +257,7 @@ class _Engine:
         self.heap: list[tuple[float, str]] = []
         self.packed: list[int] = []
         if self.is_wp:
-            self.heap = [(-(c / (tc[q[0]] * tc[q[1]])), q) for q, c in pc.items() if c >= thr]
+            self.heap = [(_wp_key(c, tc[q[0]], tc[q[1]]), q) for q, c in pc.items() if c >= thr]
         elif self.walks:
             self.heap = [(-c, q) for q, c in pc.items() if c >= thr]
         else:
@@ -264,16 +289,25 @@ class _Engine:
         return Fraction(c)
 
     def _first_rank(self, q: str) -> tuple[int, int]:
-        """Where the course's recount would first meet `q`: (word index, position)."""
+        """Where the course's recount would first meet `q`: (word index, position).
+
+        `where[q]` lists every word that has held q; when the first one listed no longer
+        does, the list is cleaned first (`_keep_words_holding`), so the next call is cheap.
+        """
         words = self.words
-        listed = self.where[q]  # a superset of the words holding q, with repeats
-        w = min(listed)
+        w = min(self.where[q])
         i = words[w].find(q)
-        if i < 0:  # the first word listed lost q: keep only the words that hold it
-            listed[:] = [w for w in set(listed) if q in words[w]]
-            w = min(listed)
+        if i < 0:
+            w = min(self._keep_words_holding(q))
             i = words[w].find(q)
         return (w, i)
+
+    def _keep_words_holding(self, q: str) -> list[int]:
+        """Drop from `where[q]` the words that no longer hold q (and the repeats); return the list."""
+        words = self.words
+        listed = self.where[q]
+        listed[:] = [w for w in set(listed) if q in words[w]]
+        return listed
 
     def _rule_rank(self, q: str) -> tuple[int, int] | str:
         return q if self.config.tie_break == "hf" else self._first_rank(q)
@@ -559,7 +593,7 @@ class _Engine:
             pairs_of[q[1]].add(q)
             c = pc[q]
             if c >= thr:
-                key = latest[q] = -(c / (tc[q[0]] * tc[q[1]]))
+                key = latest[q] = _wp_key(c, tc[q[0]], tc[q[1]])
                 push(heap, (key, q))
         ref[nc] = tc[nc]
         for t in {p[0], p[1], nc} if existed else {p[0], p[1]}:
@@ -571,7 +605,7 @@ class _Engine:
                 for q in group:
                     c = pc.get(q, 0)
                     if c >= thr:
-                        key = -(c / (tc[q[0]] * tc[q[1]]))
+                        key = _wp_key(c, tc[q[0]], tc[q[1]])
                         if key != latest.get(q):
                             latest[q] = key
                             push(heap, (key, q))

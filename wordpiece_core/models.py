@@ -1,9 +1,9 @@
 """Models: how one pre-tokenized word becomes tokens, with a trace of how.
 
-- `WordPieceModel`: greedy longest-match-first (seeds 000, 001, 004). At each
+- `WordPieceModel`: greedy longest-match-first (the course, the tutorial “WordPiece from scratch”, the likelihood article). At each
   position the longest piece in the vocabulary wins; pieces after the first
   carry the ``##`` prefix. If some position has no piece at all, the WHOLE word
-  becomes one ``[UNK]`` (seed 000: "bum" is ``[UNK]``, not ``b ##u [UNK]``), as
+  becomes one ``[UNK]`` (the course: "bum" is ``[UNK]``, not ``b ##u [UNK]``), as
   does a word longer than ``max_input_chars_per_word`` characters.
 - `BPEModel`: merges applied by rank, as Hugging Face's BPE does: repeatedly the
   lowest-rank pair present, leftmost first. A character missing from the

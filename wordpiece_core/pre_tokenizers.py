@@ -80,12 +80,6 @@ def to_byte_level(word: str) -> str:
     return word.encode("utf-8").decode("latin-1").translate(_latin1_to_byte_level())
 
 
-def from_byte_level(text: str) -> bytes:
-    """Inverse of `to_byte_level` (unknown characters are skipped)."""
-    table = unicode_to_bytes()
-    return bytes(table[ch] for ch in text if ch in table)
-
-
 def check_pre_tokenizer(name: str) -> str:
     if name not in _SOURCES:
         raise WordPieceError(

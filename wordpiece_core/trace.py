@@ -111,7 +111,7 @@ class Candidate:
 
     @property
     def scaled_score(self) -> float:
-        """Seed 003's variant: the score × the current vocabulary size (same order)."""
+        """The variant of the tutorial “WordPiece Tokenization: A BPE Variant”: the score × the current vocabulary size (same order)."""
         return float(self.score * self.vocab_size_before)
 
 
@@ -137,10 +137,6 @@ class MergeStep:
     loglik_delta: float
     words_touched: tuple[int, ...] = field(repr=False)  # word indices, ascending
     candidates: tuple[Candidate, ...] = field(repr=False)  # top-K, best first
-
-    @property
-    def pair(self) -> tuple[str, str]:
-        return (self.left, self.right)
 
     @property
     def score_float(self) -> float:

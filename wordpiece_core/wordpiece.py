@@ -1,4 +1,4 @@
-"""WordPiece training, as the Hugging Face course describes it (seed 000).
+"""WordPiece training, as the Hugging Face course's “WordPiece tokenization” describes it.
 
 Each word starts as its first character plus ``##`` on every other character.
 The vocabulary starts as the special tokens, then that alphabet sorted by code
@@ -8,10 +8,11 @@ point. At every step the pair with the best
 
 is merged (counts over the current splits, weighted by word frequency), and the
 new token is a + b without b's ``##``. Training stops at the vocabulary size,
-when no pair is left, or when the best score falls below `min_score` (seed 003's
-threshold). `min_frequency` ignores rarer pairs (seeds 001 and 004).
+when no pair is left, or when the best score falls below `min_score` (the threshold of
+the tutorial “WordPiece Tokenization: A BPE Variant”). `min_frequency` ignores rarer pairs (as the
+tutorial “WordPiece from scratch” and Michael Brenndoerfer's likelihood article do).
 
-Seed 003 multiplies the score by the current vocabulary size; that scales every
+The tutorial “WordPiece Tokenization: A BPE Variant” multiplies the score by the current vocabulary size; that scales every
 score of a step alike, so the winner never changes (the trace keeps it as
 `scaled_score`, for teaching).
 """
