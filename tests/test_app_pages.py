@@ -166,7 +166,7 @@ def test_playground_bad_tokenizer_files_give_a_message(name, data, message):
 
 
 def test_playground_loads_a_trained_tokenizer_json():
-    from wordpiece_core import train_wordpiece
+    from trainers import train_wordpiece
     from wordpiece_core.formats import tokenizer_json
     from corpora import BERT_SPECIALS, TOY
 
@@ -274,7 +274,7 @@ def test_the_playground_recognises_tokenizer_files_by_content(name, data, messag
 
 
 def test_a_tokenizer_json_under_another_name_is_still_read_as_one(tmp_path):
-    from wordpiece_core import train_wordpiece
+    from trainers import train_wordpiece
     from wordpiece_core.formats import tokenizer_json
     import json
     doc = tokenizer_json(train_wordpiece({"hug": 10, "hugs": 5}, 20), "none", "whitespace")

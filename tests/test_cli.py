@@ -270,7 +270,7 @@ def test_encode_lowercase_or_not_for_a_vocab_txt(tmp_path):
 
 def test_the_files_swept_from_an_earlier_training_are_exactly_the_ones_we_write():
     from corpora import TOY
-    from wordpiece_core import train_bpe, train_wordpiece
+    from trainers import train_bpe, train_wordpiece
     from wordpiece_core.formats import OUTPUT_NAMES, output_files
 
     written = set(output_files(train_bpe(TOY, 20), "none", "whitespace"))

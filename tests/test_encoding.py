@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 
 from unicode_sets import unicode_text
 from corpora import BERT_SPECIALS, COURSE, TOY  # noqa: F401
-from wordpiece_core import TextSettings, count_words, train_bpe, train_wordpiece
+from trainers import train_bpe, train_wordpiece
+from wordpiece_core import TextSettings, count_words
 from wordpiece_core.formats import load_tokenizer, output_files, tokenizer_from_training, write_outputs
 from wordpiece_core.models import BPEModel, WordPieceModel
 from wordpiece_core.sampling import sample_lines

@@ -17,7 +17,8 @@ merges hu+##g; the arithmetic says hu+##gs alone has 1/15 and wins.
 from fractions import Fraction
 
 from corpora import COURSE, TOY
-from wordpiece_core import TextSettings, count_words, train_bpe, train_wordpiece
+from trainers import train_bpe, train_wordpiece
+from wordpiece_core import TextSettings, count_words
 from wordpiece_core.replay import candidates_at, splits_at
 
 

@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 
 from unicode_sets import unicode_text
 from corpora import COURSE
-from wordpiece_core import TextSettings, count_words, train_bpe
+from trainers import train_bpe
+from wordpiece_core import TextSettings, count_words
 from wordpiece_core.normalizers import normalize
 from wordpiece_core.pre_tokenizers import pre_tokenize
 from wordpiece_core.sampling import sample_lines

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from corpora import TOY
-from wordpiece_core import train_bpe, train_wordpiece
+from trainers import train_bpe, train_wordpiece
 from wordpiece_core.errors import WordPieceError
 from wordpiece_core.formats import tokenizer_json
 from wordpiece_ui.encodings import load_uploaded_tokenizer

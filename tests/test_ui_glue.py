@@ -2,7 +2,7 @@
 
 from corpora import TOY
 
-from wordpiece_core import train_bpe, train_wordpiece
+from trainers import train_bpe, train_wordpiece
 from wordpiece_core.formats import tokenizer_from_training
 from wordpiece_ui import charts, chips, compare, tables
 from wordpiece_ui.settings import Settings, from_query

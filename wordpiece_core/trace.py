@@ -153,7 +153,26 @@ class MergeStep:
 
 @dataclass(frozen=True)
 class TrainerConfig:
-    """Everything that decides a training run (the trace is a function of this and the words)."""
+    """Everything that decides a training run (the trace is a function of this and the words).
+
+    `merging.train(word_counts, config)` is the one way to train. The two algorithms:
+
+    - **WordPiece** (the Hugging Face course's “WordPiece tokenization”): each word starts as its
+      first character and ``##`` + every other character; at every step the pair with the best
+      count(ab) / (count(a) × count(b)) merges (counts over the current splits, weighted by word
+      frequency), and the new token is a + b without b's ``##``. `min_score` stops training when
+      the best score falls below it (the threshold of the tutorial “WordPiece Tokenization: A BPE
+      Variant”, which also multiplies every score by the vocabulary size: the same winner, kept
+      in the trace as `scaled_score`).
+    - **BPE** (the course's “Byte-Pair Encoding tokenization”): words start as their characters
+      and the most frequent pair merges. With `prefix="##"` it is what Hugging Face's
+      `WordPieceTrainer` really trains: BPE on words written ``w ##o ##r ##d``, whose alphabet
+      also holds every character on its own. With `tie_break="hf"` its merges are exactly
+      `BpeTrainer`'s.
+
+    Both start from the special tokens, then the alphabet sorted by code point; `min_frequency`
+    leaves rarer pairs unmerged.
+    """
 
     algorithm: Algorithm = "wordpiece"
     vocab_size: int = 1000
