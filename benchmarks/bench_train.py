@@ -134,7 +134,8 @@ def encode_rows(train_path: str, vocab: int, n_tokens: int, repeat: int) -> list
     from tokenizers import Tokenizer as HFTokenizer
 
     from wordpiece_core.corpus import TextSettings, load_word_counts
-    from wordpiece_core.formats import tokenizer_from_json, tokenizer_json
+    from wordpiece_core.formats import tokenizer_json
+    from wordpiece_core.loading import tokenizer_from_json
     from wordpiece_core.merging import train
     from wordpiece_core.sampling import sample_lines
     from wordpiece_core.trace import TrainerConfig

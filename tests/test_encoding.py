@@ -22,7 +22,8 @@ from unicode_sets import unicode_text
 from corpora import BERT_SPECIALS, COURSE, TOY  # noqa: F401
 from trainers import train_bpe, train_wordpiece
 from wordpiece_core import TextSettings, count_words
-from wordpiece_core.formats import load_tokenizer, output_files, tokenizer_from_training, write_outputs
+from wordpiece_core.formats import output_files, write_outputs
+from wordpiece_core.loading import load_tokenizer, tokenizer_from_training
 from wordpiece_core.models import BPEModel, WordPieceModel
 from wordpiece_core.sampling import sample_lines
 
@@ -213,7 +214,8 @@ def _byte_level_pair():
     from tokenizers import Tokenizer as HFTokenizer
 
     from wordpiece_core.corpus import TextSettings, count_words
-    from wordpiece_core.formats import tokenizer_from_json, tokenizer_json
+    from wordpiece_core.formats import tokenizer_json
+    from wordpiece_core.loading import tokenizer_from_json
 
     counts = count_words(["мир мир привет", "hello world", "日本語 テキスト 🙂 hello"], TextSettings("none", "byte-level"))
     t = train_bpe(counts, 320, special_tokens=("<|endoftext|>",), full_byte_alphabet=True)
@@ -258,7 +260,8 @@ def test_wordpiece_decoder_keeps_the_prefix_of_a_first_token_as_tokenizers_does(
 
     from tokenizers import Tokenizer as HFTokenizer
 
-    from wordpiece_core.formats import tokenizer_from_json, tokenizer_json
+    from wordpiece_core.formats import tokenizer_json
+    from wordpiece_core.loading import tokenizer_from_json
 
     t = train_wordpiece(TOY, 30, special_tokens=("[UNK]", "[CLS]", "[SEP]"))
     doc = tokenizer_json(t, "bert", "bert")

@@ -3,7 +3,7 @@
 from corpora import TOY
 
 from trainers import train_bpe, train_wordpiece
-from wordpiece_core.formats import tokenizer_from_training
+from wordpiece_core.loading import tokenizer_from_training
 from wordpiece_ui import charts, chips, compare, tables
 from wordpiece_ui.settings import Settings, from_query
 

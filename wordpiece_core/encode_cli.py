@@ -33,7 +33,7 @@ def add_encode_parser(sub) -> None:
 
 
 def run_encode(args: argparse.Namespace) -> int:
-    from .formats import load_tokenizer
+    from .loading import load_tokenizer
 
     tok = load_tokenizer(args.tokenizer, lowercase=args.lowercase)
     texts = args.text if args.text else (line.rstrip("\r\n") for line in sys.stdin)

@@ -331,7 +331,7 @@ def tokenizer(key: str, settings: Settings, training: Training):
     text = (settings.normalizer, settings.pre_tokenizer, settings.add_prefix_space)
 
     def make():
-        from wordpiece_core.formats import tokenizer_from_training
+        from wordpiece_core.loading import tokenizer_from_training
 
         tok = tokenizer_from_training(training, *text)
         tok.model.strict_unk = False  # a vocabulary without [UNK] still shows unknown words as [UNK]

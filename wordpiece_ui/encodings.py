@@ -9,7 +9,7 @@ import tempfile
 import pandas as pd
 
 from wordpiece_core.errors import WordPieceError
-from wordpiece_core.formats import guess_lowercase, load_tokenizer, parse_json
+from wordpiece_core.loading import guess_lowercase, load_tokenizer, parse_json
 from wordpiece_core.pipeline import Encoding, Tokenizer, WordTrace
 
 from .safe import code, md

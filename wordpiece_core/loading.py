@@ -1,0 +1,217 @@
+"""Reading tokenizer files: a tokenizer.json or a BERT vocab.txt becomes a `Tokenizer` (pipeline.py).
+
+The shape of a tokenizer.json is checked first (tokenizer_schema.py), so a malformed file gets a
+message that names the field. Only what this project can encode is accepted: WordPiece or BPE
+models with the normalizers none, Lowercase or BertNormalizer and the pre-tokenizers Whitespace,
+WhitespaceSplit, BertPreTokenizer or ByteLevel; anything else is refused by name.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from .errors import WordPieceError
+from .formats import tokenizer_json
+from .special_tokens import BERT_SPECIALS, CLS, SEP, UNK
+from .tokenizer_schema import validate_tokenizer_doc
+from .trace import Training
+
+_NORMALIZER_NAMES = {None: "none", "Lowercase": "lowercase"}
+_PRE_NAMES = {"Whitespace": "whitespace", "WhitespaceSplit": "whitespace-split", "BertPreTokenizer": "bert",
+              "ByteLevel": "byte-level"}
+
+
+def tokenizer_from_training(training: Training, normalizer: str, pre_tokenizer: str, add_prefix_space: bool = False):
+    """A ready-to-use `Tokenizer` for a training (the same one its tokenizer.json describes)."""
+    return tokenizer_from_json(tokenizer_json(training, normalizer, pre_tokenizer, add_prefix_space), "the training")
+
+
+def _unsupported(where: str, what: object, name: str) -> WordPieceError:  # what: a type name, or None
+    return WordPieceError(f"{name}: the {where} {what!r} is not supported here "
+                          "(supported: WordPiece or BPE models with the normalizers none, Lowercase, BertNormalizer "
+                          "and the pre-tokenizers Whitespace, WhitespaceSplit, BertPreTokenizer, ByteLevel)")
+
+
+def _normalizer_name(spec: dict | None, name: str) -> str:
+    if spec is None:
+        return "none"
+    kind = spec.get("type")
+    if kind == "Sequence" and len((spec.get("normalizers") or [])) == 1:
+        return _normalizer_name(spec["normalizers"][0], name)
+    if kind == "Lowercase":
+        return "lowercase"
+    if kind == "BertNormalizer":
+        lower = spec.get("lowercase", True)
+        strip = spec.get("strip_accents")
+        strip = lower if strip is None else strip
+        if not spec.get("clean_text", True) or not spec.get("handle_chinese_chars", True) or strip != lower:
+            raise _unsupported("normalizer", "BertNormalizer with these options", name)
+        return "bert" if lower else "bert-cased"
+    raise _unsupported("normalizer", kind, name)
+
+
+def _pre_tokenizer(spec: dict | None, name: str) -> tuple[str, bool]:
+    if spec is None:
+        raise WordPieceError(f"{name}: no pre-tokenizer is set; this tool needs one to find words")
+    kind = spec.get("type")
+    if kind == "Sequence" and len((spec.get("pretokenizers") or [])) == 1:
+        return _pre_tokenizer(spec["pretokenizers"][0], name)
+    if kind not in _PRE_NAMES:
+        raise _unsupported("pre-tokenizer", kind, name)
+    if kind == "ByteLevel" and not spec.get("use_regex", True):
+        raise _unsupported("pre-tokenizer", "ByteLevel without its regex", name)
+    return _PRE_NAMES[kind], bool(spec.get("add_prefix_space", False))
+
+
+def _template_from(spec: dict | None, name: str):
+    from .pipeline import Template
+
+    if spec is None:
+        return None, None
+    kind = spec.get("type")
+    if kind == "Sequence":
+        template, trim = None, None
+        for sub in (spec.get("processors") or []):
+            t, tr = _template_from(sub, name)
+            template = template or t
+            trim = trim if tr is None else tr
+        return template, trim
+    if kind == "ByteLevel":
+        return None, bool(spec.get("add_prefix_space", True))
+    if kind == "BertProcessing":
+        cls, sep = spec["cls"][0], spec["sep"][0]
+        return Template.bert(cls, sep), None
+    if kind == "TemplateProcessing":
+        def parse(items):
+            out = []
+            for item in items:
+                if "SpecialToken" in item:
+                    out.append((item["SpecialToken"]["id"], item["SpecialToken"].get("type_id") or 0))
+                else:
+                    out.append(("$" + item["Sequence"]["id"], item["Sequence"].get("type_id") or 0))
+            return tuple(out)
+        return Template(parse(spec.get("single") or []), parse(spec.get("pair") or [])), None
+    raise _unsupported("post-processor", kind, name)
+
+
+def _is_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
+def parse_json(text: str, name: str) -> Any:
+    """JSON text → Python, with a sentence for each way it can fail."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise WordPieceError(f"{name} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    except RecursionError:
+        raise WordPieceError(f"{name} is nested too deeply to be a tokenizer file") from None
+
+
+def tokenizer_from_json(doc: dict, name: str):
+    """Build a `Tokenizer` from a tokenizer.json document."""
+    from .models import BPEModel, WordPieceModel
+    from .pipeline import Tokenizer
+
+    validate_tokenizer_doc(doc, name)
+    model_spec = doc["model"]
+    kind = model_spec.get("type")
+    vocab = model_spec.get("vocab")
+    if kind == "WordPiece" or (kind is None and "continuing_subword_prefix" in model_spec and "merges" not in model_spec):
+        if not isinstance(vocab, dict):
+            raise WordPieceError(f"{name}: the WordPiece model has no vocabulary")
+        model: WordPieceModel | BPEModel = WordPieceModel(vocab, (model_spec.get("unk_token") or UNK), (model_spec.get("continuing_subword_prefix") or "##"),
+                               (100 if model_spec.get("max_input_chars_per_word") is None else model_spec["max_input_chars_per_word"]))
+    elif kind == "BPE" or (kind is None and "merges" in model_spec):
+        if not isinstance(vocab, dict):
+            raise WordPieceError(f"{name}: the BPE model has no vocabulary")
+        if model_spec.get("dropout"):
+            raise _unsupported("BPE option", "dropout", name)
+        if model_spec.get("end_of_word_suffix"):
+            raise _unsupported("BPE option", "end_of_word_suffix", name)
+        if model_spec.get("byte_fallback"):
+            raise _unsupported("BPE option", "byte_fallback", name)
+        merges = []
+        for m in model_spec.get("merges") or []:
+            pair = tuple(m) if isinstance(m, list) else tuple(m.split(" ", 1))
+            if len(pair) != 2:
+                raise WordPieceError(f"{name}: a merge {m!r} is not a pair of tokens")
+            merges.append(pair)
+        model = BPEModel(vocab, merges, model_spec.get("unk_token"), model_spec.get("continuing_subword_prefix"))
+    else:
+        raise _unsupported("model", kind, name)
+    normalizer = _normalizer_name(doc.get("normalizer"), name)
+    pre, add_prefix_space = _pre_tokenizer(doc.get("pre_tokenizer"), name)
+    template, trim_prefix = _template_from(doc.get("post_processor"), name)
+    specials = tuple(t["content"] for t in (doc.get("added_tokens") or []) if t.get("content") in vocab)
+    decoder_spec = doc.get("decoder") or {}
+    decoder = {"WordPiece": "wordpiece", "ByteLevel": "byte-level"}.get(str(decoder_spec.get("type")))
+    return Tokenizer(model, normalizer, pre, add_prefix_space, specials, template,
+                     trim_prefix_space=trim_prefix, decoder=decoder)
+
+
+def guess_lowercase(tokens: list[str], file_name: str = "vocab.txt") -> bool:
+    """Whether a vocab.txt looks uncased: named vocab.txt and no token starts with a capital."""
+    return file_name.lower().endswith("vocab.txt") and not any(
+        t[:1].isupper() for t in tokens if not t.startswith("["))
+
+
+def load_tokenizer(path: str, merges_path: str | None = None, lowercase: bool | None = None):
+    """Load tokenizer.json, a BERT-style vocab.txt, or vocab.json (+ merges.txt beside it).
+
+    A vocab.txt does not say whether its model lowercases the text first: `lowercase` says
+    so (True: the `bert` normalizer, False: `bert-cased`); None guesses, as `guess_lowercase`.
+    """
+    from .corpus import read_file_bytes
+    from .models import BPEModel, WordPieceModel
+    from .pipeline import Template, Tokenizer
+
+    data = read_file_bytes(path)
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise WordPieceError(f"{path} is not a UTF-8 text file; expected tokenizer.json, vocab.txt or vocab.json") from None
+    base = os.path.basename(path).lower()
+    stripped = text.lstrip()
+    if stripped.startswith("{") or (stripped.startswith("[") and _is_json(stripped)):
+        doc = parse_json(text, path)
+        if isinstance(doc, dict) and "model" in doc:
+            return tokenizer_from_json(doc, path)
+        if isinstance(doc, dict) and doc and all(isinstance(v, int) and not isinstance(v, bool) for v in doc.values()):
+            merges_file = merges_path or os.path.join(os.path.dirname(path), "merges.txt")
+            if not os.path.exists(merges_file):
+                raise WordPieceError(f"{path} is a vocab.json; put merges.txt beside it")
+            merges = []
+            for line in read_file_bytes(merges_file).decode("utf-8").splitlines():
+                if not line.strip() or line.startswith("#version"):
+                    continue
+                parts = line.split(" ")
+                if len(parts) != 2:
+                    raise WordPieceError(f"{merges_file}: the line {line!r} is not 'left right'")
+                merges.append((parts[0], parts[1]))
+            byte_level = any("Ġ" in t for t in doc)
+            model = BPEModel(doc, merges, UNK if UNK in doc else None)
+            return Tokenizer(model, "none", "byte-level" if byte_level else "whitespace",
+                             special_tokens=tuple(t for t in doc if t.startswith(("<|", "[")) and t.endswith(("|>", "]"))))
+        raise WordPieceError(f"{path} is JSON but neither a tokenizer.json nor a vocab.json")
+    if "\x00" in text:
+        raise WordPieceError(f"{path} looks like a binary file, not a vocabulary")
+    tokens = [line.rstrip("\r") for line in text.split("\n")]
+    while tokens and tokens[-1] == "":
+        tokens.pop()
+    if not tokens:
+        raise WordPieceError(f"{path} is empty")
+    vocab: dict[str, int] = {}
+    for i, tok in enumerate(tokens):
+        vocab.setdefault(tok, i)
+    cased = not guess_lowercase(tokens, base) if lowercase is None else not lowercase
+    specials = tuple(t for t in BERT_SPECIALS if t in vocab)
+    template = Template.bert() if CLS in vocab and SEP in vocab else None
+    return Tokenizer(WordPieceModel(vocab), "bert-cased" if cased else "bert", "bert", False, specials, template,
+                     decoder="wordpiece")
