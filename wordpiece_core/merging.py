@@ -350,7 +350,8 @@ class _Engine:
             while stack:
                 i = stack.pop()
                 if i < size and heap[i] >> 42 == -c:
-                    _, q2 = _unpack(heap[i])
+                    low = heap[i] & _LOW42  # _unpack, inlined: this loop visits every tied entry
+                    q2 = chr(low >> 21) + chr(low & _LOW21)
                     if q2 not in seen and pc.get(q2, 0) == c:
                         seen.add(q2)
                         tied.append(q2)
