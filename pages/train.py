@@ -71,13 +71,13 @@ def glossary_and_share(step_no: int) -> None:
 def step_view(step_no: int) -> None:
     state.sync_url(settings, **view_params(step_no))  # the address bar (and Share) is always the view on screen
     step = training.steps[step_no - 1]
-    if not hidden(step_no):  # the heading first: the server sends it while the rest is computed
-        left_tok, right_tok, new_tok = (tables.fmt_token(t) for t in (step.left, step.right, step.new_token))
-        st.header(safe.md(f"Step {step_no} of {n}:  {left_tok} + {right_tok} → {new_tok}"), anchor=False)
-    table, complete = caches.candidates(key, training, step_no, st.session_state.get(state.CANDIDATE_ROWS) == "all")
+    show_all = st.session_state.get(state.CANDIDATE_ROWS) == "all"
     if hidden(step_no):
-        quiz_view(step_no, table, complete)
+        quiz_view(step_no, *caches.candidates(key, training, step_no, show_all))
         return
+    left_tok, right_tok, new_tok = (tables.fmt_token(t) for t in (step.left, step.right, step.new_token))
+    st.header(safe.md(f"Step {step_no} of {n}:  {left_tok} + {right_tok} → {new_tok}"), anchor=False)  # sent first
+    table, complete = caches.candidates(key, training, step_no, show_all)
     change, touched = tables.corpus_change(training, step_no, CORPUS_ROWS)
     merge_view(step_no, step, table, change, touched)
     if not presenting:

@@ -28,9 +28,9 @@ How it is made fast in pure Python:
 
 Heap keys for WordPiece are floats, but the choice is exact: every entry that
 could hold the best score is examined, near-equal scores are compared as
-fractions, and ties are broken by the configured rule. A plain
-recount-everything version of the same algorithm lives in the tests and must
-produce the identical trace, on small and on widely spread frequencies.
+fractions, and ties are broken by the configured rule. The plain
+recount-everything version of the same algorithm, reference.py, must produce the
+identical trace (the property tests check it, on small and on widely spread frequencies).
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ from fractions import Fraction
 
 from .errors import WordPieceError
 from .steps import StepRecorder
-from .trace import TrainerConfig, Training, merge_token
+from .trace import ALGORITHMS, TIE_BREAKS, TrainerConfig, Training, merge_token
 
 Progress = Callable[[int, int], None]
 
@@ -140,9 +140,9 @@ def check_total(word_counts: Mapping[str, int]) -> None:
 
 
 def validate_config(config: TrainerConfig) -> None:
-    if config.algorithm not in ("wordpiece", "bpe"):
+    if config.algorithm not in ALGORITHMS:
         raise WordPieceError(f"unknown algorithm {config.algorithm!r}: choose wordpiece or bpe")
-    if config.tie_break not in ("first", "hf"):
+    if config.tie_break not in TIE_BREAKS:
         raise WordPieceError(f"unknown tie-break {config.tie_break!r}: choose first or hf")
     if not isinstance(config.vocab_size, int) or config.vocab_size <= 0:
         raise WordPieceError(f"the vocabulary size must be a whole number above 0, not {config.vocab_size!r}")

@@ -169,17 +169,20 @@ def check_normalizer(name: str) -> str:
     return name
 
 
+def _outputs(text: str, fn) -> dict[str, str]:
+    """What each distinct character of `text` becomes (normalizers work character by character)."""
+    return {ch: fn(ch) for ch in set(text)}
+
+
+def _translate(text: str, outs: dict[str, str]) -> str:
+    table = {ord(ch): out for ch, out in outs.items() if out != ch}
+    return text.translate(table) if table else text
+
+
 def normalize(text: str, name: str) -> str:
     """Normalize `text` with the normalizer called `name` (fast path, no offsets)."""
     fn = _char_function(name)
-    if fn is None:
-        return text
-    table = {}
-    for ch in set(text):
-        out = fn(ch)
-        if out != ch:
-            table[ord(ch)] = out
-    return text.translate(table) if table else text
+    return text if fn is None else _translate(text, _outputs(text, fn))
 
 
 def normalize_with_sources(text: str, name: str) -> tuple[str, list[int] | None]:
@@ -190,9 +193,9 @@ def normalize_with_sources(text: str, name: str) -> tuple[str, list[int] | None]
     fn = _char_function(name)
     if fn is None:
         return text, None
-    outs = {ch: fn(ch) for ch in set(text)}
+    outs = _outputs(text, fn)
     if all(len(out) == 1 for out in outs.values()):
-        return text.translate({ord(ch): out for ch, out in outs.items() if out != ch}), None
+        return _translate(text, outs), None
     pieces: list[str] = []
     source: list[int] = []
     for i, ch in enumerate(text):

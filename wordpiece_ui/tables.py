@@ -204,7 +204,7 @@ def judge_guess(candidates: pd.DataFrame, guess: str, algorithm: str) -> tuple[b
     else:
         ws, gs = float(winner["score"]), float(mine["score"])
         best, yours, gap = f"score {winner['exact']}", f"score {mine['exact']}", f"{ws / gs:.3g}× lower" if gs else ""
-        tied = ws == gs
+        tied = winner["exact"] == mine["exact"]  # the exact fractions: two scores can round to one float
     if guess == winner["pair"]:
         return True, f"Right: {guess} wins with {best}."
     if tied:
