@@ -172,3 +172,27 @@ def test_the_engines_fast_forms_of_the_hf_tie_rule_order_pairs_as_the_rule(entri
     by_packed = sorted(entries, key=lambda e: _pack(e[0], chr(e[1]) + chr(e[2])))
     assert by_string == by_rule and by_packed == by_rule
     assert all(_unpack(_pack(c, chr(a) + chr(b))) == (c, chr(a) + chr(b)) for c, a, b in entries)
+
+
+@settings(max_examples=300, deadline=None)
+@given(corpora, configs)
+def test_remembered_first_seen_ranks_equal_a_fresh_search(corpus, c):
+    """The engine remembers each pair's first-seen rank between steps (merging._Engine._first_rank);
+    every rank it hands out must equal a search of the current splits from the first word on."""
+    from wordpiece_core import merging
+
+    remembered = merging._Engine._first_rank
+    handed_out = []
+
+    def checked(engine, q):
+        rank = remembered(engine, q)
+        first = next(w for w, split in enumerate(engine.words) if q in split)
+        handed_out.append((rank, (first, engine.words[first].find(q))))
+        return rank
+
+    merging._Engine._first_rank = checked
+    try:
+        train(corpus, _config({**c, "tie_break": "first"}))
+    finally:
+        merging._Engine._first_rank = remembered
+    assert all(got == fresh for got, fresh in handed_out)

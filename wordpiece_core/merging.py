@@ -38,6 +38,7 @@ from __future__ import annotations
 import gc
 import heapq
 from functools import partial
+from itertools import groupby
 from operator import add
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping
@@ -266,6 +267,9 @@ class _Engine:
         heapq.heapify(self.packed)
         self.latest = {q: key for key, q in self.heap} if self.walks else {}  # pair -> key of its newest entry
         self.retired = 0  # heap entries with the key _RETIRED
+        # pair -> (its first-seen rank, the split of the word it was found in); see _first_rank
+        self.ranks: dict[str, tuple[tuple[int, int], str]] = {}
+        self.joined: dict[str, str] = {}  # pair -> the token its merge makes (see _record_candidates)
         # How many pairs have each count (BPE's ties). A defaultdict: Counter's
         # __missing__ is a Python call, and most updates land on a new count.
         self.hist: defaultdict[int, int] = defaultdict(int, Counter(pc.values()))
@@ -291,16 +295,24 @@ class _Engine:
     def _first_rank(self, q: str) -> tuple[int, int]:
         """Where the course's recount would first meet `q`: (word index, position).
 
-        `where[q]` lists every word that has held q; when the first one listed no longer
-        does, the list is cleaned first (`_keep_words_holding`), so the next call is cheap.
+        Remembered with the split of the word it was found in (`self.ranks`): it stays right
+        while that word's split is the same object, since a word before it can only come to
+        hold q when q is a new pair of a merge, and `apply` forgets those. Otherwise `where[q]`
+        is searched; when the first word listed no longer holds q, the list is cleaned first
+        (`_keep_words_holding`), so the next search is cheap.
         """
         words = self.words
+        known = self.ranks.get(q)
+        if known is not None and words[known[0][0]] is known[1]:
+            return known[0]
         w = min(self.where[q])
         i = words[w].find(q)
         if i < 0:
             w = min(self._keep_words_holding(q))
             i = words[w].find(q)
-        return (w, i)
+        rank = (w, i)
+        self.ranks[q] = (rank, words[w])
+        return rank
 
     def _keep_words_holding(self, q: str) -> list[int]:
         """Drop from `where[q]` the words that no longer hold q (and the repeats); return the list."""
@@ -420,29 +432,27 @@ class _Engine:
                 heapq.heapreplace(best, v)
         if not found:
             return None
-        items = sorted(found.items(), key=lambda x: -x[1])
+        value_of = found.__getitem__
+        rank_of = self._first_rank if self.config.tie_break == "first" else None  # hf: the pair string
         ranked: list[str] = []
         ties = 1
-        i = 0
-        while i < len(items):
-            j = i + 1
-            while j < len(items) and items[j][1] == items[i][1]:
-                j += 1
-            group = [q for q, _ in items[i:j]]
+        first = True
+        for _, same in groupby(sorted(found, key=value_of, reverse=True), key=value_of):
+            group = list(same)
             if len(group) > 1:
                 if is_wp and not self._all_equal(group):
                     # Two different fractions rounded to the same float: rare.
                     exact = {q: self._exact(q) for q in group}
                     group.sort(key=lambda q: (-exact[q], self._rule_rank(q)))
-                    if i == 0:
+                    if first:
                         ties = sum(1 for q in group if exact[q] == exact[group[0]])
                 else:
-                    group.sort(key=self._rule_rank)
-                    if i == 0:
+                    group.sort(key=rank_of)
+                    if first:
                         ties = len(group)
-            ranked.extend(group)
-            i = j
-            if len(ranked) >= want and i > 0:
+            ranked += group
+            first = False
+            if len(ranked) >= want:
                 break
         winner = ranked[0]
         fix[at[winner]] = _RETIRED
@@ -546,7 +556,9 @@ class _Engine:
                     hist[c + d] += 1
                     pc[q] = c + d
             hist[pc.pop(p)] -= 1
+            ranks = self.ranks
             for q, ws in holders.items():
+                ranks.pop(q, None)  # a word before its first may hold it now
                 fresh[q] = pc[q]
                 if existed and q in where:
                     where[q] += ws
@@ -619,17 +631,25 @@ class _Engine:
     # ----- the loop -----------------------------------------------------------------
     def _record_candidates(self, ranked: list[str], rec: StepRecorder) -> None:
         """Append the ranked pairs' numbers to the candidate columns (records are made when viewed)."""
-        pc, tc, tok_to_id, id_to_tok = self.pc, self.tc, self.tok_to_id, self.id_to_tok
+        pc, tc, tok_to_id = self.pc, self.tc, self.tok_to_id
+        lefts = [q[0] for q in ranked]
+        rights = [q[1] for q in ranked]
+        rec.c_left_id += map(ord, lefts)
+        rec.c_right_id += map(ord, rights)
+        rec.c_pair_count += map(pc.__getitem__, ranked)
+        rec.c_left_count += map(tc.__getitem__, lefts)
+        rec.c_right_count += map(tc.__getitem__, rights)
+        rec.c_merged += [pc[q] if q[0] != q[1] else self._merged_occurrences(q) for q in ranked]
+        # The count of the token a merge would make, when that token is already in the vocabulary.
+        joined = self.joined
+        new_counts = []
         for q in ranked:
-            a, b = ord(q[0]), ord(q[1])
-            rec.c_left_id.append(a)
-            rec.c_right_id.append(b)
-            rec.c_pair_count.append(pc[q])
-            rec.c_left_count.append(tc[q[0]])
-            rec.c_right_count.append(tc[q[1]])
-            rec.c_merged.append(self._merged_occurrences(q))
-            existing = tok_to_id.get(merge_token(id_to_tok[a], id_to_tok[b], self.prefix))
-            rec.c_new_count.append(tc.get(chr(existing), 0) if existing is not None else 0)
+            token = joined.get(q)
+            if token is None:
+                token = joined[q] = merge_token(self.id_to_tok[ord(q[0])], self.id_to_tok[ord(q[1])], self.prefix)
+            existing = tok_to_id.get(token)
+            new_counts.append(tc.get(chr(existing), 0) if existing is not None else 0)
+        rec.c_new_count += new_counts
         rec.cand_start.append(len(rec.c_left_id))
 
     def run(self) -> Training:
