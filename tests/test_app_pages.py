@@ -48,6 +48,22 @@ def test_compare_toy_corpus_first_difference_and_overlap():
     assert "Jaccard" in markdown(at)
 
 
+def test_compare_queues_both_trainings_at_once_and_stop_cancels_both():
+    """A cold Compare page starts BPE and WordPiece together (the second is queued behind the first,
+    not asked for after it ends): one progress view shows both, and its Stop cancels both."""
+    at = page("pages/compare.py", corpus="wordfreq-en", vocab_size=19_990)
+    bars = [b.proto.text for b in at.get("progress")]
+    assert len(bars) == 2, bars
+    assert bars[0].startswith("Training BPE") and bars[1].startswith("Training WordPiece")
+    assert [b.label for b in at.button].count("Stop") == 1
+    next(b for b in at.button if b.label == "Stop").click().run()
+    assert not at.exception and not at.get("progress")
+    assert any("You stopped the BPE and WordPiece trainings" in shown(i.value) for i in at.info)
+    next(b for b in at.button if b.label == "Train again").click().run()
+    assert len(at.get("progress")) == 2  # both start again
+    next(b for b in at.button if b.label == "Stop").click().run()
+
+
 def test_compare_hf_variant_and_follow_are_in_the_url():
     at = page("pages/compare.py", corpus="course-toy")
     at.toggle(key="hf").set_value(True).run()

@@ -14,6 +14,7 @@ Downloads are built when clicked and not kept.
 from __future__ import annotations
 
 import hashlib
+import time
 from urllib.parse import urlencode
 
 import altair as alt
@@ -28,7 +29,7 @@ from wordpiece_core.trace import Algorithm, TrainerConfig, Training
 
 from . import charts, compare, safe, state, tables
 from .corpora import MAX_UPLOAD_MB, WordCounts, load_paste, load_sample, load_upload, samples
-from .jobs import TrainingService, estimated_bytes
+from .jobs import Job, TrainingService, estimated_bytes
 from .settings import MAX_VOCAB, Settings, defaults_for
 from .stores import BudgetStore, budget_from_env
 
@@ -139,22 +140,76 @@ def training(settings: Settings, counts: WordCounts, algorithm: Algorithm | None
     drawn instead): the page should stop. When the training ends, the progress view
     reruns the page.
     """
-    config = config_for(settings, algorithm, prefix)
+    found = trainings({"": (algorithm or settings.algorithm, prefix)}, settings, counts)
+    return found[""][1] if found else None
+
+
+def trainings(wanted: dict[str, tuple[Algorithm, str | None]], settings: Settings,
+              counts: WordCounts) -> dict[str, tuple[str, Training]]:
+    """Name → (cache key, training) for each (algorithm, prefix) wanted, or {} when they are not all ready.
+
+    Every training not in the store is queued at once (so the server goes from one to the
+    next without waiting for this page), and one progress view follows them all; it reruns
+    the page when the last has ended. {} means a progress view, a message or an error was
+    drawn instead: the page should stop.
+    """
+    configs = {name: config_for(settings, algorithm, prefix) for name, (algorithm, prefix) in wanted.items()}
+    keys = {name: training_key(counts, config) for name, config in configs.items()}
+    stopped = st.session_state.setdefault(state.TRAINING_STOPPED, set())
+    cancelled = [name for name, key in keys.items() if key in stopped and shared()[1].cached(key) is None]
+    if cancelled:
+        names = " and ".join(_label(configs[name]) for name in cancelled)
+        told = (f"You stopped the {names} training before it finished, so it was cancelled (unless other sessions "
+                "on this server were waiting for it too)." if len(cancelled) == 1 else
+                f"You stopped the {names} trainings before they finished, so they were cancelled (unless other "
+                "sessions on this server were waiting for them too).")
+        st.info(told, icon=":material/stop_circle:")
+        st.button("Train again", icon=":material/replay:", on_click=stopped.difference_update,
+                  args=([keys[name] for name in cancelled],), key=f"again {keys[cancelled[0]]}")
+        return {}
+    ready: dict[str, tuple[str, Training | TrainerConfig]] = {}
+    for name, config in configs.items():
+        key = keys[name]
+        found = _stored_or_trainable(key, config, counts)
+        if found is None:
+            return {}  # said why; nothing was started
+        ready[name] = (key, found)
+    service = shared()[1]
+    begun: dict[str, tuple[str, Training | Job]] = {
+        name: (key, service.join(key, dict(counts.counts), found, _session_id())
+               if isinstance(found, TrainerConfig) else found)
+        for name, (key, found) in ready.items()
+    }
+    deadline = time.monotonic() + WAIT_SECONDS
+    for key, started in begun.values():
+        if isinstance(started, Job):
+            started.wait(max(0.0, deadline - time.monotonic()))
+    waiting = [(key, job) for key, job in begun.values() if isinstance(job, Job) and not job.finished.is_set()]
+    if waiting:
+        _progress_view([(key, _label(job.config)) for key, job in waiting])
+        return {}
+    out: dict[str, tuple[str, Training]] = {}
+    for name, (key, started) in begun.items():
+        if isinstance(started, Job):
+            if started.result is None:
+                st.error(f"Cannot train {_label(started.config)}: {safe.md(started.error)}")
+                return {}
+            out[name] = (key, started.result)
+        else:
+            out[name] = (key, started)
+    return out
+
+
+def _stored_or_trainable(key: str, config: TrainerConfig, counts: WordCounts) -> Training | TrainerConfig | None:
+    """The stored training for `key`; else its config, when it may be trained; else None (a message was drawn)."""
     store, service = shared()
-    key = training_key(counts, config)
     done = service.cached(key)
     if done is not None:
         return done
     name = _label(config)
     failed = service.failure(key)
     if failed is not None:
-        st.error(f"Cannot train: {safe.md(failed)}")
-        return None
-    stopped = st.session_state.setdefault(state.TRAINING_STOPPED, set())
-    if key in stopped:
-        st.info(f"You stopped the {name} training before it finished, so it was cancelled "
-                "(unless other sessions on this server were waiting for it too).", icon=":material/stop_circle:")
-        st.button("Train again", icon=":material/replay:", on_click=stopped.discard, args=(key,), key=f"again {key}")
+        st.error(f"Cannot train {name}: {safe.md(failed)}")
         return None
     avg = max(1, sum(len(w) for w, _ in counts.counts[:1000]) // max(1, min(1000, counts.types)))
     need = estimated_bytes(counts.types, avg, config)
@@ -163,43 +218,45 @@ def training(settings: Settings, counts: WordCounts, algorithm: Algorithm | None
                  f"trainings ({store.budget / 1e6:,.0f} MB). Lower the vocabulary size (at most {MAX_VOCAB:,}) "
                  "or use a smaller corpus.")
         return None
-    job = service.join(key, dict(counts.counts), config, _session_id())
-    if job.wait(WAIT_SECONDS):
-        if job.result is None:
-            st.error(f"Cannot train: {safe.md(job.error)}")
-        return job.result
-    _progress_view(key, name)
-    return None
+    return config
 
 
-def _stop(key: str) -> None:
-    job = shared()[1].job(key)
-    if job is not None:
-        shared()[1].leave(job, _session_id())
-    st.session_state.setdefault(state.TRAINING_STOPPED, set()).add(key)
+def _stop(keys: list[str]) -> None:
+    """This session stops waiting for these trainings (each is cancelled unless other sessions wait for it)."""
+    service = shared()[1]
+    for key in keys:
+        job = service.job(key)
+        if job is not None:
+            service.leave(job, _session_id())
+    st.session_state.setdefault(state.TRAINING_STOPPED, set()).update(keys)
 
 
-def _progress_view(key: str, name: str) -> None:
-    """The training's progress, polled every POLL_SECONDS; the page reruns when it ends."""
+def _progress_view(waiting: list[tuple[str, str]]) -> None:
+    """The progress of each (key, name) training, polled every POLL_SECONDS; the page reruns when all have ended."""
 
     @st.fragment(run_every=POLL_SECONDS)
     def progress() -> None:
         service = shared()[1]
-        if key in st.session_state.get(state.TRAINING_STOPPED, ()):
+        stopped = st.session_state.get(state.TRAINING_STOPPED, ())
+        jobs = [(key, name, service.job(key)) for key, name in waiting]
+        if any(key in stopped for key, _, _ in jobs):
             st.rerun()  # this session pressed Stop: it waits no more (and says so)
-        job = service.job(key)
-        if job is None or job.finished.is_set():
-            st.rerun()  # the whole page, now with the training (or its error)
-        service.touch(job, _session_id())
-        if job.state == "queued":
-            text = f"Training {name}: waiting for another training on this server to finish…"
-        else:
-            text = f"Training {name}: {job.done_steps:,} of {job.total_steps:,} merges"
-        bar, stop = st.columns([6, 1], vertical_alignment="bottom")
-        bar.progress(min(1.0, job.fraction), text=text)
-        stop.button("Stop", icon=":material/stop_circle:", on_click=_stop, args=(key,), key=f"stop {key}",
-                    help="Stop waiting; the training is cancelled unless other sessions wait for it too.",
-                    width="stretch")
+        if all(job is None or job.finished.is_set() for _, _, job in jobs):
+            st.rerun()  # the whole page, now with the trainings (or their errors)
+        for key, name, job in jobs:
+            if job is None or job.finished.is_set():
+                text, fraction = f"Training {name}: done", 1.0
+            else:
+                service.touch(job, _session_id())
+                fraction = job.fraction
+                if job.state == "queued":
+                    text = f"Training {name}: waiting for another training on this server to finish…"
+                else:
+                    text = f"Training {name}: {job.done_steps:,} of {job.total_steps:,} merges"
+            st.progress(min(1.0, fraction), text=text)
+        st.button("Stop", icon=":material/stop_circle:", on_click=_stop, args=([key for key, _ in waiting],),
+                  key=f"stop {waiting[0][0]}",
+                  help="Stop waiting; a training is cancelled unless other sessions wait for it too.")
 
     progress()
 
@@ -209,16 +266,10 @@ HF_VARIANT = "HF WordPieceTrainer (BPE with ##)"  # the Compare page's optional 
 
 def trained_pair(settings: Settings, counts: WordCounts, hf_variant: bool = False) -> dict[str, tuple[str, Training]]:
     """Name → (cache key, training) for BPE and WordPiece (and BPE with ##) on the same settings."""
-    out: dict[str, tuple[str, Training]] = {}
-    wanted: list[tuple[str, Algorithm, str | None]] = [("BPE", "bpe", None), ("WordPiece", "wordpiece", "##")]
+    wanted: dict[str, tuple[Algorithm, str | None]] = {"BPE": ("bpe", None), "WordPiece": ("wordpiece", "##")}
     if hf_variant:
-        wanted.append((HF_VARIANT, "bpe", "##"))
-    for name, algorithm, prefix in wanted:
-        t = training(settings, counts, algorithm, prefix)
-        if t is None:
-            return {}
-        out[name] = (training_key(counts, config_for(settings, algorithm, prefix)), t)
-    return out
+        wanted[HF_VARIANT] = ("bpe", "##")
+    return trainings(wanted, settings, counts)
 
 
 # ---------------------------------------------------------------- derived from a training
