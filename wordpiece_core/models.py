@@ -143,6 +143,18 @@ class WordPieceModel(_CachedModel):
         return WordResult(word, tuple(tokens), tuple(spans), scan=tuple(scan))
 
 
+def _spans_of(symbols: list[str], prefix_len: int) -> list[tuple[int, int]]:
+    """The character spans of a word's tokens when each character became one symbol: every token
+    after the first carries the prefix once (BPE with a prefix), so it covers len(token) - prefix_len."""
+    spans = []
+    start = 0
+    for i, symbol in enumerate(symbols):
+        end = start + len(symbol) - (prefix_len if i else 0)
+        spans.append((start, end))
+        start = end
+    return spans
+
+
 class BPEModel(_CachedModel):
     kind = "bpe"
 
@@ -153,13 +165,15 @@ class BPEModel(_CachedModel):
         self.ranks = {pair: i for i, pair in enumerate(self.merges)}
         self.unk_token = unk_token if unk_token in vocab else None
         self.prefix = prefix or None
+        self.joined = {pair: merge_token(pair[0], pair[1], self.prefix) for pair in self.merges}  # pair -> its token
         self._cache: dict[str, WordResult] = {}
 
-    def initial(self, word: str) -> tuple[list[str], list[tuple[int, int]]]:
-        """Characters (prefixed after the first), unknown ones as [UNK] or dropped."""
+    def initial(self, word: str) -> tuple[list[str], list[tuple[int, int]] | None]:
+        """Characters (prefixed after the first), unknown ones as [UNK] or dropped; and each
+        symbol's character span, or None when every character is known (a symbol each)."""
         symbols = [word[0]] + [self.prefix + ch for ch in word[1:]] if self.prefix and word else list(word)
         if all(map(self.vocab.__contains__, symbols)):  # the common case: every character is known
-            return symbols, [(i, i + 1) for i in range(len(word))]
+            return symbols, None
         symbols = []
         spans: list[tuple[int, int]] = []
         for i, ch in enumerate(word):
@@ -183,9 +197,11 @@ class BPEModel(_CachedModel):
             if cached is not None:
                 return cached
         symbols, spans = self.initial(word)
+        # Every character known (spans is None, the common case): the spans follow from the
+        # tokens' lengths at the end. Otherwise they are merged along with the tokens.
         first = tuple(symbols)
         applied: list[MergeApplied] = []
-        rank_of = self.ranks.get
+        rank_of, joined = self.ranks.get, self.joined
         ranks = list(map(rank_of, zip(symbols, symbols[1:]), repeat(_NO_RANK)))  # ranks[i]: symbols i and i + 1
         while ranks:
             rank = min(ranks)
@@ -193,9 +209,10 @@ class BPEModel(_CachedModel):
                 break  # no pair of the word is a merge
             i = ranks.index(rank)  # the leftmost of the best
             a, b = symbols[i], symbols[i + 1]
-            new = merge_token(a, b, self.prefix)
+            new = joined[a, b]
             symbols[i:i + 2] = [new]
-            spans[i:i + 2] = [(spans[i][0], spans[i + 1][1])]
+            if spans is not None:
+                spans[i:i + 2] = [(spans[i][0], spans[i + 1][1])]
             del ranks[i]  # only the pairs beside the new symbol change
             if i:
                 ranks[i - 1] = rank_of((symbols[i - 1], new), _NO_RANK)
@@ -203,6 +220,8 @@ class BPEModel(_CachedModel):
                 ranks[i] = rank_of((new, symbols[i + 1]), _NO_RANK)
             if trace:
                 applied.append(MergeApplied(rank, a, b, new, tuple(symbols)))
+        if spans is None:
+            spans = _spans_of(symbols, len(self.prefix) if self.prefix else 0)
         result = WordResult(word, tuple(symbols), tuple(spans), merges=tuple(applied), initial_split=first)
         if not trace and len(self._cache) < CACHE_WORDS:
             self._cache[word] = result
