@@ -18,7 +18,10 @@ How it is made fast in pure Python:
 - A merge groups the touched words by the token left and right of the pair,
   and updates the pair counts once per distinct neighbour, not once per word.
 - BPE keys only go stale downwards (counts only fall), so only new pairs are
-  pushed; ties are counted from a histogram of pair counts.
+  pushed; ties are counted from a histogram of pair counts. With the tie rank in
+  the entry (the pair for hf; where the course first meets it for first, which
+  also only worsens), the walk for the top K stops after about K entries, however
+  many pairs tie.
 - WordPiece: a merge lowers count(a) and count(b), which RAISES the score of
   every other pair containing a or b. Their entries are re-pushed only when a
   token's count has fallen by 0.5% since the last time; in between, a key may
@@ -42,6 +45,7 @@ from itertools import groupby
 from operator import add
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping
+from bisect import insort
 from fractions import Fraction
 
 from .errors import WordPieceError
@@ -66,7 +70,7 @@ _LOW42 = (1 << 42) - 1  # a packed entry's pair: left id << 21 + right id (its l
 #   as that tuple: the ids take 21 bits each (a token id is at most 0x10FFFF).
 def _wp_key(count_ab: int, count_a: int, count_b: int) -> float:
     """A WordPiece heap key: minus the score count(ab) / (count(a) × count(b)), as a float (a min-heap
-    puts the best score on top; the choice checks near-equal keys exactly, see _choose_general)."""
+    puts the best score on top; the choice checks near-equal keys exactly, see _choose_wordpiece)."""
     return -(count_ab / (count_a * count_b))
 
 
@@ -204,7 +208,8 @@ class _Engine:
     key    a heap entry's key: -v when it was pushed (see _wp_key and _pack)
     thr    the minimum pair count that may merge (self.threshold)
     where  pair → the words that have held it (a superset, with repeats)
-    latest pair → the key of its newest heap entry (older entries are stale)
+    latest WordPiece: pair → the key of its newest heap entry (older entries are stale)
+    newest BPE, top K: pair → its newest entry in `ordered` (compared by identity)
     ====== ===================================================================
     """
 
@@ -242,7 +247,7 @@ class _Engine:
         self.total = sum(tc.values())
         thr = self.threshold
         # How far below its pair's score a WordPiece key may be: _WP_SLACK for each token (see _requeue).
-        self.slack = _WP_SLACK**2 if self.is_wp else 1
+        self.slack = _WP_SLACK**2
         if self.is_wp:
             # Each token's count when its pairs were last pushed (see _requeue).
             self.ref = dict(tc)
@@ -250,25 +255,32 @@ class _Engine:
             for q in pc:
                 self.pairs_of[q[0]].add(q)
                 self.pairs_of[q[1]].add(q)
-        self.walks = self.is_wp or config.top_k > 1  # whether choose() walks the heap (see _choose_general)
-        # Two shapes of heap entry, each in its own heap (a min-heap: the best pair is at the top):
-        # `heap` holds (key, pair) with key = -score (WordPiece) or -count (BPE) when the top is walked;
-        # `packed` holds one int per pair, (-count << 42) + (left id << 21) + right id, when BPE wants
-        # the winner only (see _choose_bpe_fast).
+        self.walks = self.is_wp or config.top_k > 1  # whether choose() walks a heap (not _choose_bpe_fast)
+        self.first_rule = config.tie_break == "first"
+        # pair -> (its first-seen rank, the split of the word it was found in); see _first_rank
+        self.ranks: dict[str, tuple[tuple[int, int], str]] = {}
+        # Three shapes of heap entry, each in its own heap (a min-heap: the best pair is at the top):
+        # - `heap`, WordPiece: (key, pair), key = -score when pushed (see _choose_wordpiece);
+        # - `ordered`, BPE with the top K wanted: (-count, tie rank, pair), where the tie rank is the
+        #   pair itself (hf) or where the course first meets it (see _bpe_entry, _choose_bpe);
+        # - `packed`, BPE with the winner only: one int, (-count << 42) + (left id << 21) + right id
+        #   (see _choose_bpe_fast).
         self.heap: list[tuple[float, str]] = []
+        self.ordered: list[tuple] = []
         self.packed: list[int] = []
+        self.newest: dict[str, tuple] = {}  # BPE, top K: pair -> its newest entry in `ordered`
         if self.is_wp:
             self.heap = [(_wp_key(c, tc[q[0]], tc[q[1]]), q) for q, c in pc.items() if c >= thr]
         elif self.walks:
-            self.heap = [(-c, q) for q, c in pc.items() if c >= thr]
+            self.ordered = [self._bpe_entry(q, c) for q, c in pc.items() if c >= thr]
+            self.newest = {e[2]: e for e in self.ordered}
         else:
             self.packed = [_pack(c, q) for q, c in pc.items() if c >= thr]
         heapq.heapify(self.heap)
+        heapq.heapify(self.ordered)
         heapq.heapify(self.packed)
-        self.latest = {q: key for key, q in self.heap} if self.walks else {}  # pair -> key of its newest entry
+        self.latest = {q: key for key, q in self.heap}  # WordPiece: pair -> key of its newest entry
         self.retired = 0  # heap entries with the key _RETIRED
-        # pair -> (its first-seen rank, the split of the word it was found in); see _first_rank
-        self.ranks: dict[str, tuple[tuple[int, int], str]] = {}
         self.joined: dict[str, str] = {}  # pair -> the token its merge makes (see _record_candidates)
         # How many pairs have each count (BPE's ties). A defaultdict: Counter's
         # __missing__ is a Python call, and most updates land on a new count.
@@ -329,7 +341,9 @@ class _Engine:
         """The winning pair, how many pairs tied with it, and the ranked top-K candidates."""
         if not self.walks:
             return self._choose_bpe_fast()
-        return self._choose_general(max(1, self.config.top_k))
+        if not self.is_wp:
+            return self._choose_bpe(self.config.top_k)
+        return self._choose_wordpiece(max(1, self.config.top_k))
 
     def _choose_bpe_fast(self) -> tuple[str, int, list[str]] | None:
         """BPE, only the winner wanted: no entry is popped but the winner's.
@@ -375,13 +389,91 @@ class _Engine:
             winner = q
         return winner, ties, [winner]
 
-    def _choose_general(self, want: int) -> tuple[str, int, list[str]] | None:
-        """Find the `want` best pairs by walking the top of the heap array, popping nothing.
+    def _bpe_entry(self, q: str, c: int) -> tuple:
+        """A BPE entry of `ordered`: (-count, tie rank, pair); smaller is better.
 
-        An entry's key bounds its pair's current value: exactly for BPE (counts
-        only fall), within a factor `self.slack` for WordPiece (see _requeue).
-        So once the best key not yet visited, times the slack, is below the
-        `want`-th value found, nothing left can enter the top `want`. WordPiece has
+        The tie rank is the pair itself for hf. For first, it is (word index, position - the
+        word's length): ordered as (word, position), and it can only grow while the pair lasts
+        (a merge after the pair shortens the word; one before it moves both), so an entry's
+        rank, like its count, is never worse than the pair's now (see _choose_bpe)."""
+        if not self.first_rule:
+            return (-c, q, q)
+        w, i = self._first_rank(q)
+        return (-c, (w, i - len(self.words[w])), q)
+
+    def _choose_bpe(self, want: int) -> tuple[str, int, list[str]] | None:
+        """BPE, the top `want`: walk `ordered` best first until the `want` best are certain.
+
+        No entry is better than its pair is now (counts only fall; tie ranks only grow; a pair
+        met again in an earlier word is pushed anew), so once the next entry of the walk is
+        worse than the `want`-th best pair found, no pair left can enter: the walk meets about
+        `want` entries, however many pairs tie. Entries found too good are corrected in place
+        afterwards (each only sinks into its own subtree); dead pairs, older entries of a pair
+        and the winner's entry are retired. How many pairs tie is read from the histogram."""
+        heap, pc, thr, newest = self.ordered, self.pc, self.threshold, self.newest
+        first_rule, words = self.first_rule, self.words
+        size = len(heap)
+        frontier = [(heap[0], 0)] if heap else []
+        best: list[tuple] = []  # the best entries found, as the pairs are now, sorted
+        at: dict[str, int] = {}  # pair -> index of its entry
+        fix: dict[int, tuple] = {}  # index -> corrected entry
+        pop, push = heapq.heappop, heapq.heappush
+        while frontier:
+            entry, i = pop(frontier)
+            if entry[0] == _RETIRED or (len(best) >= want and entry > best[-1]):
+                break  # every entry left is at least as bad
+            j = 2 * i + 1
+            if j < size:
+                push(frontier, (heap[j], j))
+                if j + 1 < size:
+                    push(frontier, (heap[j + 1], j + 1))
+            q = entry[2]
+            if newest.get(q) is not entry:
+                fix[i] = (_RETIRED, "", q)  # an older entry of a pair pushed again since
+                continue
+            c = pc.get(q, 0)
+            if c < thr:
+                fix[i] = (_RETIRED, "", q)
+                del newest[q]
+                continue
+            now = entry
+            if c != -entry[0]:
+                now = self._bpe_entry(q, c)
+            elif first_rule:
+                w, p = self._first_rank(q)
+                if (w, p - len(words[w])) != entry[1]:
+                    now = self._bpe_entry(q, c)
+            if now is not entry:
+                fix[i] = newest[q] = now
+            at[q] = i
+            if len(best) < want:
+                insort(best, now)
+            elif now < best[-1]:
+                insort(best, now)
+                best.pop()
+        if not best:
+            return None
+        winner = best[0][2]
+        fix[at[winner]] = (_RETIRED, "", winner)
+        del newest[winner]
+        for i in sorted(fix, reverse=True):  # deepest first: a fix only moves its own subtree
+            heap[i] = fix[i]
+            _sift_down(heap, i)
+        self.retired += sum(1 for e in fix.values() if e[0] == _RETIRED)
+        if self.retired > len(heap) // 2:
+            heap[:] = [e for e in heap if e[0] != _RETIRED]
+            heapq.heapify(heap)
+            self.retired = 0
+        return winner, self.hist[-best[0][0]], [e[2] for e in best]
+
+    def _choose_wordpiece(self, want: int) -> tuple[str, int, list[str]] | None:
+        """WordPiece: find the `want` best pairs by walking the top of the heap array, popping nothing.
+
+        An entry's key bounds its pair's current score within a factor `self.slack`
+        (see _requeue): a score can RISE after its push, so unlike BPE's (_choose_bpe)
+        no entry is known to be no better than its key. So once the best key not yet
+        visited, times the slack, is below the `want`-th score found, nothing left can
+        enter the top `want`; until then every entry is read. WordPiece has
         many exact ties (pairs that always occur together score 1/count), so
         popping and re-pushing them at every step would cost more than the merge.
         Entries met whose key is too high (the count fell) are corrected in
@@ -389,13 +481,13 @@ class _Engine:
         push (`self.latest`) and the winner's entry are retired. Keys only grow
         in place, so each fix only sifts down its own subtree.
         """
-        heap, pc, tc, thr, is_wp = self.heap, self.pc, self.tc, self.threshold, self.is_wp
+        heap, pc, tc, thr = self.heap, self.pc, self.tc, self.threshold
         latest = self.latest
-        slack = self.slack * (1 + _FLOAT_WINDOW) if is_wp else 1  # the float margin for WordPiece
-        found: dict[str, float | int] = {}
+        slack = self.slack * (1 + _FLOAT_WINDOW)  # and the float margin
+        found: dict[str, float] = {}
         at: dict[str, int] = {}  # pair -> index of its entry
-        fix: dict[int, float | int] = {}  # index -> corrected key
-        best: list[float | int] = []  # min-heap of the `want` best values
+        fix: dict[int, float] = {}  # index -> corrected key
+        best: list[float] = []  # min-heap of the `want` best values
         size = len(heap)
         # The frontier of the walk, (key, index). For the winner alone, depth
         # first (the root is the best bound, so pruning is tight at once). For
@@ -421,8 +513,8 @@ class _Engine:
             if c < thr or key != latest.get(q) or q in found:
                 fix[i] = _RETIRED  # dead, or an older entry of a pair pushed again since
                 continue
-            v: float | int = c / (tc[q[0]] * tc[q[1]]) if is_wp else c
-            if v < -key and (not is_wp or v < -key * (1 - _FLOAT_WINDOW)):
+            v = c / (tc[q[0]] * tc[q[1]])
+            if v < -key * (1 - _FLOAT_WINDOW):
                 fix[i] = latest[q] = -v
             found[q] = v
             at[q] = i
@@ -440,7 +532,7 @@ class _Engine:
         for _, same in groupby(sorted(found, key=value_of, reverse=True), key=value_of):
             group = list(same)
             if len(group) > 1:
-                if is_wp and not self._all_equal(group):
+                if not self._all_equal(group):
                     # Two different fractions rounded to the same float: rare.
                     exact = {q: self._exact(q) for q in group}
                     group.sort(key=lambda q: (-exact[q], self._rule_rank(q)))
@@ -591,10 +683,11 @@ class _Engine:
         push = heapq.heappush
         if not self.is_wp:
             if self.walks:
+                newest, entry_of = self.newest, self._bpe_entry
                 for q, c in fresh.items():
                     if c >= thr:
-                        push(heap, (-c, q))
-                        latest[q] = -c
+                        entry = newest[q] = entry_of(q, c)
+                        push(self.ordered, entry)
             else:
                 for q, c in fresh.items():
                     if c >= thr:
