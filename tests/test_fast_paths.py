@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from corpora import TOY
 from wordpiece_core.corpus import TextSettings
+from wordpiece_core.errors import WordPieceError
 from wordpiece_core.formats import pretty_json, step_json, tokenizer_json, trace_lines
 from wordpiece_core.merging import train
 from wordpiece_core.sampling import sample_lines
@@ -31,7 +32,7 @@ def test_trace_lines_equal_json_of_step_json(corpus, algorithm, top_k):
     cfg = TrainerConfig(algorithm=algorithm, vocab_size=40, prefix="##" if algorithm == "wordpiece" else None,
                         top_k=top_k)
     t = train(corpus, cfg)
-    lines = trace_lines(t)
+    lines = list(trace_lines(t))
     assert len(lines) == len(t.steps)
     for line, step in zip(lines, t.steps):
         assert "\n" not in line
@@ -133,3 +134,35 @@ def test_two_files_counted_in_two_processes_each_equal_one_process(tmp_path, mon
     monkeypatch.setattr(corpus, "_PARALLEL_MIN_BYTES", 100)
     two = corpus.load_word_counts(paths, [], TextSettings(), workers=2)
     assert list(one.items()) == list(two.items())
+
+
+streamed_text = st.text(alphabet="ab Σσ\n\r\t\ufeffé\u0301\u00a0\u3000\x1c\x00日🙂.,'", max_size=60)
+
+
+@settings(max_examples=300, deadline=None)
+@given(streamed_text, st.sampled_from(["none", "lowercase", "bert", "bert-cased"]),
+       st.sampled_from(["whitespace", "whitespace-split", "bert", "byte-level"]),
+       st.integers(1, 12), st.sampled_from([1, 2]))
+def test_a_file_read_block_by_block_counts_as_the_whole_text(tmp_path_factory, text, normalizer, pre, block, workers):
+    """Counting a file in blocks (and in two processes) gives the counts of its whole text, in the
+    same order; tiny blocks put block ends everywhere (a BOM, a final Σ, CRLF split, odd spaces)."""
+    import wordpiece_core.corpus as corpus
+
+    path = tmp_path_factory.mktemp("blocks") / "c.txt"
+    path.write_bytes(text.encode("utf-8"))
+    settings_ = TextSettings(normalizer, pre)
+
+    def outcome(count):
+        try:
+            return list(count().items())
+        except WordPieceError as exc:  # a binary-looking file: the same message both ways
+            return str(exc)
+
+    whole = outcome(lambda: corpus.count_text(corpus.read_text_file(str(path)), settings_))
+    saved = corpus._BLOCK_BYTES, corpus._PARALLEL_MIN_BYTES
+    corpus._BLOCK_BYTES, corpus._PARALLEL_MIN_BYTES = block, 1
+    try:
+        streamed = outcome(lambda: corpus.load_word_counts([str(path)], [], settings_, workers=workers))
+    finally:
+        corpus._BLOCK_BYTES, corpus._PARALLEL_MIN_BYTES = saved
+    assert streamed == whole

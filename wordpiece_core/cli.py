@@ -191,7 +191,7 @@ def _train_into(args: argparse.Namespace, out) -> int:
     training = train(counts, config, bar)
     if bar is not None:
         bar.close()
-    out.write(output_files(training, args.normalizer, args.pre_tokenizer, args.add_prefix_space))
+    out.write(output_files(training, args.normalizer, args.pre_tokenizer, args.add_prefix_space, streamed=True))
     size = len(training.vocab)
     if not args.quiet:
         print(

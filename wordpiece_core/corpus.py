@@ -100,11 +100,9 @@ def _count_file_forked(path: str, settings: TextSettings) -> dict[str, int] | No
         status = 1
         try:
             os.close(read_end)
-            with open(path, "rb") as fh:
-                fh.seek(cut)
-                text = fh.read().decode("utf-8")
+            counted = _count_range(path, cut, size, settings)
             with os.fdopen(write_end, "wb") as out:
-                pickle.dump(count_text(text, settings), out, protocol=pickle.HIGHEST_PROTOCOL)
+                pickle.dump(counted, out, protocol=pickle.HIGHEST_PROTOCOL)
             status = 0
         finally:
             os._exit(status)
@@ -112,11 +110,9 @@ def _count_file_forked(path: str, settings: TextSettings) -> dict[str, int] | No
     with os.fdopen(read_end, "rb") as inp:
         try:
             try:
-                with open(path, "rb") as fh:
-                    head = fh.read(cut)
+                counts = _count_range(path, 0, cut, settings)
             except OSError as exc:
                 raise WordPieceError(f"{path}: cannot be read ({exc.strerror})") from None
-            counts = count_text(decode_text(head, path), settings)
             data = inp.read()
         except BaseException:
             os.kill(pid, 9)
@@ -137,7 +133,11 @@ def _count_chunked(text: str, pre: str) -> dict[str, int]:
     """
     if any(ch in text for ch in _SPLIT_ONLY_SPACE):
         return dict(Counter(words_of(text, pre)))
-    chunks = Counter(text.split())
+    return _words_of_chunks(Counter(text.split()), pre)
+
+
+def _words_of_chunks(chunks: Counter[str], pre: str) -> dict[str, int]:
+    """The word counts of whitespace-separated chunks counted in `chunks` (in order of first appearance)."""
     if pre == "whitespace-split":
         return dict(chunks)
     counts: dict[str, int] = {}
@@ -150,6 +150,72 @@ def _count_chunked(text: str, pre: str) -> dict[str, int]:
         for word in words_of(chunk, pre):
             counts[word] = counts.get(word, 0) + n
     return counts
+
+
+_BLOCK_BYTES = 1 << 20  # a large file is read, normalized and split this much at a time
+
+
+def _count_range(path: str, start: int, end: int, settings: TextSettings) -> dict[str, int]:
+    """The word counts of bytes start..end of a file (start and end just after line breaks)."""
+    if settings.pre_tokenizer != "byte-level":
+        return _count_file_streamed(path, start, end, settings)
+    with open(path, "rb") as fh:  # byte-level reads whole lines as documents: the range at once
+        binary_head = _looks_binary(fh.read(8192))
+        fh.seek(start)
+        data = fh.read(end - start)
+    if binary_head and b"\x00" in data:
+        raise _NotStreamable()  # decode_text refuses the file
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise _NotStreamable() from None
+    return count_text(text[1:] if start == 0 and text.startswith("\ufeff") else text, settings)
+
+
+class _NotStreamable(Exception):
+    """A block that the streaming count cannot take as it is: the whole file is read instead."""
+
+
+def _count_file_streamed(path: str, start: int, end: int, settings: TextSettings) -> dict[str, int]:
+    """The word counts of bytes start..end of a file, read a block at a time (each block ends
+    after a line break, which never sits inside a UTF-8 character): only one block's text and
+    the counts are in memory, not the whole text and all its words.
+
+    Raises _NotStreamable when a block does not decode, or holds characters that str.split()
+    takes for whitespace although the pre-tokenizers do not: reading the whole file then
+    says where the problem is, or counts the way count_text does.
+    """
+    chunks: Counter[str] = Counter()
+    with open(path, "rb") as fh:
+        binary_head = _looks_binary(fh.read(8192))  # with a NUL byte anywhere, decode_text refuses the file
+        fh.seek(start)
+        left = end - start
+        carry = b""
+        while left > 0 or carry:
+            block = fh.read(min(_BLOCK_BYTES, left)) if left > 0 else b""
+            left = left - len(block) if block else 0
+            data = carry + block
+            carry = b""
+            if left > 0:
+                cut = data.rfind(b"\n") + 1
+                if cut == 0:
+                    carry = data  # no line break yet: read on
+                    continue
+                data, carry = data[:cut], data[cut:]
+            if binary_head and b"\x00" in data:
+                raise _NotStreamable()  # decode_text says it is binary
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError:
+                raise _NotStreamable() from None
+            if start == 0 and text.startswith("\ufeff"):
+                text = text[1:]  # the byte order mark, as decode_text drops it
+            start = -1  # later blocks are not the file's start
+            text = normalize(text, settings.normalizer)
+            if any(ch in text for ch in _SPLIT_ONLY_SPACE):
+                raise _NotStreamable()
+            chunks.update(text.split())
+    return _words_of_chunks(chunks, settings.pre_tokenizer)
 
 
 def _position(data: bytes, offset: int) -> str:
@@ -272,16 +338,26 @@ def load_word_counts(
 ) -> dict[str, int]:
     """Word counts from text files and TSV files, in the order given.
 
-    With ``workers=2`` (POSIX, single-threaded callers such as the command
-    line) a text file of 2 MB or more is read and counted in two processes;
-    the result is the same, in the same order of first appearance.
+    A text file is read a block at a time (see _count_file_streamed), and with
+    ``workers=2`` (POSIX, single-threaded callers such as the command line) one
+    of 2 MB or more is counted in two processes, half each; the result is the
+    same as counting the whole text at once, in the same order of first appearance.
     """
     counts: dict[str, int] = {}
     for path in corpus_paths:
         _check_file(path)
         found = None
-        if path != STDIN and workers > 1 and hasattr(os, "fork") and os.path.getsize(path) >= _PARALLEL_MIN_BYTES:
-            found = _count_file_forked(path, settings)
+        if path != STDIN:
+            try:
+                size = os.path.getsize(path)
+                if workers > 1 and hasattr(os, "fork") and size >= _PARALLEL_MIN_BYTES:
+                    found = _count_file_forked(path, settings)
+                elif settings.pre_tokenizer != "byte-level":
+                    found = _count_file_streamed(path, 0, size, settings)
+            except _NotStreamable:
+                found = None  # read whole below: it says what is wrong, or counts the odd text
+            except OSError as exc:
+                raise WordPieceError(f"{path}: cannot be read ({exc.strerror})") from None
         if found is None:
             found = count_text(read_text_file(path), settings)
         if counts:

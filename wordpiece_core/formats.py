@@ -19,6 +19,7 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Iterable, Iterator, Mapping
 from math import gcd
 from typing import Any
 
@@ -182,8 +183,8 @@ def _ratio(num: int, den: int) -> tuple[float, str]:
     return num / den, (str(n) if d == 1 else f"{n}/{d}")
 
 
-def trace_lines(training: Training) -> list[str]:
-    """The lines of trace.jsonl: `step_json` of every step, encoded.
+def trace_lines(training: Training) -> Iterator[str]:
+    """The lines of trace.jsonl, one at a time: `step_json` of every step, encoded.
 
     Formatted from templates straight from the trace's columns, without making a
     record per step and candidate; a test checks each line equals
@@ -199,7 +200,6 @@ def trace_lines(training: Training) -> list[str]:
     c_merged, c_new, starts = steps.c_merged, steps.c_new_count, steps.cand_start
     logliks = steps.loglik_deltas()
     touched = steps.touched_counts()
-    lines = []
     for i in range(len(steps)):
         a, b = steps.left_id[i], steps.right_id[i]
         pc, lc, rc = steps.pair_count[i], steps.left_count[i], steps.right_count[i]
@@ -215,12 +215,11 @@ def trace_lines(training: Training) -> list[str]:
                 r - starts[i] + 1, quoted[ca], quoted[cb], _json_string(merge_token(tokens[ca], tokens[cb], prefix)),
                 cp, cl, cr, c_score, c_exact, loglik_change(total, cl, cr, c_merged[r], ca == cb, c_new[r]),
             ))
-        lines.append(_STEP_LINE % (
+        yield _STEP_LINE % (
             i + 1, quoted[a], quoted[b], quoted[steps.new_id[i]], pc, lc, rc, score, exact, steps.ties[i],
             rule_text, steps.vocab_size[i], "true" if steps.existed[i] else "false", steps.merged_count[i],
             touched[i], logliks[i], pc * steps.vocab_size_before(i) / den, ", ".join(cands),
-        ))
-    return lines
+        )
 
 
 def summary_json(training: Training, settings: dict[str, Any]) -> dict[str, Any]:
@@ -283,13 +282,20 @@ def trace_jsonl(training: Training) -> str:
     return "".join(line + "\n" for line in trace_lines(training))
 
 
-def output_files(training: Training, normalizer: str, pre_tokenizer: str, add_prefix_space: bool = False) -> dict[str, str]:
-    """File name → content for everything a training writes."""
+Content = str | Iterable[str]  # a file's text, or its pieces in order (written one by one)
+
+
+def output_files(training: Training, normalizer: str, pre_tokenizer: str, add_prefix_space: bool = False,
+                 streamed: bool = False) -> dict[str, Content]:
+    """File name → content for everything a training writes.
+
+    streamed: trace.jsonl (the large one: about 2 KB a step) as its lines, made while they are
+    written, instead of one string; the command line writes it so, holding one line at a time."""
     vocab = training.vocab
-    files = {
+    files: dict[str, Content] = {
         "tokenizer.json": pretty_json(tokenizer_json(training, normalizer, pre_tokenizer, add_prefix_space)),
         "vocab.txt": vocab_txt(training),
-        "trace.jsonl": trace_jsonl(training),
+        "trace.jsonl": (line + "\n" for line in trace_lines(training)) if streamed else trace_jsonl(training),
         "training.json": json.dumps(
             summary_json(training, {"normalizer": normalizer, "pre_tokenizer": pre_tokenizer, "add_prefix_space": add_prefix_space}),
             ensure_ascii=False, indent=2,
@@ -340,14 +346,17 @@ class OutputFolder:
             self.close()
             raise WordPieceError(f"--out {path} cannot be written: {exc.strerror or exc}") from None
 
-    def write(self, files: dict[str, str]) -> list[str]:
+    def write(self, files: Mapping[str, Content]) -> list[str]:
         if self.staging is None:
             self.prepare()
         assert self.staging is not None
         try:
             for name, content in files.items():
                 with open(os.path.join(self.staging, name), "w", encoding="utf-8", newline="\n") as fh:
-                    fh.write(content)
+                    if isinstance(content, str):
+                        fh.write(content)
+                    else:
+                        fh.writelines(content)
             self.moving = True
             for name in files:
                 os.replace(os.path.join(self.staging, name), os.path.join(self.path, name))
@@ -374,6 +383,6 @@ class OutputFolder:
             self.created = False
 
 
-def write_outputs(path: str, files: dict[str, str]) -> list[str]:
+def write_outputs(path: str, files: Mapping[str, Content]) -> list[str]:
     """Write all files into `path` (created if needed), all or nothing."""
     return OutputFolder(path).write(files)

@@ -727,12 +727,12 @@ class _Engine:
         pc, tc, tok_to_id = self.pc, self.tc, self.tok_to_id
         lefts = [q[0] for q in ranked]
         rights = [q[1] for q in ranked]
-        rec.c_left_id += map(ord, lefts)
-        rec.c_right_id += map(ord, rights)
-        rec.c_pair_count += map(pc.__getitem__, ranked)
-        rec.c_left_count += map(tc.__getitem__, lefts)
-        rec.c_right_count += map(tc.__getitem__, rights)
-        rec.c_merged += [pc[q] if q[0] != q[1] else self._merged_occurrences(q) for q in ranked]
+        rec.c_left_id.extend(map(ord, lefts))
+        rec.c_right_id.extend(map(ord, rights))
+        rec.c_pair_count.extend(map(pc.__getitem__, ranked))
+        rec.c_left_count.extend(map(tc.__getitem__, lefts))
+        rec.c_right_count.extend(map(tc.__getitem__, rights))
+        rec.c_merged.extend([pc[q] if q[0] != q[1] else self._merged_occurrences(q) for q in ranked])
         # The count of the token a merge would make, when that token is already in the vocabulary.
         joined = self.joined
         new_counts = []
@@ -742,7 +742,7 @@ class _Engine:
                 token = joined[q] = merge_token(self.id_to_tok[ord(q[0])], self.id_to_tok[ord(q[1])], self.prefix)
             existing = tok_to_id.get(token)
             new_counts.append(tc.get(chr(existing), 0) if existing is not None else 0)
-        rec.c_new_count += new_counts
+        rec.c_new_count.extend(new_counts)
         rec.cand_start.append(len(rec.c_left_id))
 
     def run(self) -> Training:
@@ -800,7 +800,7 @@ class _Engine:
             rec.vocab_size.append(len(self.tok_to_id))
             rec.existed.append(existed)
             rec.merged_count.append(made)
-            rec.touched += touched
+            rec.touched.extend(touched)
             rec.touched_start.append(len(rec.touched))
             steps += 1
             if self.progress is not None:

@@ -20,7 +20,7 @@ that read every step at once (tables over all steps, exports).
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, MutableSequence, Sequence
 from fractions import Fraction
 from typing import overload
 
@@ -35,7 +35,7 @@ CANDIDATE_INTS = ("c_left_id", "c_right_id", "c_pair_count", "c_left_count", "c_
                   "c_new_count")
 
 
-def int_column(values: list[int]) -> Sequence[int]:
+def int_column(values: Sequence[int]) -> Sequence[int]:
     """A compact column: an array of 32- or 64-bit integers, or a tuple when a value does not fit."""
     for typecode in ("i", "q"):
         try:
@@ -48,7 +48,11 @@ def int_column(values: list[int]) -> Sequence[int]:
 class StepRecorder:
     """What the engine appends to while it trains; `finish` turns it into `Steps`."""
 
-    # One list per column (named as in STEP_INTS and CANDIDATE_INTS, checked by a test).
+    # One list per step column and one 64-bit array per candidate column (named as in STEP_INTS
+    # and CANDIDATE_INTS, checked by a test). The candidate columns and the touched words are the
+    # long ones (K entries a step; every touched word): as arrays they hold 8 (or 4) bytes an
+    # entry instead of a list slot and an int object. Every count fits: merging.check_total
+    # keeps the corpus under 2^63 tokens.
     left_id: list[int]
     right_id: list[int]
     new_id: list[int]
@@ -60,19 +64,21 @@ class StepRecorder:
     merged_count: list[int]
     total: list[int]
     new_count: list[int]
-    c_left_id: list[int]
-    c_right_id: list[int]
-    c_pair_count: list[int]
-    c_left_count: list[int]
-    c_right_count: list[int]
-    c_merged: list[int]
-    c_new_count: list[int]
+    c_left_id: MutableSequence[int]
+    c_right_id: MutableSequence[int]
+    c_pair_count: MutableSequence[int]
+    c_left_count: MutableSequence[int]
+    c_right_count: MutableSequence[int]
+    c_merged: MutableSequence[int]
+    c_new_count: MutableSequence[int]
 
     def __init__(self) -> None:
-        for name in STEP_INTS + CANDIDATE_INTS:
+        for name in STEP_INTS:
             setattr(self, name, [])
+        for name in CANDIDATE_INTS:
+            setattr(self, name, array("q"))
         self.existed: list[int] = []
-        self.touched: list[int] = []
+        self.touched: MutableSequence[int] = array("i")  # word indices
         self.touched_start: list[int] = [0]
         self.cand_start: list[int] = [0]
 
