@@ -196,3 +196,24 @@ def test_remembered_first_seen_ranks_equal_a_fresh_search(corpus, c):
     finally:
         merging._Engine._first_rank = remembered
     assert all(got == fresh for got, fresh in handed_out)
+
+
+@settings(max_examples=150, deadline=None)
+@given(corpora, configs)
+def test_dropping_stale_entries_at_every_step_changes_nothing(corpus, c):
+    """The WordPiece heap drops its stale entries when it grows past twice its pairs (plus a margin);
+    with no margin it does so at almost every step, and the trace must stay the oracle's."""
+    from wordpiece_core import merging
+
+    cfg = _config({**c, "algorithm": "wordpiece"})
+    saved = merging._COMPACT_ABOVE
+    merging._COMPACT_ABOVE = 0
+    try:
+        got = train(corpus, cfg)
+    finally:
+        merging._COMPACT_ABOVE = saved
+    steps, _, _ = oracle_train(corpus, cfg.algorithm, cfg.vocab_size, cfg.special_tokens, cfg.tie_break,
+                               cfg.min_frequency, cfg.prefix)
+    assert [(s.left, s.right, s.ties) for s in got.steps] == [(s["left"], s["right"], s["ties"]) for s in steps]
+    assert [[(x.left, x.right) for x in s.candidates] for s in got.steps] == \
+        [[(x.left, x.right) for x in s.candidates] for s in train(corpus, cfg).steps]

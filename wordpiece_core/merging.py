@@ -57,6 +57,7 @@ Progress = Callable[[int, int], None]
 _FLOAT_WINDOW = 1e-9  # relative; float division is correctly rounded, so 1e-9 is ample
 _MAX_TOKENS = 0x10FFFF  # a token is one character, chr(id)
 _WP_SLACK = 1.005  # WordPiece: how far a token's count may fall before its pairs are re-pushed
+_COMPACT_ABOVE = 4096  # WordPiece: entries beyond twice the pairs' before the heap drops its stale ones
 _RETIRED = float("inf")  # the key of a heap entry no longer in use (sorts after every live one)
 _LOW21 = (1 << 21) - 1  # a packed entry's right id (its lowest 21 bits)
 _LOW42 = (1 << 42) - 1  # a packed entry's pair: left id << 21 + right id (its lowest 42 bits)
@@ -720,6 +721,13 @@ class _Engine:
                 for q in dead:
                     group.discard(q)
                     pc.pop(q, None)
+                    latest.pop(q, None)
+        if len(heap) > 2 * len(latest) + _COMPACT_ABOVE:
+            # Most entries are older keys of pairs pushed again since (or retired): drop them, as
+            # the walk would on meeting them, so that the heap stays about as large as the pairs.
+            heap[:] = [e for e in heap if e[0] != _RETIRED and latest.get(e[1]) == e[0]]
+            heapq.heapify(heap)
+            self.retired = 0
 
     # ----- the loop -----------------------------------------------------------------
     def _record_candidates(self, ranked: list[str], rec: StepRecorder) -> None:
