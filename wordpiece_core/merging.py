@@ -27,7 +27,10 @@ How it is made fast in pure Python:
   token's count has fallen by 0.5% since the last time; in between, a key may
   be up to that much too low, and the choice looks that much deeper. The top
   of the heap is walked in place (WordPiece has many exact ties: pairs that
-  always occur together score 1/count) and stale keys are fixed where they sit.
+  always occur together score 1/count) and stale keys are fixed where they sit;
+  once most entries are stale, the heap is rebuilt from the current ones.
+- The course's tie rule (first) ranks pairs by where a scan of the corpus first
+  meets them; each pair's rank is remembered until its first word changes.
 
 Heap keys for WordPiece are floats, but the choice is exact: every entry that
 could hold the best score is examined, near-equal scores are compared as
