@@ -52,10 +52,6 @@ def exact_text(x: Fraction) -> str:
     return str(n) if d == 1 else f"{n}/{d}"
 
 
-def _xlogx(x: int) -> float:
-    return x * math.log(x) if x > 0 else 0.0
-
-
 def loglik_change(
     total: int, left_count: int, right_count: int, merged_count: int, same: bool, new_count: int = 0
 ) -> float:
@@ -66,14 +62,16 @@ def loglik_change(
     count(a) if a == b), adds M to count(ab), and takes M from N.
     """
     m = merged_count
-    if same:
-        delta = _xlogx(left_count - 2 * m) - _xlogx(left_count)
-    else:
-        delta = (_xlogx(left_count - m) - _xlogx(left_count)) + (
-            _xlogx(right_count - m) - _xlogx(right_count)
-        )
-    delta += _xlogx(new_count + m) - _xlogx(new_count)
-    delta -= _xlogx(total - m) - _xlogx(total)
+    log = math.log  # x·log x is written out (0 for x = 0): this runs for every candidate written
+    a_after = left_count - 2 * m if same else left_count - m
+    delta = (a_after * log(a_after) if a_after > 0 else 0.0) - (left_count * log(left_count) if left_count > 0 else 0.0)
+    if not same:
+        b_after = right_count - m
+        delta += (b_after * log(b_after) if b_after > 0 else 0.0) - (right_count * log(right_count) if right_count > 0 else 0.0)
+    made = new_count + m
+    delta += (made * log(made) if made > 0 else 0.0) - (new_count * log(new_count) if new_count > 0 else 0.0)
+    rest = total - m
+    delta -= (rest * log(rest) if rest > 0 else 0.0) - (total * log(total) if total > 0 else 0.0)
     return delta
 
 
