@@ -166,3 +166,22 @@ def test_a_file_read_block_by_block_counts_as_the_whole_text(tmp_path_factory, t
     finally:
         corpus._BLOCK_BYTES, corpus._PARALLEL_MIN_BYTES = saved
     assert streamed == whole
+
+
+def test_a_corpus_from_a_pipe_is_read_whole(tmp_path):
+    """A pipe cannot be read in blocks from an offset (nor forked in halves): it is read whole, as before."""
+    import os
+    import threading
+
+    import wordpiece_core.corpus as corpus
+
+    fifo = tmp_path / "corpus.fifo"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_text("hug pug hug pun bun hugs\n" * 50_000, encoding="utf-8"))
+    writer.start()
+    try:
+        counts = corpus.load_word_counts([str(fifo)], [], TextSettings(), workers=2)
+    finally:
+        writer.join()
+    assert list(counts.items()) == [("hug", 100_000), ("pug", 50_000), ("pun", 50_000), ("bun", 50_000),
+                                    ("hugs", 50_000)]

@@ -15,6 +15,7 @@ tie-break ("the first best pair") depends on it.
 from __future__ import annotations
 
 import os
+import stat
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -333,6 +334,13 @@ def _show(s: str, limit: int = 40) -> str:
     return repr(s if len(s) <= limit else s[:limit] + "…")
 
 
+def _is_regular_file(path: str) -> bool:
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False  # read_text_file says why
+
+
 def load_word_counts(
     corpus_paths: Iterable[str], word_count_paths: Iterable[str], settings: TextSettings, workers: int = 1,
     notes: list[str] | None = None,
@@ -348,12 +356,12 @@ def load_word_counts(
     for path in corpus_paths:
         _check_file(path)
         found = None
-        if path != STDIN:
+        if path != STDIN and _is_regular_file(path):  # a pipe (or /dev/stdin) cannot seek: read it whole
             try:
                 size = os.path.getsize(path)
                 if workers > 1 and hasattr(os, "fork") and size >= _PARALLEL_MIN_BYTES:
                     found = _count_file_forked(path, settings)
-                elif settings.pre_tokenizer != "byte-level":
+                elif settings.pre_tokenizer != "byte-level" and size > 0:  # (/proc files say 0: read whole)
                     found = _count_file_streamed(path, 0, size, settings)
             except _NotStreamable:
                 found = None  # read whole below: it says what is wrong, or counts the odd text
