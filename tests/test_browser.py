@@ -58,6 +58,12 @@ def visit(page, url, text, timeout=60_000):
     page.get_by_text(text).first.wait_for(timeout=timeout)
 
 
+def follow(page, link, text, timeout=30_000):
+    """Click the navigation link `link` and wait until `text` is on screen."""
+    page.get_by_role("link", name=link).click()
+    page.get_by_text(text).first.wait_for(timeout=timeout)
+
+
 def header(page):
     return page.locator("h2").filter(has_text="Step ").first.inner_text()
 
@@ -117,12 +123,10 @@ def test_slider_keyboard_and_play(server, page):
 def test_sidebar_settings_are_kept_across_pages(server, page):
     visit(page, server.url + "/?corpus=course-toy&algorithm=bpe&step=1", "u + g → ug", 60_000)
     check(page, "train-bpe")
-    page.get_by_role("link", name="Corpora and notes").click()
-    page.get_by_text("Sample corpora").first.wait_for(timeout=30_000)
+    follow(page, "Corpora and notes", "Sample corpora")
     check(page, "corpora")
     assert "algorithm=bpe" in page.url
-    page.get_by_role("link", name="Train step by step").click()
-    page.get_by_text("u + g → ug").first.wait_for(timeout=30_000)
+    follow(page, "Train step by step", "u + g → ug")
     check(page, "train-bpe-again")
 
 
@@ -131,8 +135,7 @@ def test_compare_page_from_a_fresh_link(server, page):
     check(page, "compare-toy")
     assert page.get_by_text("HF WordPieceTrainer (BPE with ##)").count() >= 1
     assert page.get_by_text("first different step").count() == 1
-    page.get_by_role("link", name="Encoder playground").click()
-    page.get_by_text("How each word was cut").first.wait_for(timeout=60_000)
+    follow(page, "Encoder playground", "How each word was cut", 60_000)
     check(page, "playground-after-compare")
 
 
@@ -325,10 +328,8 @@ def test_quiz_link_opens_ask_first_mode_and_play_stops_at_hidden_merges(server, 
     page.reload()
     page.get_by_text("which pair merges next?").first.wait_for(timeout=30_000)  # a reload keeps quiz mode
     wait_idle(page)
-    page.get_by_role("link", name="Corpora and notes").click()
-    page.get_by_text("Sample corpora").first.wait_for(timeout=30_000)
-    page.get_by_role("link", name="Train step by step").click()
-    page.get_by_text("which pair merges next?").first.wait_for(timeout=30_000)  # so does switching pages
+    follow(page, "Corpora and notes", "Sample corpora")
+    follow(page, "Train step by step", "which pair merges next?")  # so does switching pages
     assert "quiz=1" in page.url
     check(page, "train-quiz")
 

@@ -127,26 +127,30 @@ def existing_token(step: MergeStep) -> str | None:
 
 
 # ----- where a source errs or differs, at the step where it shows --------------------------------
-def course_toy_step_3(corpus: str, training: Training, step: MergeStep) -> str | None:
-    if corpus != "course-toy" or training.config.algorithm != "wordpiece" or step.step != 3:
-        return None
+def _course_toy_step_3() -> str:
     return (
         f"**The course's step 3** ({sources.COURSE_WORDPIECE.md()}). Its prose says the next merge is `hu` + `##g`, "
         "tied with `hu` + `##gs` at 1/15. The counts say otherwise: count(hu) = 15 and count(##g) = 15, so "
         "`hu` + `##g` scores 10 / (15 × 15) = 2/45 ≈ 0.044, while `hu` + `##gs` scores 5 / (15 × 5) = 1/15 ≈ 0.067 "
-        "and wins alone. This app follows the arithmetic; `hu` + `##g` comes next, at step 4."
-    )
+        "and wins alone. This app follows the arithmetic; `hu` + `##g` comes next, at step 4.")
 
 
-def likelihood_example(corpus: str, training: Training, step: MergeStep) -> str | None:
-    if corpus != "low-lower-newest-widest" or training.config.algorithm != "wordpiece" or step.step != 1:
-        return None
+def _likelihood_example() -> str:
     return (
         f"**The worked example of {sources.LIKELIHOOD.md()}.** Its prose counts e 11 times, but *newest* has two "
         "e's: 6 × 2 + 2 + 3 = 17. It then merges `l` + `##o` at 7 / (7 × 7) = 1/7, although `w` + `##i` and "
         "`##i` + `##d` both score 3 / (3 × 3) = 1/3 (a tie, shown here). Its code's printed 20-token vocabulary "
-        "agrees with the arithmetic (with min frequency 1 and no special tokens, the settings this corpus starts with)."
-    )
+        "agrees with the arithmetic (with min frequency 1 and no special tokens, the settings this corpus starts with).")
+
+
+# (sample corpus, WordPiece step) -> the note on where a source's worked example errs at that step
+ERRATA = {("course-toy", 3): _course_toy_step_3, ("low-lower-newest-widest", 1): _likelihood_example}
+
+
+def erratum(corpus: str, training: Training, step: MergeStep) -> str | None:
+    """Where a source's worked example on this corpus errs at this step (WordPiece only), if it does."""
+    note = ERRATA.get((corpus, step.step))
+    return note() if note is not None and training.config.algorithm == "wordpiece" else None
 
 
 def scaled_score(training: Training, step: MergeStep) -> str | None:
@@ -174,8 +178,7 @@ def for_step(corpus: str, training: Training, step: MergeStep, table: pd.DataFra
              change: pd.DataFrame) -> list[str]:
     """The notes for this step, most specific first."""
     notes = [
-        course_toy_step_3(corpus, training, step),
-        likelihood_example(corpus, training, step),
+        erratum(corpus, training, step),
         why_this_pair(training, step),
         tie_decided(training, step),
         bpe_would_pick(training, step, table, complete),

@@ -74,14 +74,11 @@ def defaults_for(corpus_id: str) -> Settings:
     """The suggested settings of a corpus (custom corpora get the English paragraphs' ones)."""
     sample = sample_by_id(corpus_id) or sample_by_id("english-paragraphs")
     assert sample is not None
-    return Settings(
-        corpus=corpus_id,
-        vocab_size=sample.vocab_size,
-        normalizer=sample.normalizer,
-        pre_tokenizer=sample.pre_tokenizer,
-        min_frequency=sample.min_frequency,
-        specials=sample.specials,
-    )
+    return Settings(corpus=corpus_id, **{name: getattr(sample, name) for name in SUGGESTED})
+
+
+# The settings a sample corpus suggests (its catalogue entry has a field of the same name for each).
+SUGGESTED = ("vocab_size", "normalizer", "pre_tokenizer", "min_frequency", "specials")
 
 
 def _int(text: str, low: int, high: int) -> int | None:
