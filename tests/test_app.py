@@ -63,6 +63,15 @@ def test_course_toy_step_3_note_explains_the_course_miscount():
     assert "2/45" in texts(at) and "hu + ##gs scores 5 / (15 × 5) = 1/15" in texts(at)
 
 
+def test_the_likelihood_examples_miscount_is_noted_at_its_step_only():
+    at = app(corpus="low-lower-newest-widest", algorithm="wordpiece", step=1)
+    assert "6 × 2 + 2 + 3 = 17" in texts(at) and "2/45" not in texts(at)
+    at = app(corpus="low-lower-newest-widest", algorithm="wordpiece", step=2)
+    assert "6 × 2 + 2 + 3 = 17" not in texts(at)
+    at = app(corpus="low-lower-newest-widest", algorithm="bpe", step=1)
+    assert "6 × 2 + 2 + 3 = 17" not in texts(at)
+
+
 def test_bpe_on_the_toy_corpus_counts_pairs():
     at = app(corpus="course-toy", algorithm="bpe", step=1)
     assert not at.exception
