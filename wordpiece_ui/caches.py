@@ -14,7 +14,6 @@ Downloads are built when clicked and not kept.
 from __future__ import annotations
 
 import hashlib
-import time
 from urllib.parse import urlencode
 
 import altair as alt
@@ -180,10 +179,9 @@ def trainings(wanted: dict[str, tuple[Algorithm, str | None]], settings: Setting
                if isinstance(found, TrainerConfig) else found)
         for name, (key, found) in ready.items()
     }
-    deadline = time.monotonic() + WAIT_SECONDS
-    for key, started in begun.values():
-        if isinstance(started, Job):
-            started.wait(max(0.0, deadline - time.monotonic()))
+    for key, started in begun.values():  # each may take WAIT_SECONDS (they run one after the other)
+        if isinstance(started, Job) and not started.wait(WAIT_SECONDS):
+            break  # still running: show the progress view now
     waiting = [(key, job) for key, job in begun.values() if isinstance(job, Job) and not job.finished.is_set()]
     if waiting:
         _progress_view([(key, _label(job.config)) for key, job in waiting])
