@@ -165,13 +165,18 @@ def _count_range(path: str, start: int, end: int, settings: TextSettings) -> dic
         binary_head = _looks_binary(fh.read(8192))
         fh.seek(start)
         data = fh.read(end - start)
+    return count_text(_decode_block(data, binary_head, start == 0), settings)
+
+
+def _decode_block(data: bytes, binary_head: bool, file_start: bool) -> str:
+    """A block's text, as decode_text would give it; _NotStreamable where decode_text would refuse the file."""
     if binary_head and b"\x00" in data:
-        raise _NotStreamable()  # decode_text refuses the file
+        raise _NotStreamable()  # a binary file (decode_text says so, with the position)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise _NotStreamable() from None
-    return count_text(text[1:] if start == 0 and text.startswith("\ufeff") else text, settings)
+    return text[1:] if file_start and text.startswith("\ufeff") else text  # the byte order mark
 
 
 class _NotStreamable(Exception):
@@ -189,7 +194,7 @@ def _count_file_streamed(path: str, start: int, end: int, settings: TextSettings
     """
     chunks: Counter[str] = Counter()
     with open(path, "rb") as fh:
-        binary_head = _looks_binary(fh.read(8192))  # with a NUL byte anywhere, decode_text refuses the file
+        binary_head = _looks_binary(fh.read(8192))  # then a NUL byte anywhere makes decode_text refuse the file
         fh.seek(start)
         left = end - start
         carry = b""
@@ -204,16 +209,8 @@ def _count_file_streamed(path: str, start: int, end: int, settings: TextSettings
                     carry = data  # no line break yet: read on
                     continue
                 data, carry = data[:cut], data[cut:]
-            if binary_head and b"\x00" in data:
-                raise _NotStreamable()  # decode_text says it is binary
-            try:
-                text = data.decode("utf-8")
-            except UnicodeDecodeError:
-                raise _NotStreamable() from None
-            if start == 0 and text.startswith("\ufeff"):
-                text = text[1:]  # the byte order mark, as decode_text drops it
+            text = normalize(_decode_block(data, binary_head, start == 0), settings.normalizer)
             start = -1  # later blocks are not the file's start
-            text = normalize(text, settings.normalizer)
             if any(ch in text for ch in _SPLIT_ONLY_SPACE):
                 raise _NotStreamable()
             chunks.update(text.split())

@@ -250,9 +250,9 @@ class _Engine:
         self.tc = tc
         self.total = sum(tc.values())
         thr = self.threshold
-        # How far below its pair's score a WordPiece key may be: _WP_SLACK for each token (see _requeue).
-        self.slack = _WP_SLACK**2
         if self.is_wp:
+            # How far below its pair's score a key may be: _WP_SLACK for each token (see _requeue).
+            self.slack = _WP_SLACK**2
             # Each token's count when its pairs were last pushed (see _requeue).
             self.ref = dict(tc)
             self.pairs_of: defaultdict[str, set[str]] = defaultdict(set)
@@ -285,7 +285,7 @@ class _Engine:
         heapq.heapify(self.packed)
         self.latest = {q: key for key, q in self.heap}  # WordPiece: pair -> key of its newest entry
         self.retired = 0  # heap entries with the key _RETIRED
-        self.joined: dict[str, str] = {}  # pair -> the token its merge makes (see _record_candidates)
+        self.joined: dict[str, str] = {}  # pair -> the token its merge makes (see _token_of)
         # How many pairs have each count (BPE's ties). A defaultdict: Counter's
         # __missing__ is a Python call, and most updates land on a new count.
         self.hist: defaultdict[int, int] = defaultdict(int, Counter(pc.values()))
@@ -338,7 +338,7 @@ class _Engine:
         return listed
 
     def _rule_rank(self, q: str) -> tuple[int, int] | str:
-        return q if self.config.tie_break == "hf" else self._first_rank(q)
+        return self._first_rank(q) if self.first_rule else q
 
     # ----- choosing -----------------------------------------------------------------
     def choose(self) -> tuple[str, int, list[str]] | None:
@@ -400,10 +400,14 @@ class _Engine:
         word's length): ordered as (word, position), and it can only grow while the pair lasts
         (a merge after the pair shortens the word; one before it moves both), so an entry's
         rank, like its count, is never worse than the pair's now (see _choose_bpe)."""
+        return (-c, self._bpe_tie_rank(q), q)
+
+    def _bpe_tie_rank(self, q: str) -> tuple[int, int] | str:
+        """The tie rank of a BPE entry: the pair (hf), or (word index, position - word length) (first)."""
         if not self.first_rule:
-            return (-c, q, q)
+            return q
         w, i = self._first_rank(q)
-        return (-c, (w, i - len(self.words[w])), q)
+        return (w, i - len(self.words[w]))
 
     def _choose_bpe(self, want: int) -> tuple[str, int, list[str]] | None:
         """BPE, the top `want`: walk `ordered` best first until the `want` best are certain.
@@ -415,7 +419,7 @@ class _Engine:
         afterwards (each only sinks into its own subtree); dead pairs, older entries of a pair
         and the winner's entry are retired. How many pairs tie is read from the histogram."""
         heap, pc, thr, newest = self.ordered, self.pc, self.threshold, self.newest
-        first_rule, words = self.first_rule, self.words
+        first_rule, tie_rank = self.first_rule, self._bpe_tie_rank
         size = len(heap)
         frontier = [(heap[0], 0)] if heap else []
         best: list[tuple] = []  # the best entries found, as the pairs are now, sorted
@@ -441,14 +445,9 @@ class _Engine:
                 del newest[q]
                 continue
             now = entry
-            if c != -entry[0]:
-                now = self._bpe_entry(q, c)
-            elif first_rule:
-                w, p = self._first_rank(q)
-                if (w, p - len(words[w])) != entry[1]:
-                    now = self._bpe_entry(q, c)
-            if now is not entry:
-                fix[i] = newest[q] = now
+            rank = tie_rank(q) if first_rule else q  # (hf: the pair, never stale)
+            if c != -entry[0] or rank != entry[1]:
+                now = fix[i] = newest[q] = (-c, rank, q)
             at[q] = i
             if len(best) < want:
                 insort(best, now)
@@ -529,7 +528,7 @@ class _Engine:
         if not found:
             return None
         value_of = found.__getitem__
-        rank_of = self._first_rank if self.config.tie_break == "first" else None  # hf: the pair string
+        rank_of = self._first_rank if self.first_rule else None  # hf: the pair string
         ranked: list[str] = []
         ties = 1
         first = True
@@ -733,6 +732,13 @@ class _Engine:
             self.retired = 0
 
     # ----- the loop -----------------------------------------------------------------
+    def _token_of(self, q: str) -> str:
+        """The token merging q makes (its string), made once per pair."""
+        token = self.joined.get(q)
+        if token is None:
+            token = self.joined[q] = merge_token(self.id_to_tok[ord(q[0])], self.id_to_tok[ord(q[1])], self.prefix)
+        return token
+
     def _record_candidates(self, ranked: list[str], rec: StepRecorder) -> None:
         """Append the ranked pairs' numbers to the candidate columns (records are made when viewed)."""
         pc, tc, tok_to_id = self.pc, self.tc, self.tok_to_id
@@ -743,15 +749,11 @@ class _Engine:
         rec.c_pair_count.extend(map(pc.__getitem__, ranked))
         rec.c_left_count.extend(map(tc.__getitem__, lefts))
         rec.c_right_count.extend(map(tc.__getitem__, rights))
-        rec.c_merged.extend([pc[q] if q[0] != q[1] else self._merged_occurrences(q) for q in ranked])
+        rec.c_merged.extend(map(self._merged_occurrences, ranked))
         # The count of the token a merge would make, when that token is already in the vocabulary.
-        joined = self.joined
         new_counts = []
         for q in ranked:
-            token = joined.get(q)
-            if token is None:
-                token = joined[q] = merge_token(self.id_to_tok[ord(q[0])], self.id_to_tok[ord(q[1])], self.prefix)
-            existing = tok_to_id.get(token)
+            existing = tok_to_id.get(self._token_of(q))
             new_counts.append(tc.get(chr(existing), 0) if existing is not None else 0)
         rec.c_new_count.extend(new_counts)
         rec.cand_start.append(len(rec.c_left_id))
@@ -781,7 +783,7 @@ class _Engine:
                     stop = f"the best score {float(score):.6g} fell below the threshold {float(cfg.min_score):.6g}"
                     break
             a, b = ord(p[0]), ord(p[1])
-            new_tok = merge_token(self.id_to_tok[a], self.id_to_tok[b], self.prefix)
+            new_tok = self._token_of(p)
             existed = new_tok in self.tok_to_id
             if existed:
                 n = self.tok_to_id[new_tok]

@@ -174,9 +174,9 @@ def trainings(wanted: dict[str, tuple[Algorithm, str | None]], settings: Setting
             return {}  # said why; nothing was started
         ready[name] = (key, found)
     service = shared()[1]
+    words = dict(counts.counts) if any(isinstance(found, TrainerConfig) for _, found in ready.values()) else {}
     begun: dict[str, tuple[str, Training | Job]] = {
-        name: (key, service.join(key, dict(counts.counts), found, _session_id())
-               if isinstance(found, TrainerConfig) else found)
+        name: (key, service.join(key, words, found, _session_id()) if isinstance(found, TrainerConfig) else found)
         for name, (key, found) in ready.items()
     }
     for key, started in begun.values():  # each may take WAIT_SECONDS (they run one after the other)
