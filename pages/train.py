@@ -81,12 +81,16 @@ def step_view(step_no: int) -> None:
     change, touched = tables.corpus_change(training, step_no, CORPUS_ROWS)
     merge_view(step_no, step, table, change, touched)
     if not presenting:
-        algorithm_in_code(step)
-    candidate_tables(step_no, step, table, complete)
-    if not presenting:
         corpus_view(step, change, touched)
-    vocabulary_and_notes(step_no, step, notes.for_step(settings.corpus, training, step, table, complete, change))
+    st.subheader("Why this merge", anchor=False)
+    st.markdown("\n\n".join(notes.for_step(settings.corpus, training, step, table, complete, change)))  # one element
+    # The rest only on request: each panel is drawn while open (and stays open from step to step), so
+    # a step draws the heading, the arithmetic, the chart, the corpus and the notes, and is on screen at once.
+    candidate_tables(step_no, step, table, complete)
+    vocabulary(step_no)
     over_all_steps(step_no)
+    if not presenting:
+        algorithm_in_code(step)
 
 
 def quiz_view(step_no: int, table, complete: bool) -> None:
@@ -167,8 +171,19 @@ def tie_box(step, tied) -> None:
         st.success(tie)
 
 
+def panel(label: str, icon: str, key: str):
+    """A closed-by-default expander whose content is drawn only while it is open (see step_view)."""
+    return st.expander(label, icon=icon, key=key, on_change="rerun")
+
+
 def candidate_tables(step_no: int, step, table, complete: bool) -> None:
-    st.subheader("Candidates at this step", anchor=False)
+    with panel("Candidates at this step: the table, with every count", ":material/table_chart:",
+               state.CANDIDATES_OPEN) as box:
+        if box.open:
+            candidate_tabs(step_no, step, table, complete)
+
+
+def candidate_tabs(step_no: int, step, table, complete: bool) -> None:
     # Only the open tab is drawn (each chart and table a step sends costs the browser time).
     tabs = st.tabs([f"{name} ranking", "BPE view of the same pairs"] if algorithm == "wordpiece"
                    else [f"{name} ranking"], key=f"candidates_tab {algorithm}", on_change="rerun")
@@ -204,9 +219,8 @@ def bpe_view(step, table, complete: bool) -> None:
 
 def algorithm_in_code(step) -> None:
     # Drawn only while open: 90 highlighted lines at every step would slow each click.
-    with st.expander("The algorithm in code, with this step's numbers", icon=":material/code:", key="code_open",
-                     on_change="rerun") as panel:
-        if not panel.open:
+    with panel("The algorithm in code, with this step's numbers", ":material/code:", state.CODE_OPEN) as box:
+        if not box.open:
             return
         st.caption("wordpiece_core/reference.py: the plain trainer, recounting every pair at every step. The fast "
                    "engine makes exactly the same merges (the tests check it). The comments marked ← are this step's values.")
@@ -228,10 +242,10 @@ def corpus_view(step, change, touched: int) -> None:
     corpus_rows(step, change, touched)
 
 
-def vocabulary_and_notes(step_no: int, step, step_notes: list[str]) -> None:
-    vocab_col, notes_col = st.columns([4, 6])
-    with vocab_col:
-        st.subheader("Vocabulary so far", anchor=False)
+def vocabulary(step_no: int) -> None:
+    with panel("Vocabulary so far", ":material/format_list_numbered:", state.VOCAB_OPEN) as box:
+        if not box.open:
+            return
         vocab = caches.vocab_table(key, training)
         so_far = vocab[vocab["added at step"] <= step_no].iloc[::-1]
         st.caption(f"{len(so_far):,} tokens after step {step_no}; newest first, ★ = added by this step"
@@ -240,13 +254,16 @@ def vocabulary_and_notes(step_no: int, step, step_notes: list[str]) -> None:
         so_far = so_far.assign(new=so_far["added at step"].map(lambda s: "★" if s == step_no else ""))
         st.dataframe(so_far[["new", "id", "token", "added at step", "kind"]], hide_index=True,
                      width="stretch", height=320)
-    with notes_col:
-        st.subheader("Why this merge", anchor=False)
-        st.markdown("\n\n".join(step_notes))  # one element: each element a step sends costs the browser time
 
 
 def over_all_steps(step_no: int) -> None:
-    st.subheader("Over all steps", anchor=False)
+    with panel("Over all steps: the chosen score, the vocabulary size and tokens per word", ":material/show_chart:",
+               state.STEPS_OPEN) as box:
+        if box.open:
+            over_all_steps_charts(step_no)
+
+
+def over_all_steps_charts(step_no: int) -> None:
     chosen = ("score", "Chosen score per step") if algorithm == "wordpiece" else ("count(ab)", "Chosen count per step")
     lines = [(*chosen, True, None), ("vocabulary", "Vocabulary size", False, len(training.initial_vocab)),
              ("tokens per word", "Average tokens per word", False, caches.start_tokens_per_word(key, training))]

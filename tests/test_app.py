@@ -288,3 +288,28 @@ def test_quiz_guesses_are_judged_with_both_scores_and_counted():
     next(b for b in at.button if b.label == "First").click().run()  # back to a step the class has seen
     assert shown(at.header[0].value).startswith("Step 1 of 9:  ##g + ##s → ##gs")  # still revealed …
     assert "2 of 3 right" in shown(at.success[0].value)  # … with its guess and the same score
+
+
+
+def test_a_step_draws_its_panels_only_while_open_and_they_stay_open():
+    """The candidate table, the vocabulary and the charts over all steps are closed panels: a step
+    draws none of them (so a class's clicks stay quick), and a panel opened stays open at the next step."""
+    from wordpiece_ui import state
+
+    at = app(corpus="course-toy", algorithm="wordpiece", step=2)
+    labels = [e.label for e in at.expander]
+    assert [label.split(":")[0] for label in labels] == [
+        "Candidates at this step", "Vocabulary so far", "Over all steps", "The algorithm in code, with this step's numbers"]
+    assert not at.dataframe and len(at.get("vega_lite_chart")) == 1  # only the step's own candidate chart
+    at.session_state[state.CANDIDATES_OPEN] = True
+    at.session_state[state.VOCAB_OPEN] = True
+    at.session_state[state.STEPS_OPEN] = True
+    at.run()
+    ranking, vocab = at.dataframe[0].value, at.dataframe[1].value
+    assert list(ranking["pair"][:3]) == ["h + ##u", "##u + ##g", "p + ##u"] and set(ranking["exact"][:3]) == {"1/36"}
+    assert list(vocab["token"][:2]) == ["hu", "##gs"] and list(vocab["new"][:2]) == ["★", ""]
+    assert len(at.get("vega_lite_chart")) == 2  # and the chart over all steps
+    next(b for b in at.button if b.label == "Next").click().run()
+    assert not at.exception
+    assert list(at.dataframe[1].value["token"][:2]) == ["hugs", "hu"]  # still open, at step 3
+    assert at.dataframe[0].value["pair"].iloc[0] == "hu + ##gs"

@@ -40,6 +40,12 @@ PRESENT = "present"  # presenter mode: big type, sidebar collapsed, the essentia
 REVEALED_STEPS = "revealed_steps"  # quiz: the steps revealed this session (going back keeps them revealed)
 QUIZ_GUESSES = "quiz_guesses"  # step → the pair the class guessed, for the score kept this session
 CANDIDATE_ROWS = "cand_rows"
+# The Train page's panels below a step, each drawn only while open (a step's time in the browser grows
+# with what it draws): the candidate table, the vocabulary, the charts over all steps, the code.
+CANDIDATES_OPEN = "candidates_open"
+VOCAB_OPEN = "vocab_open"
+STEPS_OPEN = "steps_open"
+CODE_OPEN = "code_open"
 PASTE_TEXT = "paste_text"
 UPLOAD_FILE = "upload_file"
 TRAINING_STOPPED = "training_stopped"  # the trainings this session stopped before they finished
