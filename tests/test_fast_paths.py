@@ -185,3 +185,17 @@ def test_a_corpus_from_a_pipe_is_read_whole(tmp_path):
         writer.join()
     assert list(counts.items()) == [("hug", 100_000), ("pug", 50_000), ("pun", 50_000), ("bun", 50_000),
                                     ("hugs", 50_000)]
+
+
+@pytest.mark.parametrize("top_k", [0, 1, 10])
+def test_scores_that_round_to_the_same_float_are_ranked_exactly(top_k):
+    """WordPiece's engine compares scores as floats and checks near-equal ones exactly: here
+    1/2^54 and 1/(2^54 + 1) are one float, so a float-only tie would hand the merge to a + ##b
+    (smaller ids, the hf rule) though c + ##d scores higher, and call it a 2-way tie."""
+    words = {"cd": 2**54, "ab": 2**54 + 1}
+    assert 1 / 2**54 == 1 / (2**54 + 1)
+    training = train(words, TrainerConfig(algorithm="wordpiece", vocab_size=6, tie_break="hf", top_k=top_k))
+    first = training.steps[0]
+    assert (first.left, first.right, first.ties) == ("c", "##d", 1)
+    if top_k > 1:
+        assert [(c.left, c.right) for c in first.candidates] == [("c", "##d"), ("a", "##b")]

@@ -43,9 +43,8 @@ from __future__ import annotations
 
 import gc
 import heapq
-from functools import partial
-from itertools import groupby
-from operator import add
+from itertools import groupby, repeat
+from operator import add, eq, itemgetter, mul
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from bisect import insort
@@ -474,11 +473,19 @@ class _Engine:
 
         An entry's key bounds its pair's current score within a factor `self.slack`
         (see _requeue): a score can RISE after its push, so unlike BPE's (_choose_bpe)
-        no entry is known to be no better than its key. So once the best key not yet
-        visited, times the slack, is below the `want`-th score found, nothing left can
-        enter the top `want`; until then every entry is read. WordPiece has
-        many exact ties (pairs that always occur together score 1/count), so
+        no entry is known to be no better than its key. So a subtree whose key, times
+        the slack, is below the `want`-th score found cannot enter the top `want`;
+        every other entry is read. WordPiece has many exact ties (pairs that always
+        occur together score 1/count, hundreds at once late in a training), so
         popping and re-pushing them at every step would cost more than the merge.
+
+        Two passes. The first goes depth first (a list as its stack) and skips a
+        subtree that cannot reach the best score found so far, keeping its root: when
+        `want` pairs or more tie at the top, as in those long ties, that is already the
+        whole answer. The second takes up the skipped roots best first (a small heap)
+        against the `want`-th score, which only rises, and ends as soon as the best key
+        left cannot reach it. Every live entry is read at most once either way.
+
         Entries met whose key is too high (the count fell) are corrected in
         place afterwards; dead pairs, entries older than their pair's latest
         push (`self.latest`) and the winner's entry are retired. Keys only grow
@@ -487,44 +494,66 @@ class _Engine:
         heap, pc, tc, thr = self.heap, self.pc, self.tc, self.threshold
         latest = self.latest
         slack = self.slack * (1 + _FLOAT_WINDOW)  # and the float margin
+        low = 1 - _FLOAT_WINDOW
         found: dict[str, float] = {}
         at: dict[str, int] = {}  # pair -> index of its entry
         fix: dict[int, float] = {}  # index -> corrected key
-        best: list[float] = []  # min-heap of the `want` best values
         size = len(heap)
-        # The frontier of the walk, (key, index). For the winner alone, depth
-        # first (the root is the best bound, so pruning is tight at once). For
-        # the top `want`, best first from a small heap, so the best are met
-        # first and the walk ends as soon as the best key left cannot beat them.
-        frontier = [(heap[0][0], 0)] if heap else []
-        depth_first = want == 1
-        take = frontier.pop if depth_first else partial(heapq.heappop, frontier)
-        put = frontier.append if depth_first else partial(heapq.heappush, frontier)
-        while frontier:
-            key, i = take()
-            if key == _RETIRED or (len(best) >= want and -key * slack < best[0]):
-                if depth_first:
-                    continue  # skip this subtree
-                break  # nothing left can do better
-            q = heap[i][1]
+        top = 0.0  # the best score found
+        stack = [0] if heap else []
+        skipped: list[int] = []  # roots of the subtrees the first pass left (they could not reach `top`)
+        while stack:  # pass 1: depth first against the best score so far
+            i = stack.pop()
+            key, q = heap[i]
+            if key == _RETIRED:
+                continue  # and so is its whole subtree
+            if -key * slack < top:
+                skipped.append(i)
+                continue
             j = 2 * i + 1
             if j < size:
-                put((heap[j][0], j))
+                stack.append(j)
                 if j + 1 < size:
-                    put((heap[j + 1][0], j + 1))
+                    stack.append(j + 1)
             c = pc.get(q, 0)
             if c < thr or key != latest.get(q) or q in found:
                 fix[i] = _RETIRED  # dead, or an older entry of a pair pushed again since
                 continue
             v = c / (tc[q[0]] * tc[q[1]])
-            if v < -key * (1 - _FLOAT_WINDOW):
+            if v < -key * low:
                 fix[i] = latest[q] = -v
             found[q] = v
             at[q] = i
-            if len(best) < want:
-                heapq.heappush(best, v)
-            elif v > best[0]:
-                heapq.heapreplace(best, v)
+            if v > top:
+                top = v
+        if want > 1 and skipped:  # pass 2: best first against the `want`-th score
+            best = heapq.nlargest(want, found.values())  # a min-heap of the `want` best values
+            best.reverse()
+            frontier = [(heap[i][0], i) for i in skipped]
+            heapq.heapify(frontier)
+            while frontier:
+                key, i = heapq.heappop(frontier)
+                if key == _RETIRED or (len(best) >= want and -key * slack < best[0]):
+                    break  # nothing left can do better (retired entries sort last)
+                q = heap[i][1]
+                j = 2 * i + 1
+                if j < size:
+                    heapq.heappush(frontier, (heap[j][0], j))
+                    if j + 1 < size:
+                        heapq.heappush(frontier, (heap[j + 1][0], j + 1))
+                c = pc.get(q, 0)
+                if c < thr or key != latest.get(q) or q in found:
+                    fix[i] = _RETIRED
+                    continue
+                v = c / (tc[q[0]] * tc[q[1]])
+                if v < -key * low:
+                    fix[i] = latest[q] = -v
+                found[q] = v
+                at[q] = i
+                if len(best) < want:
+                    heapq.heappush(best, v)
+                elif v > best[0]:
+                    heapq.heapreplace(best, v)
         if not found:
             return None
         value_of = found.__getitem__
@@ -563,11 +592,15 @@ class _Engine:
         return winner, ties, ranked[:want]
 
     def _all_equal(self, group: list[str]) -> bool:
-        """Whether the WordPiece scores of `group` are exactly equal (integer cross-multiplication)."""
-        pc, tc = self.pc, self.tc
+        """Whether the WordPiece scores of `group` are exactly equal (integer cross-multiplication).
+
+        In C: late in a training a group can hold hundreds of tied pairs, checked at every step."""
+        count = self.tc.__getitem__
         q0 = group[0]
-        num0, den0 = pc[q0], tc[q0[0]] * tc[q0[1]]
-        return all(pc[q] * den0 == num0 * tc[q[0]] * tc[q[1]] for q in group[1:])
+        num0, den0 = self.pc[q0], count(q0[0]) * count(q0[1])
+        lhs = map(mul, map(self.pc.__getitem__, group), repeat(den0))  # count(ab) × den0
+        dens = map(mul, map(count, map(itemgetter(0), group)), map(count, map(itemgetter(1), group)))
+        return all(map(eq, lhs, map(mul, dens, repeat(num0))))  # … == num0 × count(a) × count(b)
 
     # ----- merging ------------------------------------------------------------------
     def _merged_occurrences(self, q: str) -> int:
