@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import gc
 import heapq
+from functools import partial
 from itertools import groupby, repeat
 from operator import add, eq, itemgetter, mul
 from collections import Counter, defaultdict
@@ -473,19 +474,11 @@ class _Engine:
 
         An entry's key bounds its pair's current score within a factor `self.slack`
         (see _requeue): a score can RISE after its push, so unlike BPE's (_choose_bpe)
-        no entry is known to be no better than its key. So a subtree whose key, times
-        the slack, is below the `want`-th score found cannot enter the top `want`;
-        every other entry is read. WordPiece has many exact ties (pairs that always
-        occur together score 1/count, hundreds at once late in a training), so
+        no entry is known to be no better than its key. So once the best key not yet
+        visited, times the slack, is below the `want`-th score found, nothing left can
+        enter the top `want`; until then every entry is read. WordPiece has
+        many exact ties (pairs that always occur together score 1/count), so
         popping and re-pushing them at every step would cost more than the merge.
-
-        Two passes. The first goes depth first (a list as its stack) and skips a
-        subtree that cannot reach the best score found so far, keeping its root: when
-        `want` pairs or more tie at the top, as in those long ties, that is already the
-        whole answer. The second takes up the skipped roots best first (a small heap)
-        against the `want`-th score, which only rises, and ends as soon as the best key
-        left cannot reach it. Every live entry is read at most once either way.
-
         Entries met whose key is too high (the count fell) are corrected in
         place afterwards; dead pairs, entries older than their pair's latest
         push (`self.latest`) and the winner's entry are retired. Keys only grow
@@ -494,66 +487,44 @@ class _Engine:
         heap, pc, tc, thr = self.heap, self.pc, self.tc, self.threshold
         latest = self.latest
         slack = self.slack * (1 + _FLOAT_WINDOW)  # and the float margin
-        low = 1 - _FLOAT_WINDOW
         found: dict[str, float] = {}
         at: dict[str, int] = {}  # pair -> index of its entry
         fix: dict[int, float] = {}  # index -> corrected key
+        best: list[float] = []  # min-heap of the `want` best values
         size = len(heap)
-        top = 0.0  # the best score found
-        stack = [0] if heap else []
-        skipped: list[int] = []  # roots of the subtrees the first pass left (they could not reach `top`)
-        while stack:  # pass 1: depth first against the best score so far
-            i = stack.pop()
-            key, q = heap[i]
-            if key == _RETIRED:
-                continue  # and so is its whole subtree
-            if -key * slack < top:
-                skipped.append(i)
-                continue
+        # The frontier of the walk, (key, index). For the winner alone, depth
+        # first (the root is the best bound, so pruning is tight at once). For
+        # the top `want`, best first from a small heap, so the best are met
+        # first and the walk ends as soon as the best key left cannot beat them.
+        frontier = [(heap[0][0], 0)] if heap else []
+        depth_first = want == 1
+        take = frontier.pop if depth_first else partial(heapq.heappop, frontier)
+        put = frontier.append if depth_first else partial(heapq.heappush, frontier)
+        while frontier:
+            key, i = take()
+            if key == _RETIRED or (len(best) >= want and -key * slack < best[0]):
+                if depth_first:
+                    continue  # skip this subtree
+                break  # nothing left can do better
+            q = heap[i][1]
             j = 2 * i + 1
             if j < size:
-                stack.append(j)
+                put((heap[j][0], j))
                 if j + 1 < size:
-                    stack.append(j + 1)
+                    put((heap[j + 1][0], j + 1))
             c = pc.get(q, 0)
             if c < thr or key != latest.get(q) or q in found:
                 fix[i] = _RETIRED  # dead, or an older entry of a pair pushed again since
                 continue
             v = c / (tc[q[0]] * tc[q[1]])
-            if v < -key * low:
+            if v < -key * (1 - _FLOAT_WINDOW):
                 fix[i] = latest[q] = -v
             found[q] = v
             at[q] = i
-            if v > top:
-                top = v
-        if want > 1 and skipped:  # pass 2: best first against the `want`-th score
-            best = heapq.nlargest(want, found.values())  # a min-heap of the `want` best values
-            best.reverse()
-            frontier = [(heap[i][0], i) for i in skipped]
-            heapq.heapify(frontier)
-            while frontier:
-                key, i = heapq.heappop(frontier)
-                if key == _RETIRED or (len(best) >= want and -key * slack < best[0]):
-                    break  # nothing left can do better (retired entries sort last)
-                q = heap[i][1]
-                j = 2 * i + 1
-                if j < size:
-                    heapq.heappush(frontier, (heap[j][0], j))
-                    if j + 1 < size:
-                        heapq.heappush(frontier, (heap[j + 1][0], j + 1))
-                c = pc.get(q, 0)
-                if c < thr or key != latest.get(q) or q in found:
-                    fix[i] = _RETIRED
-                    continue
-                v = c / (tc[q[0]] * tc[q[1]])
-                if v < -key * low:
-                    fix[i] = latest[q] = -v
-                found[q] = v
-                at[q] = i
-                if len(best) < want:
-                    heapq.heappush(best, v)
-                elif v > best[0]:
-                    heapq.heapreplace(best, v)
+            if len(best) < want:
+                heapq.heappush(best, v)
+            elif v > best[0]:
+                heapq.heapreplace(best, v)
         if not found:
             return None
         value_of = found.__getitem__
