@@ -50,7 +50,7 @@ if not presenting and not st.session_state[state.QUIZ]:  # a class in quiz or pr
 if n == 0:
     st.warning(f"Nothing to merge: {training.stop_reason}. Change the vocabulary size or the min pair frequency in the sidebar, or pick a bigger corpus.")
     st.stop()
-st.session_state.setdefault(state.CANDIDATE_ROWS, "top 10")
+state.hold(state.CANDIDATE_ROWS, "top 10")  # kept while its panel is closed
 quiz = bool(st.session_state[state.QUIZ])
 
 
@@ -71,7 +71,8 @@ def glossary_and_share(step_no: int) -> None:
 def step_view(step_no: int) -> None:
     state.sync_url(settings, **view_params(step_no))  # the address bar (and Share) is always the view on screen
     step = training.steps[step_no - 1]
-    show_all = st.session_state.get(state.CANDIDATE_ROWS) == "all"
+    # "all" recounts every pair: only while the table is open to show them
+    show_all = st.session_state[state.CANDIDATE_ROWS] == "all" and st.session_state.get(state.CANDIDATES_OPEN, False)
     if hidden(step_no):
         quiz_view(step_no, *caches.candidates(key, training, step_no, show_all))
         return
@@ -86,6 +87,8 @@ def step_view(step_no: int) -> None:
     st.markdown("\n\n".join(notes.for_step(settings.corpus, training, step, table, complete, change)))  # one element
     # The rest only on request: each panel is drawn while open (and stays open from step to step), so
     # a step draws the heading, the arithmetic, the chart, the corpus and the notes, and is on screen at once.
+    st.subheader("More about this step", anchor=False,
+                 help="Each panel stays open as you step; a closed one costs the page nothing.")
     candidate_tables(step_no, step, table, complete)
     vocabulary(step_no)
     over_all_steps(step_no)
@@ -172,12 +175,17 @@ def tie_box(step, tied) -> None:
 
 
 def panel(label: str, icon: str, key: str):
-    """A closed-by-default expander whose content is drawn only while it is open (see step_view)."""
-    return st.expander(label, icon=icon, key=key, on_change="rerun")
+    """A closed-by-default expander whose content is drawn only while it is open (see step_view).
+
+    Its state is kept (state.remember) while it is not drawn: a hidden quiz step, presenter mode
+    (the code panel), another page. It comes back through `expanded`, which a browser takes from a
+    panel it draws anew (the widget's own state, set before the panel is drawn, would not open it)."""
+    return st.expander(label, expanded=bool(st.session_state.get(state.kept(key))), icon=icon, key=key,
+                       on_change=state.remember, args=(key,))
 
 
 def candidate_tables(step_no: int, step, table, complete: bool) -> None:
-    with panel("Candidates at this step: the table, with every count", ":material/table_chart:",
+    with panel("Candidate table: every count and score at this step", ":material/table_chart:",
                state.CANDIDATES_OPEN) as box:
         if box.open:
             candidate_tabs(step_no, step, table, complete)
@@ -196,7 +204,8 @@ def candidate_tabs(step_no: int, step, table, complete: bool) -> None:
 
 
 def ranking(table, complete: bool) -> None:
-    size = st.segmented_control("Show", ["top 10", "top 25", "all"], key=state.CANDIDATE_ROWS, required=True)
+    size = st.segmented_control("Show", ["top 10", "top 25", "all"], key=state.CANDIDATE_ROWS, required=True,
+                                on_change=state.remember, args=(state.CANDIDATE_ROWS,))
     rows = table if size == "all" else table.head(10 if size == "top 10" else 25)
     st.dataframe(rows, hide_index=True, width="stretch", column_config=glossary.candidate_columns())
     scope = "every pair" if complete else f"the top {len(table)} pairs the trainer recorded (choose *all* to recount every pair)"
@@ -257,7 +266,7 @@ def vocabulary(step_no: int) -> None:
 
 
 def over_all_steps(step_no: int) -> None:
-    with panel("Over all steps: the chosen score, the vocabulary size and tokens per word", ":material/show_chart:",
+    with panel("Over all steps: the chosen score, vocabulary size and tokens per word", ":material/show_chart:",
                state.STEPS_OPEN) as box:
         if box.open:
             over_all_steps_charts(step_no)

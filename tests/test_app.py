@@ -297,9 +297,10 @@ def test_a_step_draws_its_panels_only_while_open_and_they_stay_open():
     from wordpiece_ui import state
 
     at = app(corpus="course-toy", algorithm="wordpiece", step=2)
-    labels = [e.label for e in at.expander]
-    assert [label.split(":")[0] for label in labels] == [
-        "Candidates at this step", "Vocabulary so far", "Over all steps", "The algorithm in code, with this step's numbers"]
+    assert [e.label for e in at.expander] == [
+        "Candidate table: every count and score at this step", "Vocabulary so far",
+        "Over all steps: the chosen score, vocabulary size and tokens per word",
+        "The algorithm in code, with this step's numbers"]
     assert not at.dataframe and len(at.get("vega_lite_chart")) == 1  # only the step's own candidate chart
     at.session_state[state.CANDIDATES_OPEN] = True
     at.session_state[state.VOCAB_OPEN] = True
@@ -313,3 +314,21 @@ def test_a_step_draws_its_panels_only_while_open_and_they_stay_open():
     assert not at.exception
     assert list(at.dataframe[1].value["token"][:2]) == ["hugs", "hu"]  # still open, at step 3
     assert at.dataframe[0].value["pair"].iloc[0] == "hu + ##gs"
+
+
+def test_the_candidate_tables_choice_and_its_panel_survive_a_hidden_quiz_step_and_a_page_switch():
+    from wordpiece_ui import state
+
+    at = app(corpus="course-toy", algorithm="wordpiece", step=2)
+    at.session_state[state.kept(state.CANDIDATES_OPEN)] = True  # opened (the panel remembers it so)
+    at.run()
+    at.segmented_control(key=state.CANDIDATE_ROWS).set_value("all").run()
+    at.toggle(key="quiz").set_value(True).run()
+    assert "which pair merges next?" in shown(at.header[0].value)  # the panel is not drawn now
+    next(b for b in at.button if b.label == "Reveal the merge").click().run()
+    assert at.segmented_control(key=state.CANDIDATE_ROWS).value == "all" and len(at.dataframe) == 1
+    at.switch_page("pages/corpora.py").run()
+    at.switch_page("pages/train.py").run()
+    assert not at.exception
+    assert at.segmented_control(key=state.CANDIDATE_ROWS).value == "all"
+    assert at.expander[0].label.startswith("Candidate table") and len(at.dataframe) == 1  # open, with its table

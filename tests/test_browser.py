@@ -334,6 +334,37 @@ def test_quiz_link_opens_ask_first_mode_and_play_stops_at_hidden_merges(server, 
     check(page, "train-quiz")
 
 
+def test_an_open_panel_stays_open_through_steps_the_quiz_and_a_page_switch(server, page):
+    """A teacher opens the candidate table and shows all pairs; stepping, a hidden quiz step and a
+    visit to another page keep it open, and it always shows the step on screen."""
+    visit(page, server.url + "/?corpus=course-toy&algorithm=wordpiece&step=2", "h + ##u → hu", 60_000)
+    wait_idle(page)
+    table = page.locator('[data-testid="stExpander"]').filter(has_text="Candidate table")
+    assert table.locator('[data-testid="stDataFrame"]').count() == 0  # closed: nothing drawn
+    table.get_by_text("Candidate table").click()
+    table.locator('[data-testid="stDataFrame"]').first.wait_for(timeout=15_000)
+    table.get_by_role("radio", name="all").click()
+    page.get_by_text("candidates shown from every pair").first.wait_for(timeout=15_000)
+    page.get_by_role("button", name="Next").click()
+    page.get_by_text("hu + ##gs → hugs").first.wait_for(timeout=15_000)
+    wait_idle(page)
+    assert table.locator('[data-testid="stDataFrame"]').count() == 1
+    page.get_by_text("Ask first (quiz)").click()
+    page.get_by_text("which pair merges next?").first.wait_for(timeout=15_000)
+    page.get_by_role("button", name="Reveal the merge").click()
+    page.get_by_text("hu + ##gs → hugs").first.wait_for(timeout=15_000)
+    wait_idle(page)
+    assert table.locator('[data-testid="stDataFrame"]').count() == 1  # still open after the hidden step
+    page.get_by_text("Ask first (quiz)").click()
+    wait_idle(page)
+    follow(page, "Corpora and notes", "Sample corpora")
+    follow(page, "Train step by step", "hu + ##gs → hugs")
+    wait_idle(page)
+    table.locator('[data-testid="stDataFrame"]').first.wait_for(timeout=15_000)  # and after another page
+    assert table.get_by_role("radio", name="all").get_attribute("aria-checked") == "true"  # still "all"
+    check(page, "train-panel-kept")
+
+
 def test_switching_the_algorithm_starts_at_step_1(server, page):
     visit(page, server.url + "/?corpus=course-toy&algorithm=wordpiece&step=9", "Step 9 of 9", 60_000)
     page.locator('[data-testid="stSidebar"]').get_by_text("BPE", exact=True).click()

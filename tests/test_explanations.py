@@ -10,7 +10,7 @@ import pytest
 from shown import shown
 from wordpiece_core.merging import train
 from wordpiece_core.trace import TrainerConfig
-from wordpiece_ui import algorithm_code, compare, glossary, handout
+from wordpiece_ui import algorithm_code, compare, glossary, handout, state
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 AppTest = pytest.importorskip("streamlit.testing.v1").AppTest
@@ -68,7 +68,7 @@ def test_no_source_is_named_by_its_file_number_on_any_page():
 def test_the_code_expander_shows_the_plain_trainer_with_this_steps_values():
     at = run(corpus="course-toy", algorithm="wordpiece", step=2)
     assert not any("def train(" in c.value for c in at.code)  # drawn only when opened
-    at.session_state["code_open"] = True  # the expander opened
+    at.session_state[state.CODE_OPEN] = True  # the expander opened
     at.run()
     code = next(c.value for c in at.code if "def train(" in c.value)
     assert "# ← step 2: count(h ##u) = 15, count(h) = 15, count(##u) = 36" in code

@@ -63,15 +63,15 @@ def candidate_columns() -> dict:
     import streamlit as st
 
     number = st.column_config.NumberColumn
-    return {
-        "rank": number(width="small", help=tip("rank")),
+    return {  # widths in pixels: inside a panel the table has about 790 px at 1280×720
+        "rank": number(width=45, help=tip("rank")),
         "pair": st.column_config.TextColumn(help=tip("pair, a + b")),
-        "count(ab)": number(width="small", help=tip("count(ab)")),
-        "count(a)": number(width="small", help=tip("count(a), count(b)")),
-        "count(b)": number(width="small", help=tip("count(a), count(b)")),
-        "score": number(format="%.5g", width="small", help=tip("score")),
-        "exact": st.column_config.TextColumn(help="The score as an exact fraction."),
-        "score × |V|": number(format="%.4g", width="small", help=tip("score × |V|")),
-        "Δ log-likelihood": number("Δ log-lik.", format="%+.3f", width="small", help=tip("Δ log-likelihood")),
-        "BPE rank": number(width="small", help=tip("rank")),
+        "count(ab)": number(width=70, help=tip("count(ab)")),
+        "count(a)": number(width=62, help=tip("count(a), count(b)")),
+        "count(b)": number(width=62, help=tip("count(a), count(b)")),
+        "score": number(format="%.5g", width=75, help=tip("score")),
+        "exact": st.column_config.TextColumn(width=70, help="The score as an exact fraction."),
+        "score × |V|": number(format="%.4g", width=68, help=tip("score × |V|")),
+        "Δ log-likelihood": number("Δ log-lik.", format="%+.3f", width=72, help=tip("Δ log-likelihood")),
+        "BPE rank": number(width=68, help=tip("rank")),
     }

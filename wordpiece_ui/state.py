@@ -170,6 +170,18 @@ def keep(key: str, default: object, kind: type = str) -> None:
         st.session_state[key] = st.session_state[store]
 
 
+def hold(key: str, default: object) -> None:
+    """Keep a widget's value while the widget is not drawn (a closed panel, a hidden quiz step,
+    another page): Streamlit forgets the state of a widget a run does not draw, and after a page
+    switch it may still list the key but draw the widget at its default. So the remembered value is
+    set before every full run; each change by hand is remembered first, by the widget's
+    `on_change=remember, args=(key,)`. Unlike `keep`, nothing is read from the URL."""
+    store = kept(key)
+    if store not in st.session_state:
+        st.session_state[store] = default
+    st.session_state[key] = st.session_state[store]
+
+
 def presenting() -> bool:
     """Presenter mode is on: the Train page's toggle, or `present=1` in the link on a first visit."""
     if kept(PRESENT) in st.session_state:
