@@ -72,7 +72,7 @@ def step_view(step_no: int) -> None:
     state.sync_url(settings, **view_params(step_no))  # the address bar (and Share) is always the view on screen
     step = training.steps[step_no - 1]
     # "all" recounts every pair: only while the table is open to show them
-    show_all = st.session_state[state.CANDIDATE_ROWS] == "all" and st.session_state.get(state.CANDIDATES_OPEN, False)
+    show_all = st.session_state[state.CANDIDATE_ROWS] == "all" and state.is_open(state.CANDIDATES_OPEN)
     if hidden(step_no):
         quiz_view(step_no, *caches.candidates(key, training, step_no, show_all))
         return
@@ -174,18 +174,8 @@ def tie_box(step, tied) -> None:
         st.success(tie)
 
 
-def panel(label: str, icon: str, key: str):
-    """A closed-by-default expander whose content is drawn only while it is open (see step_view).
-
-    Its state is kept (state.remember) while it is not drawn: a hidden quiz step, presenter mode
-    (the code panel), another page. It comes back through `expanded`, which a browser takes from a
-    panel it draws anew (the widget's own state, set before the panel is drawn, would not open it)."""
-    return st.expander(label, expanded=bool(st.session_state.get(state.kept(key))), icon=icon, key=key,
-                       on_change=state.remember, args=(key,))
-
-
 def candidate_tables(step_no: int, step, table, complete: bool) -> None:
-    with panel("Candidate table: every count and score at this step", ":material/table_chart:",
+    with state.panel("Candidate table: every count and score at this step", ":material/table_chart:",
                state.CANDIDATES_OPEN) as box:
         if box.open:
             candidate_tabs(step_no, step, table, complete)
@@ -228,7 +218,7 @@ def bpe_view(step, table, complete: bool) -> None:
 
 def algorithm_in_code(step) -> None:
     # Drawn only while open: 90 highlighted lines at every step would slow each click.
-    with panel("The algorithm in code, with this step's numbers", ":material/code:", state.CODE_OPEN) as box:
+    with state.panel("The algorithm in code, with this step's numbers", ":material/code:", state.CODE_OPEN) as box:
         if not box.open:
             return
         st.caption("wordpiece_core/reference.py: the plain trainer, recounting every pair at every step. The fast "
@@ -252,7 +242,7 @@ def corpus_view(step, change, touched: int) -> None:
 
 
 def vocabulary(step_no: int) -> None:
-    with panel("Vocabulary so far", ":material/format_list_numbered:", state.VOCAB_OPEN) as box:
+    with state.panel("Vocabulary so far", ":material/format_list_numbered:", state.VOCAB_OPEN) as box:
         if not box.open:
             return
         vocab = caches.vocab_table(key, training)
@@ -266,7 +256,7 @@ def vocabulary(step_no: int) -> None:
 
 
 def over_all_steps(step_no: int) -> None:
-    with panel("Over all steps: the chosen score, vocabulary size and tokens per word", ":material/show_chart:",
+    with state.panel("Over all steps: the chosen score, vocabulary size and tokens per word", ":material/show_chart:",
                state.STEPS_OPEN) as box:
         if box.open:
             over_all_steps_charts(step_no)

@@ -332,3 +332,19 @@ def test_the_candidate_tables_choice_and_its_panel_survive_a_hidden_quiz_step_an
     assert not at.exception
     assert at.segmented_control(key=state.CANDIDATE_ROWS).value == "all"
     assert at.expander[0].label.startswith("Candidate table") and len(at.dataframe) == 1  # open, with its table
+
+
+def test_all_pairs_are_recounted_when_the_open_table_comes_back_after_a_page_switch():
+    """On a corpus too large for the full table by default, "all" must still mean every pair after
+    the table's panel is drawn anew (another page and back), not the trainer's recorded top ones."""
+    from wordpiece_ui import state
+
+    at = app(corpus="wordfreq-en", algorithm="wordpiece", vocab_size=300, step=5)
+    at.session_state[state.kept(state.CANDIDATES_OPEN)] = True
+    at.run()
+    at.segmented_control(key=state.CANDIDATE_ROWS).set_value("all").run()
+    assert "candidates shown from every pair" in texts(at)
+    at.switch_page("pages/corpora.py").run()
+    at.switch_page("pages/train.py").run()
+    assert not at.exception
+    assert "candidates shown from every pair" in texts(at) and len(at.dataframe[0].value) > 25

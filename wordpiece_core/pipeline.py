@@ -132,11 +132,8 @@ class Tokenizer:
         offsets: list[tuple[int, int]] = []
         if sources is None and not byte_level:  # every character in its place: offsets are positions
             new = tuple.__new__  # WordTrace(...) without its Python-level __new__: one per word encoded
-            if base == 0:  # the text's first segment (a text without special tokens is one)
-                traces = [new(WordTrace, (word, span, result)) for (word, span), result in zip(words, results)]
-            else:
-                traces = [new(WordTrace, (word, (base + start, base + end), result))
-                          for (word, (start, end)), result in zip(words, results)]
+            traces = [new(WordTrace, (word, (base + start, base + end), result))
+                      for (word, (start, end)), result in zip(words, results)]
             offsets = [(base + start + s, base + start + e) if e > s else (base, base)
                        for (_, (start, _)), result in zip(words, results) for s, e in result.spans]
             return traces, offsets

@@ -182,6 +182,21 @@ def hold(key: str, default: object) -> None:
     st.session_state[key] = st.session_state[store]
 
 
+def panel(label: str, icon: str, key: str):
+    """A closed-by-default expander whose content the page draws only while it is open (`.open`).
+
+    Its state is kept (`remember`) while it is not drawn: a hidden quiz step, presenter mode, another
+    page. It comes back through `expanded`, which a browser takes from a panel it draws anew (the
+    widget's own state, set before the panel is drawn, would not open it)."""
+    return st.expander(label, expanded=bool(st.session_state.get(kept(key))), icon=icon, key=key,
+                       on_change=remember, args=(key,))
+
+
+def is_open(key: str) -> bool:
+    """Whether the panel `key` is open, before it is drawn in this run."""
+    return bool(st.session_state.get(key, st.session_state.get(kept(key), False)))
+
+
 def presenting() -> bool:
     """Presenter mode is on: the Train page's toggle, or `present=1` in the link on a first visit."""
     if kept(PRESENT) in st.session_state:
