@@ -44,7 +44,7 @@ from __future__ import annotations
 import gc
 import heapq
 from functools import partial
-from itertools import groupby, repeat
+from itertools import compress, groupby, repeat
 from operator import add, eq, itemgetter, mul
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping
@@ -273,8 +273,26 @@ class _Engine:
         self.ordered: list[tuple] = []
         self.packed: list[int] = []
         self.newest: dict[str, tuple] = {}  # BPE, top K: pair -> its newest entry in `ordered`
+        # WordPiece's saturated pairs, kept out of `heap` in groups (see _regroup):
+        self.group_of: dict[str, str] = {}  # pair -> its group's token t (the pair scores 1/count(t))
+        self.members: defaultdict[str, set[str]] = defaultdict(set)  # t -> the pairs of its group
+        self.sat_on: defaultdict[str, set[str]] = defaultdict(set)  # u -> grouped pairs saturated on u
+        self.by_rank: defaultdict[str, list[tuple]] = defaultdict(list)  # t -> (tie rank, pair), a heap
+        self.by_count: list[tuple[int, str]] = []  # (count(t), t) of the groups: the best group on top
+        self.latest: dict[str, float] = {}  # WordPiece: pair -> key of its newest entry
+        # u -> at least the largest count of a pair with u (see _regroup_token)
+        self.bound: defaultdict[str, int] = defaultdict(int)
         if self.is_wp:
-            self.heap = [(_wp_key(c, tc[q[0]], tc[q[1]]), q) for q, c in pc.items() if c >= thr]
+            bound = self.bound
+            for q, c in pc.items():
+                if c > bound[q[0]]:
+                    bound[q[0]] = c
+                if c > bound[q[1]]:
+                    bound[q[1]] = c
+                if c >= thr and (c == tc[q[0]] or c == tc[q[1]]):
+                    self._regroup(q)
+            grouped = self.group_of
+            self.heap = [(_wp_key(c, tc[q[0]], tc[q[1]]), q) for q, c in pc.items() if c >= thr and q not in grouped]
         elif self.walks:
             self.ordered = [self._bpe_entry(q, c) for q, c in pc.items() if c >= thr]
             self.newest = {e[2]: e for e in self.ordered}
@@ -283,7 +301,7 @@ class _Engine:
         heapq.heapify(self.heap)
         heapq.heapify(self.ordered)
         heapq.heapify(self.packed)
-        self.latest = {q: key for key, q in self.heap}  # WordPiece: pair -> key of its newest entry
+        self.latest = {q: key for key, q in self.heap}
         self.retired = 0  # heap entries with the key _RETIRED
         self.joined: dict[str, str] = {}  # pair -> the token its merge makes (see _token_of)
         # How many pairs have each count (BPE's ties). A defaultdict: Counter's
@@ -307,6 +325,10 @@ class _Engine:
         if self.is_wp:
             return Fraction(c, self.tc[q[0]] * self.tc[q[1]])
         return Fraction(c)
+
+    def _exact_entry(self, x: str) -> Fraction:
+        """The exact score of a pair, or of a saturated group's pairs (x is then its token t: 1/count(t))."""
+        return Fraction(1, self.tc[x]) if len(x) == 1 else self._exact(x)
 
     def _first_rank(self, q: str) -> tuple[int, int]:
         """Where the course's recount would first meet `q`: (word index, position).
@@ -492,6 +514,18 @@ class _Engine:
         fix: dict[int, float] = {}  # index -> corrected key
         best: list[float] = []  # min-heap of the `want` best values
         size = len(heap)
+        # The saturated groups that may hold one of the best (see _regroup): their values go into
+        # `best` first, so the walk stops as soon as no pair in the heap can beat them.
+        groups = self._best_groups(want) if self.by_count else []
+        for c, t in groups:
+            v = 1 / c
+            for _ in range(min(len(self.members[t]), want)):
+                if len(best) < want:
+                    heapq.heappush(best, v)
+                elif v > best[0]:
+                    heapq.heapreplace(best, v)
+                else:
+                    break
         # The frontier of the walk, (key, index). For the winner alone, depth
         # first (the root is the best bound, so pruning is tight at once). For
         # the top `want`, best first from a small heap, so the best are met
@@ -525,8 +559,10 @@ class _Engine:
                 heapq.heappush(best, v)
             elif v > best[0]:
                 heapq.heapreplace(best, v)
-        if not found:
+        if not found and not groups:
             return None
+        for c, t in groups:  # a group's entry is its token t: one character, where a pair has two
+            found[t] = 1 / c
         value_of = found.__getitem__
         rank_of = self._first_rank if self.first_rule else None  # hf: the pair string
         ranked: list[str] = []
@@ -534,7 +570,29 @@ class _Engine:
         first = True
         for _, same in groupby(sorted(found, key=value_of, reverse=True), key=value_of):
             group = list(same)
-            if len(group) > 1:
+            if groups and any(len(x) == 1 for x in group):
+                # Groups among them: order by exact score, then each tie by the rule, taking from
+                # each group the members that can still make the top `want`.
+                exact_of = self._exact_entry
+                ordered: list[str] = []
+                for k, (_, tied) in enumerate(groupby(sorted(group, key=exact_of, reverse=True), key=exact_of)):
+                    pairs: list[str] = []
+                    held = 0
+                    for x in tied:
+                        if len(x) == 1:
+                            pairs += self._group_top(x, want - len(ranked) - len(ordered))
+                            held += len(self.members[x])
+                        else:
+                            pairs.append(x)
+                            held += 1
+                    pairs.sort(key=rank_of)
+                    if first and k == 0:
+                        ties = held
+                    ordered += pairs
+                    if len(ranked) + len(ordered) >= want:
+                        break
+                group = ordered
+            elif len(group) > 1:
                 if not self._all_equal(group):
                     # Two different fractions rounded to the same float: rare.
                     exact = {q: self._exact(q) for q in group}
@@ -550,8 +608,9 @@ class _Engine:
             if len(ranked) >= want:
                 break
         winner = ranked[0]
-        fix[at[winner]] = _RETIRED
-        del latest[winner]
+        if winner in at:  # (a grouped pair leaves its group in _regroup)
+            fix[at[winner]] = _RETIRED
+            del latest[winner]
         for i in sorted(fix, reverse=True):  # deepest first: a fix only moves its own subtree
             heap[i] = (fix[i], heap[i][1])
             _sift_down(heap, i)
@@ -561,6 +620,104 @@ class _Engine:
             heapq.heapify(self.heap)
             self.retired = 0
         return winner, ties, ranked[:want]
+
+    # ----- WordPiece's saturated groups ---------------------------------------------
+    # Late in a training, hundreds of pairs tie exactly: x + ##e where x is always followed by ##e
+    # (count(x ##e) = count(x)) scores count(x ##e) / (count(x) × count(##e)) = 1/count(##e), and so
+    # does ##e + y where y always follows ##e. Such a pair is "saturated" on one side (x, or y), and
+    # its score is 1/count(t) of its other token t. It is kept out of `heap`, in t's group: the group
+    # moves as one when count(t) falls (`by_count`, keyed by count(t)), and its members wait in the
+    # tie rule's order (`by_rank[t]`), so a step reads the few it needs instead of the whole tie.
+    def _regroup(self, q: str, fresh: bool = False) -> None:
+        """Put q in the group its counts call for, or none (then its score is in `heap`).
+
+        Called for every pair whose count changed (`fresh`: it may be met in an earlier word now),
+        and for the pairs of each token whose count changed (see _requeue)."""
+        pc, tc = self.pc, self.tc
+        c = pc.get(q, 0)
+        new = None
+        if c >= self.threshold and q[0] != q[1]:
+            if c == tc[q[0]]:
+                new = q[1]
+            elif c == tc[q[1]]:
+                new = q[0]
+        old = self.group_of.get(q)
+        if old == new:
+            if new is not None and fresh and self.first_rule:  # its tie rank may have improved
+                heapq.heappush(self.by_rank[new], (self._bpe_tie_rank(q), q))
+            return
+        if old is not None:
+            del self.group_of[q]
+            self.members[old].discard(q)
+            self.sat_on[q[0] if old == q[1] else q[1]].discard(q)
+            if new is None and c >= self.threshold:  # back into the heap, with its score now
+                key = self.latest[q] = _wp_key(c, tc[q[0]], tc[q[1]])
+                heapq.heappush(self.heap, (key, q))
+        else:
+            self.latest.pop(q, None)  # its entries in the heap go stale
+        if new is not None:
+            self.group_of[q] = new
+            group = self.members[new]
+            if not group:
+                heapq.heappush(self.by_count, (tc[new], new))
+            group.add(q)
+            self.sat_on[q[0] if new == q[1] else q[1]].add(q)
+            heapq.heappush(self.by_rank[new], (self._bpe_tie_rank(q), q))
+
+    def _regroup_token(self, u: str, fell: bool) -> None:
+        """After count(u) changed: regroup the pairs saturated on u before, and those saturated on it now.
+
+        A pair can only become saturated on u when count(u) fell to its count. The pairs of u other
+        than the merge's new ones (regrouped already) only lose count, so while count(u) is above
+        `bound[u]`, the largest count among them when last looked at, none can: only then are the
+        pairs of u (thousands, for a token such as ##e) searched, in C."""
+        count = self.tc.get(u, 0)
+        now: Iterable[str] = ()
+        if fell and count and count <= self.bound[u]:
+            pairs, get = self.pairs_of[u], self.pc.get
+            self.bound[u] = max(map(get, pairs, repeat(0)), default=0)
+            now = compress(pairs, map(eq, map(get, pairs), repeat(count)))
+        for q in self.sat_on[u] | set(now):
+            self._regroup(q)
+        if self.members[u]:  # its group's score changed
+            heapq.heappush(self.by_count, (count, u))
+
+    def _best_groups(self, want: int) -> list[tuple[int, str]]:
+        """The groups that may hold one of the `want` best pairs: (count(t), t), the best first.
+
+        Taken in order until they hold `want` pairs, and every group tied with the last taken."""
+        heap, members, tc = self.by_count, self.members, self.tc
+        taken: list[tuple[int, str]] = []
+        held = 0
+        while heap:
+            c, t = heap[0]
+            if tc.get(t) != c or not members[t] or (taken and taken[-1][1] == t):
+                heapq.heappop(heap)  # stale, or a second entry of a group taken
+                continue
+            if held >= want and c != taken[-1][0]:
+                break
+            taken.append(heapq.heappop(heap))
+            held += len(members[t])
+        for entry in taken:
+            heapq.heappush(heap, entry)
+        return taken
+
+    def _group_top(self, t: str, n: int) -> list[str]:
+        """The first `n` members of t's group in the tie rule's order (their entries stay)."""
+        heap, members = self.by_rank[t], self.members[t]
+        first_rule, tie_rank = self.first_rule, self._bpe_tie_rank
+        out: list[tuple] = []
+        while heap and len(out) < n:
+            rank, q = heap[0]
+            if q not in members or (out and out[-1][1] == q):
+                heapq.heappop(heap)  # left the group, or a second entry of one taken
+            elif first_rule and tie_rank(q) != rank:
+                heapq.heapreplace(heap, (tie_rank(q), q))  # ranks only grow: it sinks
+            else:
+                out.append(heapq.heappop(heap))
+        for entry in out:
+            heapq.heappush(heap, entry)
+        return [q for _, q in out]
 
     def _all_equal(self, group: list[str]) -> bool:
         """Whether the WordPiece scores of `group` are exactly equal (integer cross-multiplication).
@@ -581,8 +738,11 @@ class _Engine:
         words, freqs = self.words, self.freqs
         return sum(words[w].count(q) * freqs[w] for w in set(self.where.get(q, ())))
 
-    def apply(self, p: str, nc: str, existed: bool) -> tuple[list[int], int, dict[str, int]]:
-        """Merge the pair p into the token nc in every word; return touched words, merges made, new pairs.
+    def apply(self, p: str, nc: str, existed: bool) -> tuple[list[int], int, dict[str, int], list[str]]:
+        """Merge the pair p into the token nc in every word.
+
+        Return the touched words, the merges made, the pairs with nc that gained words (with their
+        counts) and the other pairs whose count changed.
 
         A word with one occurrence changes only the pairs beside it: its index
         is filed under its left and right neighbour, and the pair counts are
@@ -642,6 +802,7 @@ class _Engine:
                 hist[v] += 1
                 where[new_q] = ws
             hist[pc.pop(p)] -= 1  # every occurrence of p is gone
+            changed = [old_q for old_q, _, _ in sides]
         else:
             for old_q, new_q, ws in sides:
                 v = sum(map(freq_of, ws))
@@ -655,6 +816,7 @@ class _Engine:
                     hist[c + d] += 1
                     pc[q] = c + d
             hist[pc.pop(p)] -= 1
+            changed = [q for q, d in delta.items() if d and q not in holders]
             ranks = self.ranks
             for q, ws in holders.items():
                 ranks.pop(q, None)  # a word before its first may hold it now
@@ -669,10 +831,10 @@ class _Engine:
         tc[nc] = tc.get(nc, 0) + made
         self.total -= made
         touched.sort()
-        return touched, made, fresh
+        return touched, made, fresh, changed
 
 
-    def _requeue(self, p: str, nc: str, existed: bool, fresh: dict[str, int]) -> None:
+    def _requeue(self, p: str, nc: str, existed: bool, fresh: dict[str, int], changed: list[str]) -> None:
         """Push what the merge changed.
 
         BPE: only the new pairs; every other count only fell, and a stale
@@ -700,12 +862,29 @@ class _Engine:
                     if c >= thr:
                         push(self.packed, _pack(c, q))
             return
-        pairs_of, ref = self.pairs_of, self.ref
-        for q in fresh:
+        pairs_of, ref, grouped = self.pairs_of, self.ref, self.group_of
+        bound = self.bound
+        for q, c in fresh.items():
             pairs_of[q[0]].add(q)
             pairs_of[q[1]].add(q)
+            if c > bound[q[0]]:
+                bound[q[0]] = c
+            if c > bound[q[1]]:
+                bound[q[1]] = c
+        # Saturated groups first (see _regroup): a pair that joins one leaves the heap, one that
+        # leaves is pushed with its score now.
+        regroup = self._regroup
+        regroup(p)
+        for q in changed:
+            regroup(q)
+        for q in fresh:
+            regroup(q, True)
+        for t in {p[0], p[1]}:
+            self._regroup_token(t, True)
+        self._regroup_token(nc, False)  # its count rose, or it is new (its pairs were all regrouped)
+        for q in fresh:
             c = pc[q]
-            if c >= thr:
+            if c >= thr and q not in grouped:
                 key = latest[q] = _wp_key(c, tc[q[0]], tc[q[1]])
                 push(heap, (key, q))
         ref[nc] = tc[nc]
@@ -718,6 +897,8 @@ class _Engine:
                 for q in group:
                     c = pc.get(q, 0)
                     if c >= thr:
+                        if q in grouped:
+                            continue
                         key = _wp_key(c, tc[q[0]], tc[q[1]])
                         if key != latest.get(q):
                             latest[q] = key
@@ -812,8 +993,8 @@ class _Engine:
             if not existed:
                 self.id_to_tok.append(new_tok)
                 self.tok_to_id[new_tok] = n
-            touched, made, fresh = self.apply(p, nc, existed)
-            self._requeue(p, nc, existed, fresh)
+            touched, made, fresh, changed = self.apply(p, nc, existed)
+            self._requeue(p, nc, existed, fresh, changed)
             rec.vocab_size.append(len(self.tok_to_id))
             rec.existed.append(existed)
             rec.merged_count.append(made)
