@@ -217,3 +217,43 @@ def test_dropping_stale_entries_at_every_step_changes_nothing(corpus, c):
     assert [(s.left, s.right, s.ties) for s in got.steps] == [(s["left"], s["right"], s["ties"]) for s in steps]
     assert [[(x.left, x.right) for x in s.candidates] for s in got.steps] == \
         [[(x.left, x.right) for x in s.candidates] for s in train(corpus, cfg).steps]
+
+
+@settings(max_examples=200, deadline=None)
+@given(corpora, configs)
+def test_wordpiece_saturated_groups_hold_exactly_the_saturated_pairs(corpus, c):
+    """WordPiece keeps each saturated pair (count(ab) = count(a) or count(b): it scores exactly
+    1/count of its other token) out of the heap, in that token's group (merging._Engine._regroup).
+    Before every choice: a pair is grouped exactly when it is saturated and may merge, under the
+    token the rule names; no grouped pair has a live heap key; and every member waits in its group
+    under a tie rank no worse than its rank now (the group's lazy order needs it)."""
+    from wordpiece_core import merging
+
+    cfg = _config({**c, "algorithm": "wordpiece"})
+    original = merging._Engine.choose
+    checked = []
+
+    def check(engine):
+        pc, tc, thr = engine.pc, engine.tc, engine.threshold
+        expected = {}
+        for q, n in pc.items():
+            if n >= thr and q[0] != q[1]:
+                if n == tc[q[0]]:
+                    expected[q] = q[1]
+                elif n == tc[q[1]]:
+                    expected[q] = q[0]
+        assert engine.group_of == expected
+        assert {t: members for t, members in engine.members.items() if members} == \
+            {t: {q for q, g in expected.items() if g == t} for t in set(expected.values())}
+        assert not set(expected) & set(engine.latest)
+        for q, t in expected.items():
+            assert min(rank for rank, x in engine.by_rank[t] if x == q) <= engine._bpe_tie_rank(q)
+        checked.append(len(expected))
+        return original(engine)
+
+    merging._Engine.choose = check
+    try:
+        train(corpus, cfg)
+    finally:
+        merging._Engine.choose = original
+    assert checked or cfg.vocab_size <= len(train(corpus, cfg).initial_vocab)

@@ -29,6 +29,11 @@ How it is made fast in pure Python:
   of the heap is walked in place (WordPiece has many exact ties: pairs that
   always occur together score 1/count) and stale keys are fixed where they sit;
   once most entries are stale, the heap is rebuilt from the current ones.
+- WordPiece's long exact ties: a pair with count(ab) = count(a) (a is always
+  followed by b) scores exactly 1/count(b), and likewise 1/count(a) when
+  count(ab) = count(b). Late in a training hundreds of such pairs tie (x + ##e).
+  They are kept out of the heap, in one group per token, which moves as one when
+  that token's count falls and holds its pairs in the tie rule's order.
 - The course's tie rule (first) ranks pairs by where a scan of the corpus first
   meets them; each pair's rank is remembered until its first word changes.
 
