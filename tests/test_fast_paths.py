@@ -2,6 +2,7 @@
 
 Each fast path is checked against the plain way of doing the same thing:
 - trace.jsonl lines formatted from a template == json.dumps of `step_json`;
+- trace.jsonl written by two processes == written by one (also when the second one fails);
 - tokenizer.json spliced by `pretty_json` == the same document (and loads in tokenizers);
 - word counts from two processes == counting in one, in the same order;
 - training with the cyclic garbage collector off leaves it as it was.
@@ -17,7 +18,7 @@ from hypothesis import strategies as st
 from corpora import TOY
 from wordpiece_core.corpus import TextSettings
 from wordpiece_core.errors import WordPieceError
-from wordpiece_core.formats import pretty_json, step_json, tokenizer_json, trace_lines
+from wordpiece_core.formats import TraceFile, pretty_json, step_json, tokenizer_json, trace_jsonl, trace_lines
 from wordpiece_core.merging import train
 from wordpiece_core.sampling import sample_lines
 from wordpiece_core.trace import TrainerConfig
@@ -37,6 +38,26 @@ def test_trace_lines_equal_json_of_step_json(corpus, algorithm, top_k):
     for line, step in zip(lines, t.steps):
         assert "\n" not in line
         assert line == json.dumps(step_json(step, cfg.tie_break), ensure_ascii=False)  # byte for byte
+
+
+@pytest.mark.parametrize("second_half_fails", [False, True])
+def test_the_trace_written_by_two_processes_is_the_trace(tmp_path, monkeypatch, second_half_fails):
+    t = train({"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5, "\u00e9t\u00e9": 3}, TrainerConfig(vocab_size=30))
+    assert len(t.steps) >= 8
+    monkeypatch.setattr(TraceFile, "PARALLEL_FROM", 2)
+    if second_half_fails:  # the forked process fails to write: this one writes its half instead
+        write = TraceFile._write
+
+        def failing(self, path, start, stop, mode="w"):
+            if path.endswith(".second-half"):
+                raise OSError("no space left")
+            write(self, path, start, stop, mode)
+
+        monkeypatch.setattr(TraceFile, "_write", failing)
+    path = tmp_path / "trace.jsonl"
+    TraceFile(t).write_to(str(path))
+    assert path.read_bytes() == trace_jsonl(t).encode("utf-8")
+    assert [p.name for p in tmp_path.iterdir()] == ["trace.jsonl"]
 
 
 @pytest.mark.parametrize("algorithm,prefix", [("wordpiece", "##"), ("bpe", None), ("bpe", "##")])

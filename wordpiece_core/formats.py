@@ -183,8 +183,8 @@ def _ratio(num: int, den: int) -> tuple[float, str]:
     return num / den, (str(n) if d == 1 else f"{n}/{d}")
 
 
-def trace_lines(training: Training) -> Iterator[str]:
-    """The lines of trace.jsonl, one at a time: `step_json` of every step, encoded.
+def trace_lines(training: Training, start: int = 0, stop: int | None = None) -> Iterator[str]:
+    """The lines of trace.jsonl, one at a time: `step_json` of every step (from `start` to `stop`), encoded.
 
     Formatted from templates straight from the trace's columns, without making a
     record per step and candidate; a test checks each line equals
@@ -200,7 +200,7 @@ def trace_lines(training: Training) -> Iterator[str]:
     c_merged, c_new, starts = steps.c_merged, steps.c_new_count, steps.cand_start
     logliks = steps.loglik_deltas()
     touched = steps.touched_counts()
-    for i in range(len(steps)):
+    for i in range(start, len(steps) if stop is None else stop):
         a, b = steps.left_id[i], steps.right_id[i]
         pc, lc, rc = steps.pair_count[i], steps.left_count[i], steps.right_count[i]
         den = lc * rc if wp else 1
@@ -282,20 +282,68 @@ def trace_jsonl(training: Training) -> str:
     return "".join(line + "\n" for line in trace_lines(training))
 
 
-Content = str | Iterable[str]  # a file's text, or its pieces in order (written one by one)
+class TraceFile:
+    """trace.jsonl, written by two processes at once where the system can fork (the command line).
+
+    It is most of what a training writes (about 2 KB a step), and formatting it is a fair share of a
+    command-line run; the second half of the steps is written by a forked process into a file beside
+    the first, then appended. If that process fails, this one writes the second half itself (and so
+    reports a real error, such as a full disk, with its message)."""
+
+    PARALLEL_FROM = 1000  # steps; below this one process is quicker than forking
+
+    def __init__(self, training: Training) -> None:
+        self.training = training
+
+    def _write(self, path: str, start: int, stop: int | None, mode: str = "w") -> None:
+        with open(path, mode, encoding="utf-8", newline="\n") as fh:
+            fh.writelines(line + "\n" for line in trace_lines(self.training, start, stop))
+
+    def write_to(self, path: str) -> None:
+        n = len(self.training.steps)
+        if n < self.PARALLEL_FROM or not hasattr(os, "fork"):
+            self._write(path, 0, n)
+            return
+        mid = n // 2
+        part = path + ".second-half"
+        pid = os.fork()
+        if pid == 0:  # the child: the second half
+            status = 1
+            try:
+                self._write(part, mid, n)
+                status = 0
+            finally:
+                os._exit(status)
+        try:
+            self._write(path, 0, mid)
+        except BaseException:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+            raise
+        _, status = os.waitpid(pid, 0)
+        if status != 0:
+            self._write(path, mid, n, "a")
+        else:
+            with open(path, "ab") as out, open(part, "rb") as half:
+                shutil.copyfileobj(half, out, 1 << 20)
+        if os.path.exists(part):
+            os.remove(part)
+
+
+Content = str | Iterable[str] | TraceFile  # a file's text, its pieces in order (written one by one), or the trace
 
 
 def output_files(training: Training, normalizer: str, pre_tokenizer: str, add_prefix_space: bool = False,
                  streamed: bool = False) -> dict[str, Content]:
     """File name → content for everything a training writes.
 
-    streamed: trace.jsonl (the large one: about 2 KB a step) as its lines, made while they are
-    written, instead of one string; the command line writes it so, holding one line at a time."""
+    streamed: trace.jsonl (the large one: about 2 KB a step) as a `TraceFile`, its lines made while
+    they are written, instead of one string; the command line writes it so, holding one line at a time."""
     vocab = training.vocab
     files: dict[str, Content] = {
         "tokenizer.json": pretty_json(tokenizer_json(training, normalizer, pre_tokenizer, add_prefix_space)),
         "vocab.txt": vocab_txt(training),
-        "trace.jsonl": (line + "\n" for line in trace_lines(training)) if streamed else trace_jsonl(training),
+        "trace.jsonl": TraceFile(training) if streamed else trace_jsonl(training),
         "training.json": json.dumps(
             summary_json(training, {"normalizer": normalizer, "pre_tokenizer": pre_tokenizer, "add_prefix_space": add_prefix_space}),
             ensure_ascii=False, indent=2,
@@ -352,6 +400,9 @@ class OutputFolder:
         assert self.staging is not None
         try:
             for name, content in files.items():
+                if isinstance(content, TraceFile):
+                    content.write_to(os.path.join(self.staging, name))
+                    continue
                 with open(os.path.join(self.staging, name), "w", encoding="utf-8", newline="\n") as fh:
                     if isinstance(content, str):
                         fh.write(content)
