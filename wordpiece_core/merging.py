@@ -568,6 +568,7 @@ class _Engine:
             return None
         for c, t in groups:  # a group's entry is its token t: one character, where a pair has two
             found[t] = 1 / c
+        tokens = {t for _, t in groups}
         value_of = found.__getitem__
         rank_of = self._first_rank if self.first_rule else None  # hf: the pair string
         ranked: list[str] = []
@@ -575,7 +576,12 @@ class _Engine:
         first = True
         for _, same in groupby(sorted(found, key=value_of, reverse=True), key=value_of):
             group = list(same)
-            if groups and any(len(x) == 1 for x in group):
+            if len(group) == 1 and group[0] in tokens:  # one group alone at this score
+                t = group[0]
+                group = self._group_top(t, want - len(ranked))
+                if first:
+                    ties = len(self.members[t])
+            elif tokens and not tokens.isdisjoint(group):
                 # Groups among them: order by exact score, then each tie by the rule, taking from
                 # each group the members that can still make the top `want`.
                 exact_of = self._exact_entry
