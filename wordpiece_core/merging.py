@@ -93,6 +93,14 @@ def _unpack(key: int) -> tuple[int, str]:
     return -(key >> 42), chr(low >> 21) + chr(low & _LOW21)
 
 
+def _discard(sets: dict[str, set[str]], key: str, item: str) -> None:
+    """Take `item` from the set at `key`, and the key away with its last item."""
+    held = sets[key]
+    held.discard(item)
+    if not held:
+        del sets[key]
+
+
 def _sift_down(heap: list, pos: int) -> None:
     """Restore the heap below `pos` after the key there grew (moves only that subtree)."""
     end = len(heap)
@@ -280,9 +288,11 @@ class _Engine:
         self.newest: dict[str, tuple] = {}  # BPE, top K: pair -> its newest entry in `ordered`
         # WordPiece's saturated pairs, kept out of `heap` in groups (see _regroup):
         self.group_of: dict[str, str] = {}  # pair -> its group's token t (the pair scores 1/count(t))
-        self.members: defaultdict[str, set[str]] = defaultdict(set)  # t -> the pairs of its group
-        self.sat_on: defaultdict[str, set[str]] = defaultdict(set)  # u -> grouped pairs saturated on u
-        self.by_rank: defaultdict[str, list[tuple]] = defaultdict(list)  # t -> (tie rank, pair), a heap
+        # (Keys only while non-empty: a training of 30,000 merges would otherwise keep two empty sets
+        # and a heap of stale entries for most of its tokens.)
+        self.members: dict[str, set[str]] = {}  # t -> the pairs of its group
+        self.sat_on: dict[str, set[str]] = {}  # u -> grouped pairs saturated on u
+        self.by_rank: dict[str, list[tuple]] = {}  # t -> (tie rank, pair), a heap
         self.by_count: list[tuple[int, str]] = []  # (count(t), t) of the groups: the best group on top
         self.latest: dict[str, float] = {}  # WordPiece: pair -> key of its newest entry
         # u -> at least the largest count of a pair with u (see _regroup_token)
@@ -659,8 +669,10 @@ class _Engine:
             return
         if old is not None:
             del self.group_of[q]
-            self.members[old].discard(q)
-            self.sat_on[q[0] if old == q[1] else q[1]].discard(q)
+            _discard(self.members, old, q)
+            _discard(self.sat_on, q[0] if old == q[1] else q[1], q)
+            if old not in self.members:
+                del self.by_rank[old]
             if new is None and c >= self.threshold:  # back into the heap, with its score now
                 key = self.latest[q] = _wp_key(c, tc[q[0]], tc[q[1]])
                 heapq.heappush(self.heap, (key, q))
@@ -668,11 +680,13 @@ class _Engine:
             self.latest.pop(q, None)  # its entries in the heap go stale
         if new is not None:
             self.group_of[q] = new
-            group = self.members[new]
-            if not group:
+            group = self.members.get(new)
+            if group is None:
+                group = self.members[new] = set()
+                self.by_rank[new] = []
                 heapq.heappush(self.by_count, (tc[new], new))
             group.add(q)
-            self.sat_on[q[0] if new == q[1] else q[1]].add(q)
+            self.sat_on.setdefault(q[0] if new == q[1] else q[1], set()).add(q)
             heapq.heappush(self.by_rank[new], (self._bpe_tie_rank(q), q))
 
     def _regroup_token(self, u: str, fell: bool) -> None:
@@ -684,13 +698,13 @@ class _Engine:
         pairs of u (thousands, for a token such as ##e) searched, in C."""
         count = self.tc.get(u, 0)
         now: Iterable[str] = ()
-        if fell and count and count <= self.bound[u]:
+        if fell and count and count <= self.bound.get(u, 0):
             pairs, get = self.pairs_of[u], self.pc.get
             self.bound[u] = max(map(get, pairs, repeat(0)), default=0)
             now = compress(pairs, map(eq, map(get, pairs), repeat(count)))
-        for q in self.sat_on[u] | set(now):
+        for q in self.sat_on.get(u, set()) | set(now):
             self._regroup(q)
-        if self.members[u]:  # its group's score changed
+        if u in self.members:  # its group's score changed
             heapq.heappush(self.by_count, (count, u))
 
     def _best_groups(self, want: int) -> list[tuple[int, str]]:
@@ -702,7 +716,7 @@ class _Engine:
         held = 0
         while heap:
             c, t = heap[0]
-            if tc.get(t) != c or not members[t] or (taken and taken[-1][1] == t):
+            if tc.get(t) != c or t not in members or (taken and taken[-1][1] == t):
                 heapq.heappop(heap)  # stale, or a second entry of a group taken
                 continue
             if held >= want and c != taken[-1][0]:
