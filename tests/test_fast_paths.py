@@ -10,6 +10,7 @@ Each fast path is checked against the plain way of doing the same thing:
 
 import gc
 import json
+import os
 
 import pytest
 from hypothesis import given, settings
@@ -58,6 +59,35 @@ def test_the_trace_written_by_two_processes_is_the_trace(tmp_path, monkeypatch, 
     TraceFile(t).write_to(str(path))
     assert path.read_bytes() == trace_jsonl(t).encode("utf-8")
     assert [p.name for p in tmp_path.iterdir()] == ["trace.jsonl"]
+
+
+def test_the_trace_is_written_by_one_process_when_none_can_be_forked(tmp_path, monkeypatch):
+    t = train({"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}, TrainerConfig(vocab_size=30))
+    monkeypatch.setattr(TraceFile, "PARALLEL_FROM", 2)
+
+    def no_fork():
+        raise OSError(12, "Cannot allocate memory")
+
+    monkeypatch.setattr(os, "fork", no_fork)
+    path = tmp_path / "trace.jsonl"
+    TraceFile(t).write_to(str(path))
+    assert path.read_bytes() == trace_jsonl(t).encode("utf-8")
+
+
+def test_a_failed_trace_leaves_no_half_behind(tmp_path, monkeypatch):
+    t = train({"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}, TrainerConfig(vocab_size=30))
+    monkeypatch.setattr(TraceFile, "PARALLEL_FROM", 2)
+    write = TraceFile._write
+
+    def first_half_fails(self, path, start, stop, mode="w"):
+        if start == 0:
+            raise OSError(28, "No space left on device")
+        write(self, path, start, stop, mode)
+
+    monkeypatch.setattr(TraceFile, "_write", first_half_fails)
+    with pytest.raises(OSError):
+        TraceFile(t).write_to(str(tmp_path / "trace.jsonl"))
+    assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.parametrize("algorithm,prefix", [("wordpiece", "##"), ("bpe", None), ("bpe", "##")])

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from math import gcd
@@ -306,7 +307,13 @@ class TraceFile:
             return
         mid = n // 2
         part = path + ".second-half"
-        pid = os.fork()
+        # SIGINT and SIGTERM wait until the child is running its own code (and stay blocked there:
+        # on any error or signal this process kills it and reaps it before going on).
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+        try:
+            pid = os.fork()
+        except OSError:  # no memory or processes to spare: one process writes it all
+            pid = -1
         if pid == 0:  # the child: the second half
             status = 1
             try:
@@ -314,20 +321,26 @@ class TraceFile:
                 status = 0
             finally:
                 os._exit(status)
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        if pid < 0:
+            self._write(path, 0, n)
+            return
+        reaped = False
         try:
             self._write(path, 0, mid)
-        except BaseException:
-            os.kill(pid, 9)
-            os.waitpid(pid, 0)
-            raise
-        _, status = os.waitpid(pid, 0)
-        if status != 0:
-            self._write(path, mid, n, "a")
-        else:
-            with open(path, "ab") as out, open(part, "rb") as half:
-                shutil.copyfileobj(half, out, 1 << 20)
-        if os.path.exists(part):
-            os.remove(part)
+            _, status = os.waitpid(pid, 0)
+            reaped = True
+            if status != 0:
+                self._write(path, mid, n, "a")
+            else:
+                with open(path, "ab") as out, open(part, "rb") as half:
+                    shutil.copyfileobj(half, out, 1 << 20)
+        finally:
+            if not reaped:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+            if os.path.exists(part):
+                os.remove(part)
 
 
 Content = str | Iterable[str] | TraceFile  # a file's text, its pieces in order (written one by one), or the trace
