@@ -199,9 +199,10 @@ def trace_lines(training: Training, start: int = 0, stop: int | None = None) -> 
     c_left, c_right, c_pair, c_lc, c_rc = (steps.c_left_id, steps.c_right_id, steps.c_pair_count,
                                           steps.c_left_count, steps.c_right_count)
     c_merged, c_new, starts = steps.c_merged, steps.c_new_count, steps.cand_start
-    logliks = steps.loglik_deltas()
-    touched = steps.touched_counts()
-    for i in range(start, len(steps) if stop is None else stop):
+    stop = len(steps) if stop is None else stop
+    logliks = steps.loglik_deltas(start, stop)  # (only this range's: a forked half computes its own)
+    touched = steps.touched_counts(start, stop)
+    for i in range(start, stop):
         a, b = steps.left_id[i], steps.right_id[i]
         pc, lc, rc = steps.pair_count[i], steps.left_count[i], steps.right_count[i]
         den = lc * rc if wp else 1
@@ -219,7 +220,7 @@ def trace_lines(training: Training, start: int = 0, stop: int | None = None) -> 
         yield _STEP_LINE % (
             i + 1, quoted[a], quoted[b], quoted[steps.new_id[i]], pc, lc, rc, score, exact, steps.ties[i],
             rule_text, steps.vocab_size[i], "true" if steps.existed[i] else "false", steps.merged_count[i],
-            touched[i], logliks[i], pc * steps.vocab_size_before(i) / den, ", ".join(cands),
+            touched[i - start], logliks[i - start], pc * steps.vocab_size_before(i) / den, ", ".join(cands),
         )
 
 

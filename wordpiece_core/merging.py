@@ -93,6 +93,14 @@ def _unpack(key: int) -> tuple[int, str]:
     return -(key >> 42), chr(low >> 21) + chr(low & _LOW21)
 
 
+def _raise_bound(bound: defaultdict[str, int], q: str, c: int) -> None:
+    """Keep bound[t] at least the count c of the pair q, for both its tokens t (see _regroup_token)."""
+    if c > bound[q[0]]:
+        bound[q[0]] = c
+    if c > bound[q[1]]:
+        bound[q[1]] = c
+
+
 def _discard(sets: dict[str, set[str]], key: str, item: str) -> None:
     """Take `item` from the set at `key`, and the key away with its last item."""
     held = sets[key]
@@ -300,10 +308,7 @@ class _Engine:
         if self.is_wp:
             bound = self.bound
             for q, c in pc.items():
-                if c > bound[q[0]]:
-                    bound[q[0]] = c
-                if c > bound[q[1]]:
-                    bound[q[1]] = c
+                _raise_bound(bound, q, c)
                 if c >= thr and (c == tc[q[0]] or c == tc[q[1]]):
                     self._regroup(q)
             grouped = self.group_of
@@ -594,7 +599,7 @@ class _Engine:
             elif tokens and not tokens.isdisjoint(group):
                 # Groups among them: order by exact score, then each tie by the rule, taking from
                 # each group the members that can still make the top `want`.
-                exact_of = self._exact_entry
+                exact_of = {x: self._exact_entry(x) for x in group}.__getitem__
                 ordered: list[str] = []
                 for k, (_, tied) in enumerate(groupby(sorted(group, key=exact_of, reverse=True), key=exact_of)):
                     pairs: list[str] = []
@@ -827,7 +832,7 @@ class _Engine:
                 hist[v] += 1
                 where[new_q] = ws
             hist[pc.pop(p)] -= 1  # every occurrence of p is gone
-            changed = [old_q for old_q, _, _ in sides]
+            changed = [old_q for old_q, _, _ in sides] if self.is_wp else []  # (only WordPiece regroups)
         else:
             for old_q, new_q, ws in sides:
                 v = sum(map(freq_of, ws))
@@ -841,7 +846,7 @@ class _Engine:
                     hist[c + d] += 1
                     pc[q] = c + d
             hist[pc.pop(p)] -= 1
-            changed = [q for q, d in delta.items() if d and q not in holders]
+            changed = [q for q, d in delta.items() if d and q not in holders] if self.is_wp else []
             ranks = self.ranks
             for q, ws in holders.items():
                 ranks.pop(q, None)  # a word before its first may hold it now
@@ -892,10 +897,7 @@ class _Engine:
         for q, c in fresh.items():
             pairs_of[q[0]].add(q)
             pairs_of[q[1]].add(q)
-            if c > bound[q[0]]:
-                bound[q[0]] = c
-            if c > bound[q[1]]:
-                bound[q[1]] = c
+            _raise_bound(bound, q, c)
         # Saturated groups first (see _regroup): a pair that joins one leaves the heap, one that
         # leaves is pushed with its score now.
         regroup = self._regroup

@@ -259,14 +259,17 @@ class Steps(Sequence[MergeStep]):
         return [exact_score(algorithm, pc, lc, rc)
                 for pc, lc, rc in zip(self.pair_count, self.left_count, self.right_count)]
 
-    def loglik_deltas(self) -> list[float]:
+    def loglik_deltas(self, start: int = 0, stop: int | None = None) -> list[float]:
+        """Each step's log-likelihood change (steps `start` to `stop`, 0-based)."""
+        part = slice(start, stop)
         return [loglik_change(t, lc, rc, m, a == b, nc) for t, lc, rc, m, a, b, nc in zip(
-            self.total, self.left_count, self.right_count, self.merged_count, self.left_id, self.right_id,
-            self.new_count)]
+            self.total[part], self.left_count[part], self.right_count[part], self.merged_count[part],
+            self.left_id[part], self.right_id[part], self.new_count[part])]
 
-    def touched_counts(self) -> list[int]:
+    def touched_counts(self, start: int = 0, stop: int | None = None) -> list[int]:
+        """How many words each step touched (steps `start` to `stop`, 0-based)."""
         starts = self.touched_start
-        return [starts[i + 1] - starts[i] for i in range(len(self))]
+        return [starts[i + 1] - starts[i] for i in range(*slice(start, stop).indices(len(self)))]
 
     @property
     def nbytes(self) -> int:
