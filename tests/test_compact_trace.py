@@ -118,4 +118,7 @@ def test_the_step_recorder_declares_every_column():
 
     from wordpiece_core.steps import CANDIDATE_INTS, STEP_INTS, StepRecorder
 
-    assert set(STEP_INTS + CANDIDATE_INTS) <= set(get_type_hints(StepRecorder))  # what mypy checks the engine against
+    assert set(STEP_INTS + StepRecorder.RECORDED) <= set(get_type_hints(StepRecorder))  # what mypy checks the engine against
+    assert set(StepRecorder.RECORDED) <= set(CANDIDATE_INTS)
+    steps = StepRecorder().finish(["a"], "bpe", None)  # the rest are made at the end
+    assert all(len(getattr(steps, name)) == 0 for name in STEP_INTS + CANDIDATE_INTS)

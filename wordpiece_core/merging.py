@@ -55,6 +55,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from bisect import insort
 from fractions import Fraction
+from typing import cast
 
 from .errors import WordPieceError
 from .steps import StepRecorder
@@ -952,23 +953,31 @@ class _Engine:
         return token
 
     def _record_candidates(self, ranked: list[str], rec: StepRecorder) -> None:
-        """Append the ranked pairs' numbers to the candidate columns (records are made when viewed)."""
-        pc, tc, tok_to_id = self.pc, self.tc, self.tok_to_id
-        lefts = [q[0] for q in ranked]
-        rights = [q[1] for q in ranked]
-        rec.c_left_id.extend(map(ord, lefts))
-        rec.c_right_id.extend(map(ord, rights))
+        """Append the ranked pairs' numbers to the candidate columns (records are made when viewed).
+
+        In C but for the rare candidates whose two tokens are the same or whose token exists already
+        (see StepRecorder)."""
+        pc, tc = self.pc, self.tc
+        pairs = "".join(ranked)
+        lefts, rights = pairs[0::2], pairs[1::2]
+        row = rec.cand_start[-1]  # the first candidate's row
+        rec.c_pairs.append(pairs)
         rec.c_pair_count.extend(map(pc.__getitem__, ranked))
         rec.c_left_count.extend(map(tc.__getitem__, lefts))
         rec.c_right_count.extend(map(tc.__getitem__, rights))
-        rec.c_merged.extend(map(self._merged_occurrences, ranked))
-        # The count of the token a merge would make, when that token is already in the vocabulary.
-        new_counts = []
-        for q in ranked:
-            existing = tok_to_id.get(self._token_of(q))
-            new_counts.append(tc.get(chr(existing), 0) if existing is not None else 0)
-        rec.c_new_count.extend(new_counts)
-        rec.cand_start.append(len(rec.c_left_id))
+        if any(map(eq, lefts, rights)):  # "a" + "a": merging "aaa" makes one "aa", not two
+            for k, q in enumerate(ranked):
+                if q[0] == q[1]:
+                    rec.merged_rows[row + k] = self._merged_occurrences(q)
+        # The count of the token a merge would make, when that token is in the vocabulary already.
+        known = list(map(self.joined.get, ranked))
+        made = cast(list[str], known) if None not in known else [t or self._token_of(q) for t, q in zip(known, ranked)]
+        ids = list(map(self.tok_to_id.get, made))
+        if ids.count(None) < len(ids):
+            for k, n in enumerate(ids):
+                if n is not None and tc.get(chr(n), 0):
+                    rec.new_count_rows[row + k] = tc[chr(n)]
+        rec.cand_start.append(row + len(ranked))
 
     def run(self) -> Training:
         cfg = self.config
@@ -1006,7 +1015,7 @@ class _Engine:
             if cfg.top_k:
                 self._record_candidates(ranked, rec)
             else:
-                rec.cand_start.append(len(rec.c_left_id))
+                rec.cand_start.append(rec.cand_start[-1])
             nc = chr(n)
             rec.left_id.append(a)
             rec.right_id.append(b)

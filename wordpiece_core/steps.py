@@ -46,12 +46,23 @@ def int_column(values: Sequence[int]) -> Sequence[int]:
 
 
 class StepRecorder:
-    """What the engine appends to while it trains; `finish` turns it into `Steps`."""
+    """What the engine appends to while it trains; `finish` turns it into `Steps`.
 
-    # One list per step column and one 64-bit array per candidate column (named as in STEP_INTS
-    # and CANDIDATE_INTS, checked by a test). The candidate columns and the touched words are the
-    # long ones (K entries a step; every touched word): as arrays they hold 8 (or 4) bytes an
-    # entry instead of a list slot and an int object. Every count fits: merging.check_total
+    Recording is in the engine's inner loop (K candidates at every step), so a step's candidates
+    are appended with a few calls that run in C, and what can wait does:
+
+    - their pairs as one string (`c_pairs`, two characters a candidate: the left and right token
+      ids as characters), turned into the id columns at the end;
+    - `c_merged` (how many merges a candidate would make) equals its pair count unless its two
+      tokens are the same ("a" + "a" in "aaa" merges once), and `c_new_count` (the count of the
+      token it would make, when that token exists already) is almost always 0: both are kept as
+      the rows where they differ (`merged_rows`, `new_count_rows`) and filled in at the end.
+    """
+
+    # One list per step column and one 64-bit array per recorded candidate column (named as in
+    # STEP_INTS and CANDIDATE_INTS, checked by a test). The candidate columns and the touched words
+    # are the long ones (K entries a step; every touched word): as arrays they hold 8 (or 4) bytes
+    # an entry instead of a list slot and an int object. Every count fits: merging.check_total
     # keeps the corpus under 2^63 tokens.
     left_id: list[int]
     right_id: list[int]
@@ -64,26 +75,38 @@ class StepRecorder:
     merged_count: list[int]
     total: list[int]
     new_count: list[int]
-    c_left_id: MutableSequence[int]
-    c_right_id: MutableSequence[int]
     c_pair_count: MutableSequence[int]
     c_left_count: MutableSequence[int]
     c_right_count: MutableSequence[int]
-    c_merged: MutableSequence[int]
-    c_new_count: MutableSequence[int]
+
+    RECORDED = ("c_pair_count", "c_left_count", "c_right_count")  # the candidate columns appended to as they are
 
     def __init__(self) -> None:
         for name in STEP_INTS:
             setattr(self, name, [])
-        for name in CANDIDATE_INTS:
+        for name in self.RECORDED:
             setattr(self, name, array("q"))
+        self.c_pairs: list[str] = []  # per step, its candidates' pairs, best first
+        self.merged_rows: dict[int, int] = {}  # candidate row -> c_merged, where it is not the pair count
+        self.new_count_rows: dict[int, int] = {}  # candidate row -> c_new_count, where it is not 0
         self.existed: list[int] = []
         self.touched: MutableSequence[int] = array("i")  # word indices
         self.touched_start: list[int] = [0]
         self.cand_start: list[int] = [0]
 
     def finish(self, tokens: Sequence[str], algorithm: str, prefix: str | None) -> Steps:
-        columns = {name: int_column(getattr(self, name)) for name in STEP_INTS + CANDIDATE_INTS}
+        columns = {name: int_column(getattr(self, name)) for name in STEP_INTS + self.RECORDED}
+        pairs = "".join(self.c_pairs)
+        columns["c_left_id"] = array("i", map(ord, pairs[0::2]))  # a token id is at most 0x10FFFF
+        columns["c_right_id"] = array("i", map(ord, pairs[1::2]))
+        merged = array("q", self.c_pair_count)
+        for row, n in self.merged_rows.items():
+            merged[row] = n
+        columns["c_merged"] = int_column(merged)
+        new_counts = array("q", bytes(8 * len(merged)))
+        for row, n in self.new_count_rows.items():
+            new_counts[row] = n
+        columns["c_new_count"] = int_column(new_counts)
         return Steps(
             tokens=tuple(tokens),
             algorithm=algorithm,
