@@ -25,7 +25,7 @@ configs = st.fixed_dictionaries(
         "vocab_size": st.integers(min_value=1, max_value=40),
         "special_tokens": st.sampled_from([(), ("[UNK]",), ("[PAD]", "[UNK]", "a")]),
         "bpe_prefix": st.sampled_from([None, None, "##"]),
-        "top_k": st.sampled_from([0, 1, 5]),  # 0 and 1 take the engine's winner-only path
+        "top_k": st.sampled_from([0, 1, 5]),  # 0 and 1: BPE under hf takes the winner-only path
     }
 )
 

@@ -281,8 +281,10 @@ class _Engine:
             for q in pc:
                 self.pairs_of[q[0]].add(q)
                 self.pairs_of[q[1]].add(q)
-        self.walks = self.is_wp or config.top_k > 1  # whether choose() walks a heap (not _choose_bpe_fast)
         self.first_rule = config.tie_break == "first"
+        # Whether choose() walks a heap, not _choose_bpe_fast: always but for BPE's winner alone under
+        # the hf rule (under the course's rule, the fast form reads every tied pair; the walk does not).
+        self.walks = self.is_wp or config.top_k > 1 or self.first_rule
         # pair -> (its first-seen rank, the split of the word it was found in); see _first_rank
         self.ranks: dict[str, tuple[tuple[int, int], str]] = {}
         # Three shapes of heap entry, each in its own heap (a min-heap: the best pair is at the top):
@@ -389,11 +391,11 @@ class _Engine:
         if not self.walks:
             return self._choose_bpe_fast()
         if not self.is_wp:
-            return self._choose_bpe(self.config.top_k)
+            return self._choose_bpe(max(1, self.config.top_k))
         return self._choose_wordpiece(max(1, self.config.top_k))
 
     def _choose_bpe_fast(self) -> tuple[str, int, list[str]] | None:
-        """BPE, only the winner wanted: no entry is popped but the winner's.
+        """BPE under the hf rule, only the winner wanted: no entry is popped but the winner's.
 
         A BPE key only ever goes stale downwards (pair counts only fall), so the
         first entry at the top whose key is current holds the best count, and
@@ -412,29 +414,8 @@ class _Engine:
                 break
         else:
             return None
-        ties = self.hist[c]
-        if ties > 1 and self.config.tie_break == "first":
-            # The tied pairs are the live entries with this count, all at the
-            # top of the heap: walk the heap array to them without popping.
-            tied = [q]
-            seen = {q}
-            size = len(heap)
-            stack = [1, 2]
-            while stack:
-                i = stack.pop()
-                if i < size and heap[i] >> 42 == -c:
-                    low = heap[i] & _LOW42  # _unpack, inlined: this loop visits every tied entry
-                    q2 = chr(low >> 21) + chr(low & _LOW21)
-                    if q2 not in seen and pc.get(q2, 0) == c:
-                        seen.add(q2)
-                        tied.append(q2)
-                    stack.append(2 * i + 1)
-                    stack.append(2 * i + 2)
-            winner = min(tied, key=self._first_rank)  # its entry goes dead when it is merged
-        else:
-            heapq.heappop(heap)
-            winner = q
-        return winner, ties, [winner]
+        heapq.heappop(heap)
+        return q, self.hist[c], [q]
 
     def _bpe_entry(self, q: str, c: int) -> tuple:
         """A BPE entry of `ordered`: (-count, tie rank, pair); smaller is better.
