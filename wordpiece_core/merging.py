@@ -568,53 +568,72 @@ class _Engine:
         tokens = {t for _, t in groups}
         value_of = found.__getitem__
         rank_of = self._first_rank if self.first_rule else None  # hf: the pair string
+        order = sorted(found, key=value_of, reverse=True)
+        values = list(map(value_of, order))
         ranked: list[str] = []
         ties = 1
-        first = True
-        for _, same in groupby(sorted(found, key=value_of, reverse=True), key=value_of):
-            group = list(same)
-            if len(group) == 1 and group[0] in tokens:  # one group alone at this score
-                t = group[0]
-                group = self._group_top(t, want - len(ranked))
-                if first:
-                    ties = len(self.members[t])
-            elif tokens and not tokens.isdisjoint(group):
-                # Groups among them: order by exact score, then each tie by the rule, taking from
-                # each group the members that can still make the top `want`.
-                exact_of = {x: self._exact_entry(x) for x in group}.__getitem__
-                ordered: list[str] = []
-                for k, (_, tied) in enumerate(groupby(sorted(group, key=exact_of, reverse=True), key=exact_of)):
-                    pairs: list[str] = []
-                    held = 0
-                    for x in tied:
-                        if len(x) == 1:
-                            pairs += self._group_top(x, want - len(ranked) - len(ordered))
-                            held += len(self.members[x])
-                        else:
-                            pairs.append(x)
-                            held += 1
-                    pairs.sort(key=rank_of)
-                    if first and k == 0:
-                        ties = held
-                    ordered += pairs
-                    if len(ranked) + len(ordered) >= want:
-                        break
-                group = ordered
-            elif len(group) > 1:
-                if not self._all_equal(group):
-                    # Two different fractions rounded to the same float: rare.
-                    exact = {q: self._exact(q) for q in group}
-                    group.sort(key=lambda q: (-exact[q], self._rule_rank(q)))
+        if len(set(values)) == len(values):
+            # Most steps: no two entries at the same value, so each group is alone at its score
+            # (distinct floats are distinct fractions, in the same order: division rounds correctly).
+            start = 0
+            for k in sorted(map(order.index, tokens)):  # where the groups are, best first
+                ranked += order[start:k]
+                if len(ranked) >= want:
+                    break
+                if k == 0:
+                    ties = len(self.members[order[0]])
+                ranked += self._group_top(order[k], want - len(ranked))
+                start = k + 1
+                if len(ranked) >= want:
+                    break
+            else:
+                ranked += order[start:start + want - len(ranked)]
+        else:
+            first = True
+            for _, same in groupby(order, key=value_of):
+                group = list(same)
+                if len(group) == 1 and group[0] in tokens:  # one group alone at this score
+                    t = group[0]
+                    group = self._group_top(t, want - len(ranked))
                     if first:
-                        ties = sum(1 for q in group if exact[q] == exact[group[0]])
-                else:
-                    group.sort(key=rank_of)
-                    if first:
-                        ties = len(group)
-            ranked += group
-            first = False
-            if len(ranked) >= want:
-                break
+                        ties = len(self.members[t])
+                elif tokens and not tokens.isdisjoint(group):
+                    # Groups among them: order by exact score, then each tie by the rule, taking from
+                    # each group the members that can still make the top `want`.
+                    exact_of = {x: self._exact_entry(x) for x in group}.__getitem__
+                    ordered: list[str] = []
+                    for k, (_, tied) in enumerate(groupby(sorted(group, key=exact_of, reverse=True), key=exact_of)):
+                        pairs: list[str] = []
+                        held = 0
+                        for x in tied:
+                            if len(x) == 1:
+                                pairs += self._group_top(x, want - len(ranked) - len(ordered))
+                                held += len(self.members[x])
+                            else:
+                                pairs.append(x)
+                                held += 1
+                        pairs.sort(key=rank_of)
+                        if first and k == 0:
+                            ties = held
+                        ordered += pairs
+                        if len(ranked) + len(ordered) >= want:
+                            break
+                    group = ordered
+                elif len(group) > 1:
+                    if not self._all_equal(group):
+                        # Two different fractions rounded to the same float: rare.
+                        exact = {q: self._exact(q) for q in group}
+                        group.sort(key=lambda q: (-exact[q], self._rule_rank(q)))
+                        if first:
+                            ties = sum(1 for q in group if exact[q] == exact[group[0]])
+                    else:
+                        group.sort(key=rank_of)
+                        if first:
+                            ties = len(group)
+                ranked += group
+                first = False
+                if len(ranked) >= want:
+                    break
         winner = ranked[0]
         if winner in at:  # (a grouped pair leaves its group in _regroup)
             fix[at[winner]] = _RETIRED
