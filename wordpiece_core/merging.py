@@ -975,8 +975,9 @@ class _Engine:
         ids = list(map(self.tok_to_id.get, made))
         if ids.count(None) < len(ids):
             for k, n in enumerate(ids):
-                if n is not None and tc.get(chr(n), 0):
-                    rec.new_count_rows[row + k] = tc[chr(n)]
+                count = tc.get(chr(n), 0) if n is not None else 0
+                if count:
+                    rec.new_count_rows[row + k] = count
         rec.cand_start.append(row + len(ranked))
 
     def run(self) -> Training:
