@@ -8,7 +8,7 @@ import os
 
 import streamlit as st
 
-from wordpiece_ui import navigation, state
+from wordpiece_ui import navigation, state, trained
 
 # The icon is a file of ours: a Material icon name would make every browser fetch it from a font server.
 ICON = os.path.join(os.path.dirname(os.path.abspath(__file__)), "assets", "icon.png")
@@ -17,5 +17,7 @@ st.set_page_config(page_title="WordPiece Lab", page_icon=ICON, layout="wide")
 page = st.navigation(navigation.pages())
 if page.title == navigation.TRAIN:  # presenter mode: the room sees the step, not the settings
     st.set_page_config(initial_sidebar_state="collapsed" if state.presenting() else "auto")
-st.session_state[state.SETTINGS] = state.sidebar()
+settings = st.session_state[state.SETTINGS] = state.sidebar()
+if page.title in (navigation.TRAIN, navigation.COMPARE):  # its trainings run while the page imports its modules
+    trained.start_early(settings, pair=page.title == navigation.COMPARE)
 navigation.run(page)

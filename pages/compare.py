@@ -2,13 +2,16 @@
 
 import streamlit as st
 
-from wordpiece_ui import caches, charts, chips, compare, navigation, safe, state, tables
+from wordpiece_ui import navigation
+
+navigation.through_app()  # first, before the imports below: a page run alone goes through app.py (navigation.py)
+
+from wordpiece_ui import caches, charts, chips, compare, safe, state, tables
 from wordpiece_ui.corpora import sample_by_id
 
 MAX_HELDOUT = 5_000
 URL_TEXT_LIMIT = 1_000
 
-navigation.through_app()
 settings = st.session_state[state.SETTINGS]
 st.title("BPE vs WordPiece")
 st.caption("Both trained on the same corpus with the sidebar's settings. Tokens are matched by their letters: "

@@ -2,10 +2,13 @@
 
 import streamlit as st
 
-from wordpiece_ui import caches, glossary, navigation, sources, state
+from wordpiece_ui import navigation
+
+navigation.through_app()  # first, before the imports below: a page run alone goes through app.py (navigation.py)
+
+from wordpiece_ui import caches, glossary, sources, state
 from wordpiece_ui.corpora import MAX_PASTE_CHARS, MAX_UPLOAD_MB, MAX_WORD_TYPES
 
-navigation.through_app()
 settings = st.session_state[state.SETTINGS]
 state.sync_url(settings)
 st.title("Corpora and notes")

@@ -2,8 +2,12 @@
 
 import streamlit as st
 
+from wordpiece_ui import navigation
+
+navigation.through_app()  # first, before the imports below: a page run alone goes through app.py (navigation.py)
+
 from wordpiece_core.errors import WordPieceError
-from wordpiece_ui import caches, chips, encodings, navigation, safe, state
+from wordpiece_ui import caches, chips, encodings, safe, state
 from wordpiece_ui.corpora import sample_by_id
 from wordpiece_ui.stepper import Stepper
 
@@ -11,7 +15,6 @@ MAX_TEXT = 20_000  # characters encoded live; longer text is kept, and its start
 URL_TEXT_LIMIT = 1_000
 SOURCES = {"trained": "The tokenizer trained in the sidebar", "file": "A tokenizer file (tokenizer.json or vocab.txt)"}
 
-navigation.through_app()
 settings = st.session_state[state.SETTINGS]
 st.title("Encoder playground")
 sample = sample_by_id(settings.corpus)

@@ -4,7 +4,11 @@ import functools
 
 import streamlit as st
 
-from wordpiece_ui import (algorithm_code, caches, charts, chips, glossary, handout, intro, navigation, notes, presenter,
+from wordpiece_ui import navigation
+
+navigation.through_app()  # first, before the imports below: a page run alone goes through app.py (navigation.py)
+
+from wordpiece_ui import (algorithm_code, caches, charts, chips, glossary, handout, intro, notes, presenter,
                           safe, state, tables)
 from wordpiece_ui.stepper import Stepper
 
@@ -13,7 +17,6 @@ QUIZ_CHOICES = 8  # the quiz shows the best 8 candidates, shuffled into alphabet
 VOCAB_ROWS = 300
 DARK = st.context.theme.type == "dark"  # the bars' value labels follow the theme
 
-navigation.through_app()
 settings = st.session_state[state.SETTINGS]
 state.keep(state.QUIZ, False, bool)  # quiz=1 in a link opens the page in "ask first" mode
 state.keep(state.PRESENT, False, bool)  # present=1 opens it in presenter mode

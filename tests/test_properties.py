@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from wordpiece_core.merging import train
 from wordpiece_core.reference import train as oracle_train
-from wordpiece_core.replay import candidates_at, splits_at
+from wordpiece_core.replay import candidates_at, splits_at, splits_by_rank
 from wordpiece_core.trace import TrainerConfig, merge_token
 
 words = st.text(alphabet="abcab", min_size=1, max_size=7)
@@ -65,6 +65,14 @@ def test_top_k_equals_the_full_table_and_replay(corpus, c):
         full = candidates_at(got, s.step)
         assert list(s.candidates) == full[: len(s.candidates)]
         assert (full[0].left, full[0].right) == (s.left, s.right)
+
+
+@settings(max_examples=200, deadline=None)
+@given(corpora, configs)
+def test_replay_through_the_touched_words_equals_replay_by_rank(corpus, c):
+    got = train(corpus, _config(c))
+    for step in range(1, len(got.steps) + 2):
+        assert splits_at(got, step) == splits_by_rank(got, step)
 
 
 @settings(max_examples=150, deadline=None)

@@ -2,9 +2,12 @@
 
 The trace keeps only the top-K candidates per step; a viewer that wants the
 whole table, or the splits of every word, at step s rebuilds them here from the
-merges: each word is re-split by applying the first s − 1 merges in rank order
-(for merges a trainer produced this gives exactly the training's splits), and
-the pairs are recounted the plain way.
+merges, and the pairs are recounted the plain way. A word's split at step s is
+its first s − 1 merges applied in rank order (`apply_ranked`; for merges a
+trainer produced this gives exactly the training's splits). `splits_at` gets the
+same splits faster: each step's merge is applied only to the words the trace
+says it touched, on splits written one character per token id (as the trainer
+keeps them), so a merge is one C string replace per touched word.
 """
 
 from __future__ import annotations
@@ -42,6 +45,26 @@ def _ranks(training: Training, step: int) -> dict[tuple[str, str], int]:
 
 def splits_at(training: Training, step: int) -> list[list[str]]:
     """Every word's split just before merge number `step` (1-based); step 1 = the start."""
+    step = max(1, min(step, len(training.steps) + 1))
+    if step == 1:
+        return [training.initial_split(w) for w in training.words]
+    steps = training.steps
+    tokens = steps.tokens
+    ids = {token: i for i, token in enumerate(tokens[:len(training.initial_vocab)])}
+    try:  # each word as a string of token ids, one character each
+        split = ["".join([chr(ids[t]) for t in training.initial_split(w)]) for w in training.words]
+    except KeyError:  # a letter outside the initial vocabulary (not from this app's trainers): by rank
+        return splits_by_rank(training, step)
+    touched, starts = steps.touched, steps.touched_start
+    for i, (a, b, new) in enumerate(zip(steps.left_id[:step - 1], steps.right_id, steps.new_id)):
+        pair, made = chr(a) + chr(b), chr(new)
+        for w in touched[starts[i]:starts[i + 1]]:  # str.replace: every occurrence, left to right, as merge()
+            split[w] = split[w].replace(pair, made)
+    return [[tokens[t] for t in map(ord, s)] for s in split]
+
+
+def splits_by_rank(training: Training, step: int) -> list[list[str]]:
+    """`splits_at`, the plain way: every word re-split by applying the merges before `step` in rank order."""
     step = max(1, min(step, len(training.steps) + 1))
     ranks = _ranks(training, step)
     prefix = training.config.prefix

@@ -1,14 +1,13 @@
-"""What every session of the server shares: corpora, trainings, tables, charts; bounded in MB.
+"""What every session of the server shares, on top of trained.py: tables, charts, tokenizers; bounded in MB.
 
 A teacher's server holds one copy of each corpus, training and derived table for
 the whole class, in one least-recently-used store bounded in bytes (stores.py;
 `WORDPIECE_LAB_CACHE_MB`, default 400). Values are shared, never copied or
 unpickled per rerun, so the pages must not mutate them.
 
-Trainings go through the training service (jobs.py): one per key however many
-sessions ask, in a worker process when large, cancelled when every session
-waiting for it has left. A session waiting for one draws the job's progress bar.
-Downloads are built when clicked and not kept.
+Corpora and trainings live in trained.py (without pandas or Altair, so app.py can
+start a page's trainings before the page's imports); the pages reach them through
+the names re-exported here. Downloads are built when clicked and not kept.
 """
 
 from __future__ import annotations
@@ -21,254 +20,23 @@ import pandas as pd
 import streamlit as st
 
 from wordpiece_core.corpus import TextSettings
-from wordpiece_core.errors import WordPieceError
 from wordpiece_core.models import CACHE_WORDS as CACHED_WORDS
 from wordpiece_core.replay import candidates_at
-from wordpiece_core.trace import Algorithm, TrainerConfig, Training
+from wordpiece_core.trace import Training
 
-from . import charts, compare, safe, state, tables
-from .corpora import MAX_UPLOAD_MB, WordCounts, load_paste, load_sample, load_upload, samples
-from .jobs import Job, TrainingService, estimated_bytes
-from .settings import MAX_VOCAB, Settings, defaults_for
-from .stores import BudgetStore, budget_from_env
-
-TOP_K = 25  # candidates recorded per step
-FULL_TABLE_WORDS = 3_000  # below this many distinct words the full candidate table is always shown
-
-
-@st.cache_resource(show_spinner=False)
-def shared() -> tuple[BudgetStore, TrainingService]:
-    """The server's one store and training service (made on the first visit)."""
-    store = BudgetStore(budget_from_env())
-    return store, TrainingService(store)
+from . import charts, compare, tables
+from .corpora import load_sample, samples
+from .settings import Settings, defaults_for
+from .stores import BudgetStore
+# Corpora and trainings, as the pages and tests name them here:
+from .trained import HF_VARIANT, config_for, corpus, shared, trained_pair, training, training_key  # noqa: F401
 
 
 def _store() -> BudgetStore:
     return shared()[0]
 
 
-# ---------------------------------------------------------------- corpora
-
-
-def _counts(key: tuple, make, message: str) -> WordCounts:
-    store = _store()
-    hit = store.get(key)
-    if hit is not None:
-        return hit
-    with st.spinner(message):
-        return store.get_or_make(key, make)
-
-
-def corpus(settings: Settings) -> WordCounts | None:
-    """The chosen corpus' word counts, or None after showing why there are none."""
-    text_settings = TextSettings(settings.normalizer, settings.pre_tokenizer, settings.add_prefix_space)
-    try:
-        if settings.corpus == "paste":
-            text = st.session_state.get(state.PASTE_TEXT) or ""
-            if not text.strip():
-                st.info("Paste some text into the box in the sidebar to train on it.")
-                return None
-            digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-            return _counts(("paste", digest, text_settings), lambda: load_paste(text, text_settings),
-                           "Reading your text…")
-        if settings.corpus == "upload":
-            file = st.session_state.get(state.UPLOAD_FILE)
-            if file is None:
-                st.info(f"Choose a .txt or .tsv file in the sidebar (up to {MAX_UPLOAD_MB} MB).")
-                return None
-            data = file.getvalue()
-            digest = hashlib.sha256(data).hexdigest()
-            counts = _counts(("upload", file.name, digest, text_settings), lambda: load_upload(file.name, data, text_settings),
-                             "Reading your file…")
-            if counts is not None and counts.note:
-                st.sidebar.info(safe.md(counts.note) + ".")
-            return counts
-        return _counts(("sample", settings.corpus, text_settings), lambda: load_sample(settings.corpus, text_settings),
-                       "Reading the corpus…")
-    except WordPieceError as exc:
-        st.error(f"Cannot use this corpus: {safe.md(exc)}")
-        return None
-    except MemoryError:
-        st.error("This corpus is too large to count in memory here; try a smaller sample.")
-        return None
-
-
-# ---------------------------------------------------------------- training
-
-
-def config_for(settings: Settings, algorithm: Algorithm | None = None, prefix: str | None = None) -> TrainerConfig:
-    algorithm = algorithm or settings.algorithm
-    return TrainerConfig(
-        algorithm=algorithm,
-        vocab_size=settings.vocab_size,
-        min_frequency=settings.min_frequency,
-        special_tokens=settings.special_tokens,
-        tie_break=settings.tie_break,
-        prefix="##" if algorithm == "wordpiece" else prefix,
-        top_k=TOP_K,
-        full_byte_alphabet=settings.byte_level and settings.byte_alphabet,
-    )
-
-
-def training_key(counts: WordCounts, config: TrainerConfig) -> str:
-    return f"{counts.digest}|{config}"
-
-
-def _label(config: TrainerConfig) -> str:
-    return state.ALGORITHM_LABELS[config.algorithm] + (" with ##" if config.algorithm == "bpe" and config.prefix else "")
-
-
-WAIT_SECONDS = 1.0  # a training that ends this soon is shown without a progress view
-POLL_SECONDS = 0.5  # how often a waiting session's progress view polls its training
-
-
-def _session_id() -> str:
-    """This session's name for the training service (a waiting session polls under it)."""
-    if state.SESSION_ID not in st.session_state:
-        import uuid
-
-        st.session_state[state.SESSION_ID] = uuid.uuid4().hex
-    return st.session_state[state.SESSION_ID]
-
-
-def training(settings: Settings, counts: WordCounts, algorithm: Algorithm | None = None,
-             prefix: str | None = None) -> Training | None:
-    """The training for these settings: from the store, or trained now (or joined) with a progress view.
-
-    None means there is nothing to show yet (the progress view, a message or an error was
-    drawn instead): the page should stop. When the training ends, the progress view
-    reruns the page.
-    """
-    found = trainings({"": (algorithm or settings.algorithm, prefix)}, settings, counts)
-    return found[""][1] if found else None
-
-
-def trainings(wanted: dict[str, tuple[Algorithm, str | None]], settings: Settings,
-              counts: WordCounts) -> dict[str, tuple[str, Training]]:
-    """Name → (cache key, training) for each (algorithm, prefix) wanted, or {} when they are not all ready.
-
-    Every training not in the store is queued at once (so the server goes from one to the
-    next without waiting for this page), and one progress view follows them all; it reruns
-    the page when the last has ended. {} means a progress view, a message or an error was
-    drawn instead: the page should stop.
-    """
-    configs = {name: config_for(settings, algorithm, prefix) for name, (algorithm, prefix) in wanted.items()}
-    keys = {name: training_key(counts, config) for name, config in configs.items()}
-    stopped = st.session_state.setdefault(state.TRAINING_STOPPED, set())
-    cancelled = [name for name, key in keys.items() if key in stopped and shared()[1].cached(key) is None]
-    if cancelled:
-        names = " and ".join(_label(configs[name]) for name in cancelled)
-        told = (f"You stopped the {names} training before it finished, so it was cancelled (unless other sessions "
-                "on this server were waiting for it too)." if len(cancelled) == 1 else
-                f"You stopped the {names} trainings before they finished, so they were cancelled (unless other "
-                "sessions on this server were waiting for them too).")
-        st.info(told, icon=":material/stop_circle:")
-        st.button("Train again", icon=":material/replay:", on_click=stopped.difference_update,
-                  args=([keys[name] for name in cancelled],), key=f"again {keys[cancelled[0]]}")
-        return {}
-    ready: dict[str, tuple[str, Training | TrainerConfig]] = {}
-    for name, config in configs.items():
-        key = keys[name]
-        found = _stored_or_trainable(key, config, counts)
-        if found is None:
-            return {}  # said why; nothing was started
-        ready[name] = (key, found)
-    service = shared()[1]
-    words = dict(counts.counts) if any(isinstance(found, TrainerConfig) for _, found in ready.values()) else {}
-    begun: dict[str, tuple[str, Training | Job]] = {
-        name: (key, service.join(key, words, found, _session_id()) if isinstance(found, TrainerConfig) else found)
-        for name, (key, found) in ready.items()
-    }
-    for key, started in begun.values():  # each may take WAIT_SECONDS (they run one after the other)
-        if isinstance(started, Job) and not started.wait(WAIT_SECONDS):
-            break  # still running: show the progress view now
-    waiting = [(key, job) for key, job in begun.values() if isinstance(job, Job) and not job.finished.is_set()]
-    if waiting:
-        _progress_view([(key, _label(job.config)) for key, job in waiting])
-        return {}
-    out: dict[str, tuple[str, Training]] = {}
-    for name, (key, started) in begun.items():
-        if isinstance(started, Job):
-            if started.result is None:
-                st.error(f"Cannot train {_label(started.config)}: {safe.md(started.error)}")
-                return {}
-            out[name] = (key, started.result)
-        else:
-            out[name] = (key, started)
-    return out
-
-
-def _stored_or_trainable(key: str, config: TrainerConfig, counts: WordCounts) -> Training | TrainerConfig | None:
-    """The stored training for `key`; else its config, when it may be trained; else None (a message was drawn)."""
-    store, service = shared()
-    done = service.cached(key)
-    if done is not None:
-        return done
-    name = _label(config)
-    failed = service.failure(key)
-    if failed is not None:
-        st.error(f"Cannot train {name}: {safe.md(failed)}")
-        return None
-    avg = max(1, sum(len(w) for w, _ in counts.counts[:1000]) // max(1, min(1000, counts.types)))
-    need = estimated_bytes(counts.types, avg, config)
-    if need > store.budget:
-        st.error(f"This training would need about {need / 1e6:,.0f} MB, more than the server keeps for all its "
-                 f"trainings ({store.budget / 1e6:,.0f} MB). Lower the vocabulary size (at most {MAX_VOCAB:,}) "
-                 "or use a smaller corpus.")
-        return None
-    return config
-
-
-def _stop(keys: list[str]) -> None:
-    """This session stops waiting for these trainings (each is cancelled unless other sessions wait for it)."""
-    service = shared()[1]
-    for key in keys:
-        job = service.job(key)
-        if job is not None:
-            service.leave(job, _session_id())
-    st.session_state.setdefault(state.TRAINING_STOPPED, set()).update(keys)
-
-
-def _progress_view(waiting: list[tuple[str, str]]) -> None:
-    """The progress of each (key, name) training, polled every POLL_SECONDS; the page reruns when all have ended."""
-
-    @st.fragment(run_every=POLL_SECONDS)
-    def progress() -> None:
-        service = shared()[1]
-        stopped = st.session_state.get(state.TRAINING_STOPPED, ())
-        jobs = [(key, name, service.job(key)) for key, name in waiting]
-        if any(key in stopped for key, _, _ in jobs):
-            st.rerun()  # this session pressed Stop: it waits no more (and says so)
-        if all(job is None or job.finished.is_set() for _, _, job in jobs):
-            st.rerun()  # the whole page, now with the trainings (or their errors)
-        for key, name, job in jobs:
-            if job is None or job.finished.is_set():
-                text, fraction = f"Training {name}: done", 1.0
-            else:
-                service.touch(job, _session_id())
-                fraction = job.fraction
-                if job.state == "queued":
-                    text = f"Training {name}: waiting for another training on this server to finish…"
-                else:
-                    text = f"Training {name}: {job.done_steps:,} of {job.total_steps:,} merges"
-            st.progress(min(1.0, fraction), text=text)
-        st.button("Stop", icon=":material/stop_circle:", on_click=_stop, args=([key for key, _ in waiting],),
-                  key=f"stop {waiting[0][0]}",
-                  help="Stop waiting; a training is cancelled unless other sessions wait for it too.")
-
-    progress()
-
-
-HF_VARIANT = "HF WordPieceTrainer (BPE with ##)"  # the Compare page's optional third column
-
-
-def trained_pair(settings: Settings, counts: WordCounts, hf_variant: bool = False) -> dict[str, tuple[str, Training]]:
-    """Name → (cache key, training) for BPE and WordPiece (and BPE with ##) on the same settings."""
-    wanted: dict[str, tuple[Algorithm, str | None]] = {"BPE": ("bpe", None), "WordPiece": ("wordpiece", "##")}
-    if hf_variant:
-        wanted[HF_VARIANT] = ("bpe", "##")
-    return trainings(wanted, settings, counts)
-
+FULL_TABLE_WORDS = 3_000  # below this many distinct words the full candidate table is always shown
 
 # ---------------------------------------------------------------- derived from a training
 # Shared like the training itself, under the training's key, in the same bounded store.

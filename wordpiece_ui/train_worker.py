@@ -12,6 +12,7 @@ multiprocessing's spawn and forkserver start methods would import it again in th
 
 from __future__ import annotations
 
+import os
 import pickle
 import sys
 
@@ -20,8 +21,11 @@ def main() -> None:
     from wordpiece_core.errors import WordPieceError
     from wordpiece_core.merging import train
 
-    from .jobs import OUT_OF_MEMORY
+    from .jobs import OUT_OF_MEMORY, WORKER_NICENESS
 
+    nice = getattr(os, "nice", None)  # below the server's priority: its clicks come first (jobs.py)
+    if nice is not None:
+        nice(WORKER_NICENESS)
     out = sys.stdout.buffer
     counts, config = pickle.load(sys.stdin.buffer)
 
