@@ -286,7 +286,7 @@ class _Engine:
         # the hf rule (under the course's rule, the fast form reads every tied pair; the walk does not).
         self.walks = self.is_wp or config.top_k > 1 or self.first_rule
         # pair -> (its first-seen rank, the split of the word it was found in); see _first_rank
-        self.ranks: dict[str, tuple[tuple[int, int], str]] = {}
+        self.ranks: dict[str, tuple[tuple[int, int], str, tuple[int, int]]] = {}  # see _first_rank
         # Three shapes of heap entry, each in its own heap (a min-heap: the best pair is at the top):
         # - `heap`, WordPiece: (key, pair), key = -score when pushed (see _choose_wordpiece);
         # - `ordered`, BPE with the top K wanted: (-count, tie rank, pair), where the tie rank is the
@@ -372,7 +372,7 @@ class _Engine:
             w = min(self._keep_words_holding(q))
             i = words[w].find(q)
         rank = (w, i)
-        self.ranks[q] = (rank, words[w])
+        self.ranks[q] = (rank, words[w], (w, i - len(words[w])))  # the last: BPE's tie rank (_bpe_tie_rank)
         return rank
 
     def _keep_words_holding(self, q: str) -> list[int]:
@@ -430,8 +430,8 @@ class _Engine:
         """The tie rank of a BPE entry: the pair (hf), or (word index, position - word length) (first)."""
         if not self.first_rule:
             return q
-        w, i = self._first_rank(q)
-        return (w, i - len(self.words[w]))
+        self._first_rank(q)
+        return self.ranks[q][2]
 
     def _choose_bpe(self, want: int) -> tuple[str, int, list[str]] | None:
         """BPE, the top `want`: walk `ordered` best first until the `want` best are certain.
@@ -444,6 +444,7 @@ class _Engine:
         and the winner's entry are retired. How many pairs tie is read from the histogram."""
         heap, pc, thr, newest = self.ordered, self.pc, self.threshold, self.newest
         first_rule, tie_rank = self.first_rule, self._bpe_tie_rank
+        ranks_get, words = self.ranks.get, self.words
         size = len(heap)
         frontier = [(heap[0], 0)] if heap else []
         best: list[tuple] = []  # the best entries found, as the pairs are now, sorted
@@ -469,7 +470,11 @@ class _Engine:
                 del newest[q]
                 continue
             now = entry
-            rank = tie_rank(q) if first_rule else q  # (hf: the pair, never stale)
+            if first_rule:  # _bpe_tie_rank, its remembered case inlined (most entries)
+                known = ranks_get(q)
+                rank = known[2] if known is not None and words[known[0][0]] is known[1] else tie_rank(q)
+            else:
+                rank = q  # (hf: the pair, never stale)
             if c != -entry[0] or rank != entry[1]:
                 now = fix[i] = newest[q] = (-c, rank, q)
             at[q] = i
