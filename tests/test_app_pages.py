@@ -49,8 +49,9 @@ def test_compare_toy_corpus_first_difference_and_overlap():
 
 
 def test_compare_queues_both_trainings_at_once_and_stop_cancels_both():
-    """A cold Compare page starts BPE and WordPiece together (the second is queued behind the first,
-    not asked for after it ends): one progress view shows both, and its Stop cancels both."""
+    """A cold Compare page starts BPE and WordPiece together (at once, one worker per core; on a
+    one-core machine the second waits in the queue), not the second after the first ends: one progress
+    view shows both, and its Stop cancels both."""
     at = page("pages/compare.py", corpus="wordfreq-en", vocab_size=19_990)
     bars = [b.proto.text for b in at.get("progress")]
     assert len(bars) == 2, bars

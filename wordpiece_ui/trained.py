@@ -302,13 +302,15 @@ def start_early(settings: Settings, pair: bool) -> None:
         return
     store, service = shared()
     stopped = st.session_state.get(state.TRAINING_STOPPED, ())
-    wanted = PAIR.values() if pair else [(settings.algorithm, None)]
-    words: dict[str, int] = {}
-    for algorithm, prefix in wanted:
-        config = config_for(settings, algorithm, prefix)
-        key = training_key(counts, config)
-        if (key in stopped or service.cached(key) is not None or service.failure(key) is not None
-                or _needed_bytes(counts, config) > store.budget):
-            continue
-        words = words or dict(counts.counts)
+    configs = [config_for(settings, algorithm, prefix) for algorithm, prefix in (
+        PAIR.values() if pair else [(settings.algorithm, None)])]
+    keys = [training_key(counts, config) for config in configs]
+    # As trainings() does: when one of them was stopped, failed or cannot fit, the page says so and
+    # starts none of them.
+    if any(key in stopped or service.failure(key) is not None for key in keys) or \
+            any(_needed_bytes(counts, config) > store.budget for config in configs):
+        return
+    todo = [(key, config) for key, config in zip(keys, configs) if service.cached(key) is None]
+    words = dict(counts.counts) if todo else {}
+    for key, config in todo:
         service.join(key, words, config, _session_id())
