@@ -19,8 +19,9 @@ A training of thousands of merges holds that interpreter for seconds, so:
   train at once (one per core), the rest queue. A child runs at a lower CPU
   priority (`WORKER_NICENESS`), so the server's clicks still come first when every
   core trains: on a 2-core machine the Compare page's two trainings run at once
-  and the class's steps stay fast (issue 10's benchmark, README). Tiny trainings (the course's toy corpus) run in the calling thread:
-  starting a process would cost more than the training.
+  and the class's steps stay fast (issue 10's benchmark, README). Tiny trainings
+  (the course's toy corpus) run in the calling thread: starting a process would
+  cost more than the training.
 - Finished trainings go into the memory-bounded store (stores.py).
 """
 
@@ -46,7 +47,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 INLINE_WORK = 2_000_000  # characters in the distinct words × merges asked: at or below, train in a thread
 INLINE_AT_ONCE = 2  # tiny trainings running in the server at the same time, at most
-WORKER_NICENESS = 10  # a worker's CPU priority below the server's (Unix nice; 10 gets about a tenth of a busy core)
+WORKER_NICENESS = 10  # a worker's CPU priority below the server's (Unix nice: sharing a core with it, a worker gets ~10%)
 # A job no session has polled for this long is cancelled. Sessions poll every 0.5 s, but a
 # browser slows the timers of a tab left in the background to about one a minute.
 GRACE_SECONDS = 90.0

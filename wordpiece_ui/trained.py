@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Callable
 
 import streamlit as st
 
@@ -56,9 +57,19 @@ def _counts(key: tuple, make, message: str) -> WordCounts:
         return store.get_or_make(key, make)
 
 
+def _text_settings(settings: Settings) -> TextSettings:
+    return TextSettings(settings.normalizer, settings.pre_tokenizer, settings.add_prefix_space)
+
+
+def _sample(settings: Settings) -> tuple[tuple, Callable[[], WordCounts]]:
+    """A sample corpus' key in the store, and how to count it."""
+    text_settings = _text_settings(settings)
+    return ("sample", settings.corpus, text_settings), lambda: load_sample(settings.corpus, text_settings)
+
+
 def corpus(settings: Settings) -> WordCounts | None:
     """The chosen corpus' word counts, or None after showing why there are none."""
-    text_settings = TextSettings(settings.normalizer, settings.pre_tokenizer, settings.add_prefix_space)
+    text_settings = _text_settings(settings)
     try:
         if settings.corpus == "paste":
             text = st.session_state.get(state.PASTE_TEXT) or ""
@@ -80,8 +91,7 @@ def corpus(settings: Settings) -> WordCounts | None:
             if counts is not None and counts.note:
                 st.sidebar.info(safe.md(counts.note) + ".")
             return counts
-        return _counts(("sample", settings.corpus, text_settings), lambda: load_sample(settings.corpus, text_settings),
-                       "Reading the corpus…")
+        return _counts(*_sample(settings), "Reading the corpus…")
     except WordPieceError as exc:
         st.error(f"Cannot use this corpus: {safe.md(exc)}")
         return None
@@ -294,10 +304,8 @@ def start_early(settings: Settings, pair: bool) -> None:
     """
     if settings.corpus in CUSTOM_IDS:
         return
-    text_settings = TextSettings(settings.normalizer, settings.pre_tokenizer, settings.add_prefix_space)
     try:
-        counts = _store().get_or_make(("sample", settings.corpus, text_settings),
-                                      lambda: load_sample(settings.corpus, text_settings))
+        counts = _store().get_or_make(*_sample(settings))
     except (WordPieceError, MemoryError):
         return
     store, service = shared()
