@@ -2,7 +2,8 @@
 
 Each fast path is checked against the plain way of doing the same thing:
 - trace.jsonl lines formatted from a template == json.dumps of `step_json`;
-- trace.jsonl written by two processes == written by one (also when the second one fails);
+- trace.jsonl written partly during the training by a second process == written by one (also when
+  that process fails, or none can be forked);
 - tokenizer.json spliced by `pretty_json` == the same document (and loads in tokenizers);
 - word counts from two processes == counting in one, in the same order;
 - training with the cyclic garbage collector off leaves it as it was.
@@ -19,10 +20,11 @@ from hypothesis import strategies as st
 from corpora import TOY
 from wordpiece_core.corpus import TextSettings
 from wordpiece_core.errors import WordPieceError
-from wordpiece_core.formats import TraceFile, pretty_json, step_json, tokenizer_json, trace_jsonl, trace_lines
+from wordpiece_core.formats import pretty_json, step_json, tokenizer_json, trace_jsonl, trace_lines
 from wordpiece_core.merging import train
 from wordpiece_core.sampling import sample_lines
 from wordpiece_core.trace import TrainerConfig
+from wordpiece_core.trace_file import TraceFile
 
 odd_words = st.text(alphabet='ab"\\\n\t\u00e9\u0000\U0001f600', min_size=1, max_size=6)
 
@@ -39,55 +41,6 @@ def test_trace_lines_equal_json_of_step_json(corpus, algorithm, top_k):
     for line, step in zip(lines, t.steps):
         assert "\n" not in line
         assert line == json.dumps(step_json(step, cfg.tie_break), ensure_ascii=False)  # byte for byte
-
-
-@pytest.mark.parametrize("second_half_fails", [False, True])
-def test_the_trace_written_by_two_processes_is_the_trace(tmp_path, monkeypatch, second_half_fails):
-    t = train({"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5, "\u00e9t\u00e9": 3}, TrainerConfig(vocab_size=30))
-    assert len(t.steps) >= 8
-    monkeypatch.setattr(TraceFile, "PARALLEL_FROM", 2)
-    if second_half_fails:  # the forked process fails to write: this one writes its half instead
-        write = TraceFile._write
-
-        def failing(self, path, start, stop, mode="w"):
-            if path.endswith(".second-half"):
-                raise OSError("no space left")
-            write(self, path, start, stop, mode)
-
-        monkeypatch.setattr(TraceFile, "_write", failing)
-    path = tmp_path / "trace.jsonl"
-    TraceFile(t).write_to(str(path))
-    assert path.read_bytes() == trace_jsonl(t).encode("utf-8")
-    assert [p.name for p in tmp_path.iterdir()] == ["trace.jsonl"]
-
-
-def test_the_trace_is_written_by_one_process_when_none_can_be_forked(tmp_path, monkeypatch):
-    t = train({"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}, TrainerConfig(vocab_size=30))
-    monkeypatch.setattr(TraceFile, "PARALLEL_FROM", 2)
-
-    def no_fork():
-        raise OSError(12, "Cannot allocate memory")
-
-    monkeypatch.setattr(os, "fork", no_fork)
-    path = tmp_path / "trace.jsonl"
-    TraceFile(t).write_to(str(path))
-    assert path.read_bytes() == trace_jsonl(t).encode("utf-8")
-
-
-def test_a_failed_trace_leaves_no_half_behind(tmp_path, monkeypatch):
-    t = train({"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}, TrainerConfig(vocab_size=30))
-    monkeypatch.setattr(TraceFile, "PARALLEL_FROM", 2)
-    write = TraceFile._write
-
-    def first_half_fails(self, path, start, stop, mode="w"):
-        if start == 0:
-            raise OSError(28, "No space left on device")
-        write(self, path, start, stop, mode)
-
-    monkeypatch.setattr(TraceFile, "_write", first_half_fails)
-    with pytest.raises(OSError):
-        TraceFile(t).write_to(str(tmp_path / "trace.jsonl"))
-    assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.parametrize("algorithm,prefix", [("wordpiece", "##"), ("bpe", None), ("bpe", "##")])
@@ -250,3 +203,135 @@ def test_scores_that_round_to_the_same_float_are_ranked_exactly(top_k):
     assert (first.left, first.right, first.ties) == ("c", "##d", 1)
     if top_k > 1:
         assert [(c.left, c.right) for c in first.candidates] == [("c", "##d"), ("a", "##b")]
+
+
+def _early(monkeypatch, every=3):
+    """TraceFile settings that send the writer part after part during a small training."""
+    monkeypatch.setattr(TraceFile, "EARLY_STEPS", every)
+    monkeypatch.setattr(TraceFile, "POLL_EVERY", 1)
+    monkeypatch.setattr(TraceFile, "SPLIT_FROM", 2)
+
+
+def _waiting(trace):
+    """A progress callback that lets the writer finish each part before the next step (so that, however
+    slow the machine, the training sends part after part)."""
+    def wait(done, todo):
+        trace._is_idle(wait=True)
+    return wait
+
+
+WORDS = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5, "\u00e9t\u00e9": 3, "quo\"te": 2, "zz\\y": 1,
+         "teaching": 4, "tokenizers": 3, "wordpiece": 6, "merging": 2, "subword": 5, "vocabulary": 2}
+
+
+def _config(algorithm="wordpiece", tie_break="first"):
+    return TrainerConfig(algorithm=algorithm, vocab_size=60, prefix="##" if algorithm == "wordpiece" else None,
+                         top_k=3, tie_break=tie_break)
+
+
+@pytest.mark.parametrize("algorithm,tie_break", [("wordpiece", "first"), ("bpe", "hf")])
+def test_the_trace_written_while_training_is_the_trace(tmp_path, monkeypatch, algorithm, tie_break):
+    _early(monkeypatch)
+    sent = []
+    send = TraceFile._send
+    monkeypatch.setattr(TraceFile, "_send", lambda self, part, start, stop: (sent.append((start, stop)),
+                                                                             send(self, part, start, stop)))
+    trace = TraceFile(folder=str(tmp_path), tie_break=tie_break).start()
+    t = train(WORDS, _config(algorithm, tie_break), _waiting(trace), trace.during)
+    assert len(t.steps) >= 20 and len(sent) >= 6  # parts sent during the training, and half the rest
+    assert sent[0][0] == 0 and all(a[1] == b[0] for a, b in zip(sent, sent[1:])) and trace.tail_from < len(t.steps)
+    path = tmp_path / "trace.jsonl"
+    trace.finish(t).write_to(str(path))
+    assert path.read_bytes() == trace_jsonl(t).encode("utf-8")
+    assert [p.name for p in tmp_path.iterdir()] == ["trace.jsonl"]  # nothing else left
+    assert trace.pid < 0
+
+
+def test_if_the_writer_fails_this_process_writes_the_trace(tmp_path, monkeypatch):
+    import wordpiece_core.trace_file as trace_file
+
+    _early(monkeypatch)
+    lines = trace_file.step_lines
+
+    def failing(steps, tie_break, start=0, stop=None, first_step=0):
+        if first_step > 0:
+            raise OSError(28, "No space left on device")
+        return lines(steps, tie_break, start, stop, first_step)
+
+    monkeypatch.setattr(trace_file, "step_lines", failing)  # (in the writer only: this process uses trace_lines)
+    trace = TraceFile(folder=str(tmp_path)).start()
+    t = train(WORDS, _config(), _waiting(trace), trace.during)
+    assert trace.pid < 0 and trace.sent == 0  # it failed on its second part: given up
+    path = tmp_path / "trace.jsonl"
+    trace.finish(t).write_to(str(path))
+    assert path.read_bytes() == trace_jsonl(t).encode("utf-8")
+    assert [p.name for p in tmp_path.iterdir()] == ["trace.jsonl"]
+
+
+def test_closing_stops_the_writer(tmp_path, monkeypatch):
+    import time
+
+    import wordpiece_core.trace_file as trace_file
+
+    _early(monkeypatch)
+    monkeypatch.setattr(trace_file, "step_lines", lambda *args, **kwargs: time.sleep(60) or iter(()))
+    trace = TraceFile(folder=str(tmp_path)).start()
+    train(WORDS, _config(), None, trace.during)
+    pid = trace.pid
+    assert pid > 0 and trace.busy
+    started = time.perf_counter()
+    trace.close()
+    assert time.perf_counter() - started < 10 and trace.pid < 0
+    with pytest.raises(ChildProcessError):  # killed and reaped
+        os.waitpid(pid, os.WNOHANG)
+
+
+def test_the_trace_is_written_at_the_end_where_no_writer_can_be_forked(tmp_path, monkeypatch):
+    _early(monkeypatch)
+
+    def no_fork():
+        raise OSError(12, "Cannot allocate memory")
+
+    monkeypatch.setattr(os, "fork", no_fork)
+    trace = TraceFile(folder=str(tmp_path)).start()
+    assert trace.pid < 0
+    t = train(WORDS, _config(), None, trace.during)
+    path = tmp_path / "trace.jsonl"
+    trace.finish(t).write_to(str(path))
+    assert path.read_bytes() == trace_jsonl(t).encode("utf-8")
+    assert [p.name for p in tmp_path.iterdir()] == ["trace.jsonl"]
+
+
+def test_a_trace_that_cannot_be_written_leaves_nothing_behind(tmp_path, monkeypatch):
+    _early(monkeypatch)
+    trace = TraceFile(folder=str(tmp_path)).start()
+    t = train(WORDS, _config(), _waiting(trace), trace.during)
+
+    def full_disk(self, path, start, stop, mode="w"):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(TraceFile, "_write", full_disk)
+    with pytest.raises(OSError):
+        trace.finish(t).write_to(str(tmp_path / "trace.jsonl"))
+    assert list(tmp_path.iterdir()) == [] and trace.pid < 0
+
+
+
+def test_a_writer_that_fails_at_the_end_is_replaced_by_this_process(tmp_path, monkeypatch):
+    import wordpiece_core.trace_file as trace_file
+
+    _early(monkeypatch)
+    real = trace_file._writer
+
+    def fails_on_closing(*args):  # writes every part, then fails (as when the disk fills up at the end)
+        real(*args)
+        os._exit(3)
+
+    monkeypatch.setattr(trace_file, "_writer", fails_on_closing)
+    trace = TraceFile(folder=str(tmp_path)).start()
+    t = train(WORDS, _config(), _waiting(trace), trace.during)
+    assert trace.pid > 0 and trace.sent > 0
+    path = tmp_path / "trace.jsonl"
+    trace.finish(t).write_to(str(path))
+    assert path.read_bytes() == trace_jsonl(t).encode("utf-8")
+    assert [p.name for p in tmp_path.iterdir()] == ["trace.jsonl"]

@@ -12,13 +12,16 @@ import sys
 import time
 from collections.abc import Sequence
 from fractions import Fraction
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from .errors import WordPieceError
 from .normalizers import NORMALIZERS
 from .pre_tokenizers import PRE_TOKENIZERS
 from .special_tokens import BERT_SPECIALS, END_OF_TEXT, UNK
 from .trace import ALGORITHMS, TIE_BREAKS
+
+if TYPE_CHECKING:
+    from .trace_file import TraceFile
 
 EXIT_INPUT = 2
 
@@ -153,10 +156,7 @@ def run_train(args: argparse.Namespace) -> int:
 
 
 def _train_into(args: argparse.Namespace, out) -> int:
-    from .corpus import TextSettings, load_word_counts
-    from .formats import output_files
-    from .merging import train
-    from .trace import TrainerConfig
+    from .trace_file import TraceFile
 
     specials_text = args.special_tokens
     if specials_text is None:
@@ -165,6 +165,20 @@ def _train_into(args: argparse.Namespace, out) -> int:
             key = "bpe-byte-level"
         specials_text = DEFAULT_SPECIALS[key]
     specials = tuple(dict.fromkeys(s.strip() for s in specials_text.split(",") if s.strip()))
+
+    # Most of trace.jsonl is written while the training runs, by a process forked now (while small).
+    trace = TraceFile(folder=out.staging, tie_break=args.tie_break).start()
+    try:
+        return _train_with(args, out, trace, specials)
+    finally:
+        trace.close()
+
+
+def _train_with(args: argparse.Namespace, out, trace: TraceFile, specials: tuple[str, ...]) -> int:
+    from .corpus import TextSettings, load_word_counts
+    from .formats import output_files
+    from .merging import train
+    from .trace import TrainerConfig
 
     settings = TextSettings(args.normalizer, args.pre_tokenizer, args.add_prefix_space)
     workers = 2 if (os.cpu_count() or 1) > 1 else 1  # a large text is counted in two processes
@@ -188,10 +202,11 @@ def _train_into(args: argparse.Namespace, out) -> int:
         full_byte_alphabet=args.full_byte_alphabet and args.pre_tokenizer == "byte-level",
     )
     bar = _ProgressBar(sys.stderr) if (sys.stderr.isatty() and not args.quiet) else None
-    training = train(counts, config, bar)
+    training = train(counts, config, bar, trace.during)
     if bar is not None:
         bar.close()
-    out.write(output_files(training, args.normalizer, args.pre_tokenizer, args.add_prefix_space, streamed=True))
+    out.write(output_files(training, args.normalizer, args.pre_tokenizer, args.add_prefix_space,
+                           trace.finish(training)))
     size = len(training.vocab)
     if not args.quiet:
         print(

@@ -18,14 +18,14 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from math import gcd
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from .errors import WordPieceError
 from .special_tokens import CLS, SEP, UNK
+from .steps import Steps
 from .trace import TIE_RULES, MergeStep, Training, exact_text, loglik_change, merge_token
 
 
@@ -191,9 +191,14 @@ def trace_lines(training: Training, start: int = 0, stop: int | None = None) -> 
     record per step and candidate; a test checks each line equals
     ``json.dumps(step_json(step), ensure_ascii=False)`` character for character.
     """
-    steps = training.steps
+    return step_lines(training.steps, training.config.tie_break, start, stop)
+
+
+def step_lines(steps: Steps, tie_break: str, start: int = 0, stop: int | None = None,
+               first_step: int = 0) -> Iterator[str]:
+    """`trace_lines` of `steps`, a part of a training that begins at step `first_step` (0-based)."""
     wp = steps.algorithm == "wordpiece"
-    rule_text = _json_string(training.config.tie_break)
+    rule_text = _json_string(tie_break)
     quoted = [_json_string(t) for t in steps.tokens]
     tokens, prefix = steps.tokens, steps.prefix
     c_left, c_right, c_pair, c_lc, c_rc = (steps.c_left_id, steps.c_right_id, steps.c_pair_count,
@@ -218,7 +223,7 @@ def trace_lines(training: Training, start: int = 0, stop: int | None = None) -> 
                 cp, cl, cr, c_score, c_exact, loglik_change(total, cl, cr, c_merged[r], ca == cb, c_new[r]),
             ))
         yield _STEP_LINE % (
-            i + 1, quoted[a], quoted[b], quoted[steps.new_id[i]], pc, lc, rc, score, exact, steps.ties[i],
+            first_step + i + 1, quoted[a], quoted[b], quoted[steps.new_id[i]], pc, lc, rc, score, exact, steps.ties[i],
             rule_text, steps.vocab_size[i], "true" if steps.existed[i] else "false", steps.merged_count[i],
             touched[i - start], logliks[i - start], pc * steps.vocab_size_before(i) / den, ", ".join(cands),
         )
@@ -284,80 +289,28 @@ def trace_jsonl(training: Training) -> str:
     return "".join(line + "\n" for line in trace_lines(training))
 
 
-class TraceFile:
-    """trace.jsonl, written by two processes at once where the system can fork (the command line).
+@runtime_checkable
+class Written(Protocol):
+    """A file that writes itself (trace_file.TraceFile)."""
 
-    It is most of what a training writes (about 2 KB a step), and formatting it is a fair share of a
-    command-line run; the second half of the steps is written by a forked process into a file beside
-    the first, then appended. If that process fails, this one writes the second half itself (and so
-    reports a real error, such as a full disk, with its message)."""
-
-    PARALLEL_FROM = 1000  # steps; below this one process is quicker than forking
-
-    def __init__(self, training: Training) -> None:
-        self.training = training
-
-    def _write(self, path: str, start: int, stop: int | None, mode: str = "w") -> None:
-        with open(path, mode, encoding="utf-8", newline="\n") as fh:
-            fh.writelines(line + "\n" for line in trace_lines(self.training, start, stop))
-
-    def write_to(self, path: str) -> None:
-        n = len(self.training.steps)
-        if n < self.PARALLEL_FROM or not hasattr(os, "fork"):
-            self._write(path, 0, n)
-            return
-        mid = n // 2
-        part = path + ".second-half"
-        # SIGINT and SIGTERM wait until the child is running its own code (and stay blocked there:
-        # on any error or signal this process kills it and reaps it before going on).
-        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
-        try:
-            pid = os.fork()
-        except OSError:  # no memory or processes to spare: one process writes it all
-            pid = -1
-        if pid == 0:  # the child: the second half
-            status = 1
-            try:
-                self._write(part, mid, n)
-                status = 0
-            finally:
-                os._exit(status)
-        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
-        if pid < 0:
-            self._write(path, 0, n)
-            return
-        reaped = False
-        try:
-            self._write(path, 0, mid)
-            _, status = os.waitpid(pid, 0)
-            reaped = True
-            if status != 0:
-                self._write(path, mid, n, "a")
-            else:
-                with open(path, "ab") as out, open(part, "rb") as half:
-                    shutil.copyfileobj(half, out, 1 << 20)
-        finally:
-            if not reaped:
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-            if os.path.exists(part):
-                os.remove(part)
+    def write_to(self, path: str) -> None: ...
 
 
-Content = str | Iterable[str] | TraceFile  # a file's text, its pieces in order (written one by one), or the trace
+Content = str | Iterable[str] | Written  # a file's text, its pieces in order (written one by one), or the trace
 
 
 def output_files(training: Training, normalizer: str, pre_tokenizer: str, add_prefix_space: bool = False,
-                 streamed: bool = False) -> dict[str, Content]:
+                 trace: Written | None = None) -> dict[str, Content]:
     """File name → content for everything a training writes.
 
-    streamed: trace.jsonl (the large one: about 2 KB a step) as a `TraceFile`, its lines made while
-    they are written, instead of one string; the command line writes it so, holding one line at a time."""
+    trace: trace.jsonl (the large one: about 2 KB a step) as a file that writes itself, instead of
+    one string; the command line gives a `trace_file.TraceFile`, which writes most of it during the
+    training, in a second process, and the rest holding one line at a time."""
     vocab = training.vocab
     files: dict[str, Content] = {
         "tokenizer.json": pretty_json(tokenizer_json(training, normalizer, pre_tokenizer, add_prefix_space)),
         "vocab.txt": vocab_txt(training),
-        "trace.jsonl": TraceFile(training) if streamed else trace_jsonl(training),
+        "trace.jsonl": trace if trace is not None else trace_jsonl(training),
         "training.json": json.dumps(
             summary_json(training, {"normalizer": normalizer, "pre_tokenizer": pre_tokenizer, "add_prefix_space": add_prefix_space}),
             ensure_ascii=False, indent=2,
@@ -414,7 +367,7 @@ class OutputFolder:
         assert self.staging is not None
         try:
             for name, content in files.items():
-                if isinstance(content, TraceFile):
+                if isinstance(content, Written):
                     content.write_to(os.path.join(self.staging, name))
                     continue
                 with open(os.path.join(self.staging, name), "w", encoding="utf-8", newline="\n") as fh:

@@ -58,10 +58,14 @@ from fractions import Fraction
 from typing import cast
 
 from .errors import WordPieceError
-from .steps import StepRecorder
+from .steps import StepRecorder, Steps
 from .trace import ALGORITHMS, TIE_BREAKS, TrainerConfig, Training, merge_token
 
 Progress = Callable[[int, int], None]
+# Called after each merge with the steps done, False, and a function that makes the steps from start to
+# stop (their touched words left out: see StepRecorder.part); once more with True when the training is
+# over. The command line's trace_file.TraceFile writes the trace of the steps done while training goes on.
+Watch = Callable[[int, bool, Callable[[int, int], Steps]], None]
 
 _FLOAT_WINDOW = 1e-9  # relative; float division is correctly rounded, so 1e-9 is ample
 _MAX_TOKENS = 0x10FFFF  # a token is one character, chr(id)
@@ -189,8 +193,9 @@ def train(
     word_counts: Mapping[str, int] | Iterable[tuple[str, int]],
     config: TrainerConfig,
     progress: Progress | None = None,
+    watch: Watch | None = None,
 ) -> Training:
-    """Train on word counts and return the full trace."""
+    """Train on word counts and return the full trace (`progress`, `watch`: called after each merge)."""
     validate_config(config)
     merged: dict[str, int] = {}
     if isinstance(word_counts, Mapping):  # keys are distinct already
@@ -207,7 +212,7 @@ def train(
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _Engine(merged, config, progress).run()
+        return _Engine(merged, config, progress).run(watch)
     finally:
         if collecting:
             gc.enable()
@@ -985,7 +990,11 @@ class _Engine:
                     rec.new_count_rows[row + k] = count
         rec.cand_start.append(row + len(ranked))
 
-    def run(self) -> Training:
+    def _part(self, rec: StepRecorder, start: int, stop: int) -> Steps:
+        """Steps `start` to `stop` so far, without their touched words (for a Watch)."""
+        return rec.part(self.id_to_tok, self.config.algorithm, self.config.prefix, start, stop, touched=False)
+
+    def run(self, watch: Watch | None = None) -> Training:
         cfg = self.config
         rec = StepRecorder()
         steps = 0
@@ -994,6 +1003,7 @@ class _Engine:
         if todo == 0:
             stop = "the special tokens and the alphabet already fill the vocabulary size"
         tc = self.tc
+        part = partial(self._part, rec)
         while len(self.tok_to_id) < cfg.vocab_size:
             chosen = self.choose()
             if chosen is None:
@@ -1045,6 +1055,10 @@ class _Engine:
             steps += 1
             if self.progress is not None:
                 self.progress(steps, todo)
+            if watch is not None:
+                watch(steps, False, part)
+        if watch is not None:
+            watch(steps, True, part)
         return Training(
             config=cfg,
             words=tuple(self.word_list),

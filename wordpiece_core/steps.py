@@ -95,26 +95,42 @@ class StepRecorder:
         self.cand_start: list[int] = [0]
 
     def finish(self, tokens: Sequence[str], algorithm: str, prefix: str | None) -> Steps:
-        columns = {name: int_column(getattr(self, name)) for name in STEP_INTS + self.RECORDED}
-        pairs = "".join(self.c_pairs)
+        return self.part(tokens, algorithm, prefix, 0, len(self.existed), touched=True)
+
+    def part(self, tokens: Sequence[str], algorithm: str, prefix: str | None, start: int, stop: int,
+             touched: bool) -> Steps:
+        """Steps `start` to `stop` (as steps 0 to stop - start), with `tokens` (every token by id).
+
+        touched=False leaves the touched words out (`touched` is then empty, and only how many each
+        step touched is kept): what trace.jsonl needs, for trace_file's writer."""
+        r0, r1 = self.cand_start[start], self.cand_start[stop]  # their candidate rows
+        t0, t1 = self.touched_start[start], self.touched_start[stop]
+        whole = start == 0 and stop == len(self.existed)
+        columns = {name: int_column(getattr(self, name)[start:stop]) for name in STEP_INTS}
+        columns.update({name: int_column(getattr(self, name)[r0:r1]) for name in self.RECORDED})
+        pairs = "".join(self.c_pairs[start:stop])
         columns["c_left_id"] = array("i", map(ord, pairs[0::2]))  # a token id is at most 0x10FFFF
         columns["c_right_id"] = array("i", map(ord, pairs[1::2]))
-        merged = array("q", self.c_pair_count)
+        merged = array("q", self.c_pair_count[r0:r1])
         for row, n in self.merged_rows.items():
-            merged[row] = n
+            if r0 <= row < r1:
+                merged[row - r0] = n
         columns["c_merged"] = int_column(merged)
         new_counts = array("q", bytes(8 * len(merged)))
         for row, n in self.new_count_rows.items():
-            new_counts[row] = n
+            if r0 <= row < r1:
+                new_counts[row - r0] = n
         columns["c_new_count"] = int_column(new_counts)
         return Steps(
             tokens=tuple(tokens),
             algorithm=algorithm,
             prefix=prefix,
-            existed=bytes(self.existed),
-            touched=int_column(self.touched),
-            touched_start=int_column(self.touched_start),
-            cand_start=int_column(self.cand_start),
+            existed=bytes(self.existed[start:stop]),
+            touched=int_column(self.touched[t0:t1] if touched else ()),
+            touched_start=int_column([x - t0 for x in self.touched_start[start:stop + 1]] if not whole
+                                     else self.touched_start),
+            cand_start=int_column([x - r0 for x in self.cand_start[start:stop + 1]] if not whole
+                                  else self.cand_start),
             **columns,
         )
 
