@@ -17,8 +17,11 @@ Rows (issue 14's targets in the last column; ratios are ours ÷ reference, measu
 3. Encoding throughput (MB/s) of the trained tokenizers, ours vs tokenizers loading the same
    tokenizer.json, one `encode` call per line of held-out text, single-threaded both.
 Each end-to-end contender runs in its own process, the two alternating; wall time is the
-best of --repeat runs and peak memory is the process tree's maximum resident set size
-(wait4 on the child, which reports the largest of the process and its waited-for children).
+best of --repeat runs. Peak memory is taken in one more, untimed run of each: the largest sum,
+over the process and all its children alive at once (ours forks a trace writer and, for large
+texts, two counting processes), of their proportional set sizes (PSS: a page shared by two
+processes counts half in each), read from /proc every 10 ms. A sum, not the largest single
+process: processes that run at the same time need their memory at the same time.
 The text is sampled from real English word frequencies (wordfreq), cached in benchmarks/.cache/.
 """
 
@@ -66,21 +69,59 @@ def make_text(n_tokens: int) -> str:
     return path
 
 
-def run_process(cmd: list[str], repeat: int) -> tuple[float, float]:
-    """Best wall time (s) and peak RSS (MB) of a command run `repeat` times."""
-    best, peak = float("inf"), 0.0
+def _tree(pid: int) -> list[int]:
+    """The process and its descendants."""
+    found, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        found.append(p)
+        try:
+            for task in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{task}/children") as fh:
+                    todo += [int(c) for c in fh.read().split()]
+        except OSError:  # it has ended
+            pass
+    return found
+
+
+def _pss_kb(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as fh:
+            for line in fh:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except OSError:  # it has ended
+        pass
+    return 0
+
+
+def peak_memory(cmd: list[str]) -> float:
+    """The largest summed PSS (MB) of a command's process tree, sampled every 10 ms (one untimed run)."""
+    proc = subprocess.Popen(cmd, env={**os.environ, "PYTHONPATH": ROOT}, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    peak = 0
+    while proc.poll() is None:
+        peak = max(peak, sum(map(_pss_kb, _tree(proc.pid))))
+        time.sleep(0.01)
+    if proc.returncode != 0:
+        raise SystemExit(f"failed: {' '.join(cmd)}")
+    return peak / 1024
+
+
+def run_process(cmd: list[str], repeat: int, memory: bool = True) -> tuple[float, float]:
+    """Best wall time (s) of a command run `repeat` times, and its peak memory (MB, see peak_memory)."""
+    best = float("inf")
     env = {**os.environ, "PYTHONPATH": ROOT}
     for _ in range(repeat):
         start = time.perf_counter()
         proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        _, status, usage = os.wait4(proc.pid, 0)
+        _, status, _ = os.wait4(proc.pid, 0)
         elapsed = time.perf_counter() - start
         err = proc.stderr.read().decode() if proc.stderr else ""
         if os.waitstatus_to_exitcode(status) != 0:
             raise SystemExit(f"failed: {' '.join(cmd)}\n{err}")
         best = min(best, elapsed)
-        peak = max(peak, usage.ru_maxrss / 1024)
-    return best, peak
+    return best, (peak_memory(cmd) if memory else 0.0)
 
 
 def ours(algorithm: str, path: str, vocab: int, out: str, normalizer: str, pre: str, top_k: int | None = None) -> list[str]:
@@ -100,13 +141,10 @@ def hf(kind: str, path: str, vocab: int, out: str, normalizer: str, pre: str) ->
 def alternate(a: list[str], b: list[str], repeat: int) -> tuple[float, float, float, float]:
     """Best wall time and peak memory of two commands run alternately."""
     t_a = t_b = float("inf")
-    m_a = m_b = 0.0
     for _ in range(repeat):
-        t, m = run_process(a, 1)
-        t_a, m_a = min(t_a, t), max(m_a, m)
-        t, m = run_process(b, 1)
-        t_b, m_b = min(t_b, t), max(m_b, m)
-    return t_a, t_b, m_a, m_b
+        t_a = min(t_a, run_process(a, 1, memory=False)[0])
+        t_b = min(t_b, run_process(b, 1, memory=False)[0])
+    return t_a, t_b, peak_memory(a), peak_memory(b)
 
 
 def course_row(n_words: int, vocab: int, tmp: str) -> tuple[float, float]:
@@ -119,9 +157,9 @@ def course_row(n_words: int, vocab: int, tmp: str) -> tuple[float, float]:
         fh.writelines(f"{w}\t{c}\n" for w, c in counts.items())
     out = os.path.join(tmp, "course")
     fast, _ = run_process([sys.executable, "-m", "wordpiece_core", "train", "--word-counts", tsv, "--algorithm", "wordpiece", "--vocab-size", str(vocab),
-                           "--special-tokens", "[UNK]", "--quiet", "--out", out], 3)
+                           "--special-tokens", "[UNK]", "--quiet", "--out", out], 3, memory=False)
     slow, _ = run_process([sys.executable, os.path.join(HERE, "course_loop.py"), tsv, str(vocab),
-                           os.path.join(tmp, "course-vocab.txt")], 1)
+                           os.path.join(tmp, "course-vocab.txt")], 1, memory=False)
     with open(os.path.join(out, "vocab.txt"), encoding="utf-8") as a, \
             open(os.path.join(tmp, "course-vocab.txt"), encoding="utf-8") as b:
         same = a.read() == b.read()
