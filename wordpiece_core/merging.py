@@ -990,6 +990,17 @@ class _Engine:
                     rec.new_count_rows[row + k] = count
         rec.cand_start.append(row + len(ranked))
 
+    def _release(self) -> None:
+        """Empty the training state (the training is over): the memory is reused for the trace's columns,
+        made next, instead of adding to the peak."""
+        for held in (self.pc, self.where, self.heap, self.ordered, self.packed, self.newest, self.latest,
+                     self.ranks, self.hist, self.bound, self.words, self.joined, self.group_of, self.members,
+                     self.sat_on, self.by_rank, self.by_count, self.tc):
+            held.clear()
+        if self.is_wp:
+            self.pairs_of.clear()
+            self.ref.clear()
+
     def _part(self, rec: StepRecorder, start: int, stop: int) -> Steps:
         """Steps `start` to `stop` so far, without their touched words (for a Watch)."""
         return rec.part(self.id_to_tok, self.config.algorithm, self.config.prefix, start, stop, touched=False)
@@ -1059,6 +1070,7 @@ class _Engine:
                 watch(steps, False, part)
         if watch is not None:
             watch(steps, True, part)
+        self._release()
         return Training(
             config=cfg,
             words=tuple(self.word_list),

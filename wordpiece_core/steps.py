@@ -126,7 +126,9 @@ class StepRecorder:
             algorithm=algorithm,
             prefix=prefix,
             existed=bytes(self.existed[start:stop]),
-            touched=int_column(self.touched[t0:t1] if touched else ()),
+            # (the recorder's own array when whole: it is not appended to any more, and a copy of the
+            # longest column would raise the training's peak memory)
+            touched=(self.touched if whole else int_column(self.touched[t0:t1])) if touched else int_column(()),
             touched_start=int_column([x - t0 for x in self.touched_start[start:stop + 1]] if not whole
                                      else self.touched_start),
             cand_start=int_column([x - r0 for x in self.cand_start[start:stop + 1]] if not whole
