@@ -335,3 +335,25 @@ def test_a_writer_that_fails_at_the_end_is_replaced_by_this_process(tmp_path, mo
     trace.finish(t).write_to(str(path))
     assert path.read_bytes() == trace_jsonl(t).encode("utf-8")
     assert [p.name for p in tmp_path.iterdir()] == ["trace.jsonl"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.dictionaries(st.text(alphabet="abc\u00e9", min_size=1, max_size=7), st.integers(1, 9), min_size=1, max_size=12),
+       st.sampled_from([("wordpiece", "##"), ("bpe", None), ("bpe", "##")]), st.sampled_from([0, 1, 3]),
+       st.sampled_from(["first", "hf"]), st.integers(2, 50), st.booleans())
+def test_any_training_written_while_it_runs_is_its_trace(tmp_path_factory, corpus, kind, top_k, tie_break, vocab,
+                                                          wait):
+    """Random corpora: repeated tokens ("aaaa": a candidate merges fewer times than its count), merges
+    that make a token the vocabulary has already, trainings that stop early or make no merge; parts
+    sent every two steps, the writer waited for or not."""
+    algorithm, prefix = kind
+    folder = tmp_path_factory.mktemp("trace")
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        _early(monkeypatch, every=2)
+        trace = TraceFile(folder=str(folder), tie_break=tie_break).start()
+        t = train(corpus, TrainerConfig(algorithm=algorithm, vocab_size=vocab, prefix=prefix, top_k=top_k,
+                                        tie_break=tie_break), _waiting(trace) if wait else None, trace.during)
+        path = folder / "trace.jsonl"
+        trace.finish(t).write_to(str(path))
+    assert path.read_bytes() == trace_jsonl(t).encode("utf-8")
+    assert [p.name for p in folder.iterdir()] == ["trace.jsonl"]

@@ -167,8 +167,9 @@ def _train_into(args: argparse.Namespace, out) -> int:
     specials = tuple(dict.fromkeys(s.strip() for s in specials_text.split(",") if s.strip()))
 
     # Most of trace.jsonl is written while the training runs, by a process forked now (while small).
-    trace = TraceFile(folder=out.staging, tie_break=args.tie_break).start()
+    trace = TraceFile(folder=out.staging, tie_break=args.tie_break)
     try:
+        trace.start()
         return _train_with(args, out, trace, specials)
     finally:
         trace.close()

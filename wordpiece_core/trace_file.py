@@ -11,8 +11,8 @@ the end of the training:
   idle (it says so on a second pipe after each part) and at least `EARLY_STEPS` steps are not yet
   sent, it sends them: their numbers only (`StepRecorder.part`), a few hundred KB. The writer
   formats them on the other core; the training goes on at once.
-- When the training is over, `write_to` sends the first half of the steps left to the writer and
-  writes the second half itself, then joins the two.
+- When the training is over, the writer (if idle) is sent the first half of the steps left, and
+  `write_to` writes the second half, then joins the two.
 
 If the writer fails, this process writes the whole trace itself (and so reports a real error, such as
 a full disk, with its message). Where the system cannot fork (or has no memory to spare for it), one
@@ -97,14 +97,14 @@ class TraceFile:
                 status = 0
             finally:
                 os._exit(status)
-        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         os.close(parts_r)
         os.close(idle_w)
         if pid < 0:
             os.close(parts_w)
             os.close(idle_r)
-            return self
-        self.pid, self.parts_fd, self.idle_fd = pid, parts_w, idle_r
+        else:  # (recorded before a pending Ctrl-C or SIGTERM is let in, so that close() stops it)
+            self.pid, self.parts_fd, self.idle_fd = pid, parts_w, idle_r
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         return self
 
     def _is_idle(self, wait: bool) -> bool:
@@ -122,8 +122,10 @@ class TraceFile:
         steps = part(start, stop)
         new_tokens, steps.tokens = steps.tokens[self.tokens_sent:], ()
         message = (start, new_tokens, self.tie_break, steps)
+        data = memoryview(pickle.dumps(message, pickle.HIGHEST_PROTOCOL))
         try:
-            os.write(self.parts_fd, pickle.dumps(message, pickle.HIGHEST_PROTOCOL))
+            while data:
+                data = data[os.write(self.parts_fd, data):]
         except OSError:  # the writer has ended (it failed)
             self._give_up()
             return
@@ -160,7 +162,8 @@ class TraceFile:
             return
         if finished:
             self.tail_from = self.sent
-            if done - self.sent >= self.SPLIT_FROM and self._is_idle(wait=True):
+            # (a writer still busy with its last part is not waited for: this process writes the rest)
+            if done - self.sent >= self.SPLIT_FROM and self._is_idle(wait=False):
                 self.tail_from = (self.sent + done) // 2
                 self._send(part, self.sent, self.tail_from)
             return
