@@ -220,6 +220,14 @@ def _waiting(trace):
     return wait
 
 
+def _assert_written(trace, t, folder):
+    """The trace `trace` writes into `folder` is the one-process trace, and nothing else is left there."""
+    path = folder / "trace.jsonl"
+    trace.finish(t).write_to(str(path))
+    assert path.read_bytes() == trace_jsonl(t).encode("utf-8")
+    assert [p.name for p in folder.iterdir()] == ["trace.jsonl"]
+
+
 WORDS = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5, "\u00e9t\u00e9": 3, "quo\"te": 2, "zz\\y": 1,
          "teaching": 4, "tokenizers": 3, "wordpiece": 6, "merging": 2, "subword": 5, "vocabulary": 2}
 
@@ -240,10 +248,7 @@ def test_the_trace_written_while_training_is_the_trace(tmp_path, monkeypatch, al
     t = train(WORDS, _config(algorithm, tie_break), _waiting(trace), trace.during)
     assert len(t.steps) >= 20 and len(sent) >= 6  # parts sent during the training, and half the rest
     assert sent[0][0] == 0 and all(a[1] == b[0] for a, b in zip(sent, sent[1:])) and trace.tail_from < len(t.steps)
-    path = tmp_path / "trace.jsonl"
-    trace.finish(t).write_to(str(path))
-    assert path.read_bytes() == trace_jsonl(t).encode("utf-8")
-    assert [p.name for p in tmp_path.iterdir()] == ["trace.jsonl"]  # nothing else left
+    _assert_written(trace, t, tmp_path)  # nothing else left
     assert trace.pid < 0
 
 
@@ -262,10 +267,7 @@ def test_if_the_writer_fails_this_process_writes_the_trace(tmp_path, monkeypatch
     trace = TraceFile(folder=str(tmp_path)).start()
     t = train(WORDS, _config(), _waiting(trace), trace.during)
     assert trace.pid < 0 and trace.sent == 0  # it failed on its second part: given up
-    path = tmp_path / "trace.jsonl"
-    trace.finish(t).write_to(str(path))
-    assert path.read_bytes() == trace_jsonl(t).encode("utf-8")
-    assert [p.name for p in tmp_path.iterdir()] == ["trace.jsonl"]
+    _assert_written(trace, t, tmp_path)
 
 
 def test_closing_stops_the_writer(tmp_path, monkeypatch):
@@ -296,10 +298,7 @@ def test_the_trace_is_written_at_the_end_where_no_writer_can_be_forked(tmp_path,
     trace = TraceFile(folder=str(tmp_path)).start()
     assert trace.pid < 0
     t = train(WORDS, _config(), None, trace.during)
-    path = tmp_path / "trace.jsonl"
-    trace.finish(t).write_to(str(path))
-    assert path.read_bytes() == trace_jsonl(t).encode("utf-8")
-    assert [p.name for p in tmp_path.iterdir()] == ["trace.jsonl"]
+    _assert_written(trace, t, tmp_path)
 
 
 def test_a_trace_that_cannot_be_written_leaves_nothing_behind(tmp_path, monkeypatch):
@@ -331,10 +330,7 @@ def test_a_writer_that_fails_at_the_end_is_replaced_by_this_process(tmp_path, mo
     trace = TraceFile(folder=str(tmp_path)).start()
     t = train(WORDS, _config(), _waiting(trace), trace.during)
     assert trace.pid > 0 and trace.sent > 0
-    path = tmp_path / "trace.jsonl"
-    trace.finish(t).write_to(str(path))
-    assert path.read_bytes() == trace_jsonl(t).encode("utf-8")
-    assert [p.name for p in tmp_path.iterdir()] == ["trace.jsonl"]
+    _assert_written(trace, t, tmp_path)
 
 
 @settings(max_examples=150, deadline=None)
@@ -353,7 +349,4 @@ def test_any_training_written_while_it_runs_is_its_trace(tmp_path_factory, corpu
         trace = TraceFile(folder=str(folder), tie_break=tie_break).start()
         t = train(corpus, TrainerConfig(algorithm=algorithm, vocab_size=vocab, prefix=prefix, top_k=top_k,
                                         tie_break=tie_break), _waiting(trace) if wait else None, trace.during)
-        path = folder / "trace.jsonl"
-        trace.finish(t).write_to(str(path))
-    assert path.read_bytes() == trace_jsonl(t).encode("utf-8")
-    assert [p.name for p in folder.iterdir()] == ["trace.jsonl"]
+        _assert_written(trace, t, folder)

@@ -205,7 +205,7 @@ def step_lines(steps: Steps, tie_break: str, start: int = 0, stop: int | None = 
                                           steps.c_left_count, steps.c_right_count)
     c_merged, c_new, starts = steps.c_merged, steps.c_new_count, steps.cand_start
     stop = len(steps) if stop is None else stop
-    logliks = steps.loglik_deltas(start, stop)  # (only this range's: a forked half computes its own)
+    logliks = steps.loglik_deltas(start, stop)  # (only this range's: each part's writer computes its own)
     touched = steps.touched_counts(start, stop)
     for i in range(start, stop):
         a, b = steps.left_id[i], steps.right_id[i]

@@ -57,14 +57,14 @@ class TraceFile:
     """trace.jsonl, written partly during the training (`start`, `during`) and finished by `write_to`.
 
     folder: where the writer's file goes (the output's staging folder); None writes everything at
-    the end. The finished training is given with `finish` (or to the constructor)."""
+    the end. The finished training is given with `finish`."""
 
     EARLY_STEPS = 500  # steps: the least sent to the writer at once during the training
     POLL_EVERY = 16  # steps between two checks whether the writer is idle
     SPLIT_FROM = 200  # steps left at the end: below this, this process writes them alone
 
-    def __init__(self, training: Training | None = None, folder: str | None = None, tie_break: str = "first") -> None:
-        self.training = training
+    def __init__(self, folder: str | None, tie_break: str = "first") -> None:
+        self.training: Training | None = None
         self.folder = folder
         self.tie_break = tie_break
         self.pid = -1  # the writer's
@@ -156,8 +156,8 @@ class TraceFile:
         """After each merge (`done` steps so far) and once more when the training is over (`finished`).
 
         part(start, stop) makes those steps (without their touched words, which the trace only counts).
-        When the training is over, the writer is sent the first half of the steps left, and this
-        process writes the second half (`write_to`)."""
+        When the training is over, the writer, if idle, is sent the first half of the steps left, and
+        this process writes the rest (`write_to`)."""
         if self.pid < 0:
             return
         if finished:
