@@ -18,10 +18,12 @@ How it is made fast in pure Python:
 - A merge groups the touched words by the token left and right of the pair,
   and updates the pair counts once per distinct neighbour, not once per word.
 - BPE keys only go stale downwards (counts only fall), so only new pairs are
-  pushed; ties are counted from a histogram of pair counts. With the tie rank in
-  the entry (the pair for hf; where the course first meets it for first, which
-  also only worsens), the walk for the top K stops after about K entries, however
-  many pairs tie.
+  pushed; ties are counted from a histogram of pair counts. The top K found at a
+  step is kept for the next, in a small window above the heap: each step re-reads
+  those K pairs and takes from the heap only the entries that could beat the
+  window's worst (about one a step, and the stale ones), however many pairs tie.
+  The tie rank is in the entry (the pair for hf; where the course first meets it
+  for first, which also only worsens).
 - WordPiece: a merge lowers count(a) and count(b), which RAISES the score of
   every other pair containing a or b. Their entries are re-pushed only when a
   token's count has fallen by 0.5% since the last time; in between, a key may
@@ -55,7 +57,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from bisect import insort
 from fractions import Fraction
-from typing import cast
+from typing import Any, cast
 
 from .errors import WordPieceError
 from .steps import StepRecorder, Steps
@@ -80,7 +82,7 @@ _LOW42 = (1 << 42) - 1  # a packed entry's pair: left id << 21 + right id (its l
 # fast forms of its "hf" rule, the smaller (left id, right id) first; tests/test_properties.py
 # checks that both order any pairs as the rule does:
 # - a pair is the string chr(left id) + chr(right id), and strings compare by code point;
-# - BPE's winner-only heap packs (-count, left id, right id) into one int (`_pack`), which orders
+# - BPE's heap under the hf rule packs (-count, left id, right id) into one int (`_pack`), which orders
 #   as that tuple: the ids take 21 bits each (a token id is at most 0x10FFFF).
 def _wp_key(count_ab: int, count_a: int, count_b: int) -> float:
     """A WordPiece heap key: minus the score count(ab) / (count(a) × count(b)), as a float (a min-heap
@@ -88,14 +90,15 @@ def _wp_key(count_ab: int, count_a: int, count_b: int) -> float:
     return -(count_ab / (count_a * count_b))
 
 
-def _pack(count: int, pair: str) -> int:
+def _pack(pair: str, count: int) -> int:
+    """BPE's heap entry under the hf rule: (-count, left id, right id) as one int, ordered as that tuple."""
     return (-count << 42) + (ord(pair[0]) << 21) + ord(pair[1])
 
 
-def _unpack(key: int) -> tuple[int, str]:
-    """The count and the pair of a packed entry."""
+def _packed_pair(key: int) -> str:
+    """The pair of a packed entry."""
     low = key & _LOW42
-    return -(key >> 42), chr(low >> 21) + chr(low & _LOW21)
+    return chr(low >> 21) + chr(low & _LOW21)
 
 
 def _raise_bound(bound: defaultdict[str, int], q: str, c: int) -> None:
@@ -240,7 +243,7 @@ class _Engine:
     thr    the minimum pair count that may merge (self.threshold)
     where  pair → the words that have held it (a superset, with repeats)
     latest WordPiece: pair → the key of its newest heap entry (older entries are stale)
-    newest BPE, top K: pair → its newest entry in `ordered` (compared by identity)
+    window BPE: pair → its entry, for the best pairs of the last step (see _choose_bpe)
     ====== ===================================================================
     """
 
@@ -287,21 +290,20 @@ class _Engine:
                 self.pairs_of[q[0]].add(q)
                 self.pairs_of[q[1]].add(q)
         self.first_rule = config.tie_break == "first"
-        # Whether choose() walks a heap, not _choose_bpe_fast: always but for BPE's winner alone under
-        # the hf rule (under the course's rule, the fast form reads every tied pair; the walk does not).
-        self.walks = self.is_wp or config.top_k > 1 or self.first_rule
         # pair -> (its first-seen rank, the split of the word it was found in); see _first_rank
         self.ranks: dict[str, tuple[tuple[int, int], str, tuple[int, int]]] = {}  # see _first_rank
-        # Three shapes of heap entry, each in its own heap (a min-heap: the best pair is at the top):
+        # Two shapes of heap entry, each in its own heap (a min-heap: the best pair is at the top):
         # - `heap`, WordPiece: (key, pair), key = -score when pushed (see _choose_wordpiece);
-        # - `ordered`, BPE with the top K wanted: (-count, tie rank, pair), where the tie rank is the
-        #   pair itself (hf) or where the course first meets it (see _bpe_entry, _choose_bpe);
-        # - `packed`, BPE with the winner only: one int, (-count << 42) + (left id << 21) + right id
-        #   (see _choose_bpe_fast).
+        # - `bpe_heap`, BPE: one int under the hf rule, (-count << 42) + (left id << 21) + right id;
+        #   (-count, tie rank, pair) under the course's rule (see _pack, _first_key, _choose_bpe).
         self.heap: list[tuple[float, str]] = []
-        self.ordered: list[tuple] = []
-        self.packed: list[int] = []
-        self.newest: dict[str, tuple] = {}  # BPE, top K: pair -> its newest entry in `ordered`
+        self.bpe_heap: list = []
+        # BPE: the best pairs of the last step: pair -> its entry, and the count it was made with
+        self.window: dict[str, Any] = {}
+        self.counted: dict[str, int] = {}
+        # BPE: a pair's heap entry, and the pair of an entry
+        self.key_of: Callable[[str, int], Any] = self._first_key if self.first_rule else _pack
+        self.pair_of: Callable[[Any], str] = itemgetter(2) if self.first_rule else _packed_pair
         # WordPiece's saturated pairs, kept out of `heap` in groups (see _regroup):
         self.group_of: dict[str, str] = {}  # pair -> its group's token t (the pair scores 1/count(t))
         # (Keys only while non-empty: a training of 30,000 merges would otherwise keep two empty sets
@@ -321,14 +323,10 @@ class _Engine:
                     self._regroup(q)
             grouped = self.group_of
             self.heap = [(_wp_key(c, tc[q[0]], tc[q[1]]), q) for q, c in pc.items() if c >= thr and q not in grouped]
-        elif self.walks:
-            self.ordered = [self._bpe_entry(q, c) for q, c in pc.items() if c >= thr]
-            self.newest = {e[2]: e for e in self.ordered}
         else:
-            self.packed = [_pack(c, q) for q, c in pc.items() if c >= thr]
+            self.bpe_heap = [self.key_of(q, c) for q, c in pc.items() if c >= thr]
         heapq.heapify(self.heap)
-        heapq.heapify(self.ordered)
-        heapq.heapify(self.packed)
+        heapq.heapify(self.bpe_heap)
         self.latest = {q: key for key, q in self.heap}
         self.retired = 0  # heap entries with the key _RETIRED
         self.joined: dict[str, str] = {}  # pair -> the token its merge makes (see _token_of)
@@ -393,115 +391,75 @@ class _Engine:
     # ----- choosing -----------------------------------------------------------------
     def choose(self) -> tuple[str, int, list[str]] | None:
         """The winning pair, how many pairs tied with it, and the ranked top-K candidates."""
-        if not self.walks:
-            return self._choose_bpe_fast()
         if not self.is_wp:
             return self._choose_bpe(max(1, self.config.top_k))
         return self._choose_wordpiece(max(1, self.config.top_k))
 
-    def _choose_bpe_fast(self) -> tuple[str, int, list[str]] | None:
-        """BPE under the hf rule, only the winner wanted: no entry is popped but the winner's.
-
-        A BPE key only ever goes stale downwards (pair counts only fall), so the
-        first entry at the top whose key is current holds the best count, and
-        the smallest pair string among those: the hf rule. How many pairs tie
-        is read from the histogram of pair counts kept by `apply`.
-        """
-        heap, pc, thr = self.packed, self.pc, self.threshold
-        while heap:
-            key_count, q = _unpack(heap[0])
-            c = pc.get(q, 0)
-            if c < thr:
-                heapq.heappop(heap)
-            elif c != key_count:
-                heapq.heapreplace(heap, _pack(c, q))
-            else:
-                break
-        else:
-            return None
-        heapq.heappop(heap)
-        return q, self.hist[c], [q]
-
-    def _bpe_entry(self, q: str, c: int) -> tuple:
-        """A BPE entry of `ordered`: (-count, tie rank, pair); smaller is better.
-
-        The tie rank is the pair itself for hf. For first, it is (word index, position - the
-        word's length): ordered as (word, position), and it can only grow while the pair lasts
-        (a merge after the pair shortens the word; one before it moves both), so an entry's
-        rank, like its count, is never worse than the pair's now (see _choose_bpe)."""
+    def _first_key(self, q: str, c: int) -> tuple:
+        """BPE's heap entry under the course's rule: (-count, tie rank, pair), the tie rank being (word
+        index, position - the word's length). It orders as (word, position) and can only grow while
+        the pair lasts (a merge after the pair shortens the word; one before it moves both): an entry,
+        like its count, is never worse than its pair is now. (Under the hf rule: _pack.)"""
         return (-c, self._bpe_tie_rank(q), q)
 
     def _bpe_tie_rank(self, q: str) -> tuple[int, int] | str:
-        """The tie rank of a BPE entry: the pair (hf), or (word index, position - word length) (first)."""
+        """A pair's tie rank: the pair (hf), or (word index, position - word length) (first)."""
         if not self.first_rule:
             return q
         self._first_rank(q)
         return self.ranks[q][2]
 
     def _choose_bpe(self, want: int) -> tuple[str, int, list[str]] | None:
-        """BPE, the top `want`: walk `ordered` best first until the `want` best are certain.
+        """BPE: the `want` best pairs, kept from step to step in a window above the heap.
 
-        No entry is better than its pair is now (counts only fall; tie ranks only grow; a pair
-        met again in an earlier word is pushed anew), so once the next entry of the walk is
-        worse than the `want`-th best pair found, no pair left can enter: the walk meets about
-        `want` entries, however many pairs tie. Entries found too good are corrected in place
-        afterwards (each only sinks into its own subtree); dead pairs, older entries of a pair
-        and the winner's entry are retired. How many pairs tie is read from the histogram."""
-        heap, pc, thr, newest = self.ordered, self.pc, self.threshold, self.newest
-        first_rule, tie_rank = self.first_rule, self._bpe_tie_rank
-        ranks_get, words = self.ranks.get, self.words
-        size = len(heap)
-        frontier = [(heap[0], 0)] if heap else []
-        best: list[tuple] = []  # the best entries found, as the pairs are now, sorted
-        at: dict[str, int] = {}  # pair -> index of its entry
-        fix: dict[int, tuple] = {}  # index -> corrected entry
-        pop, push = heapq.heappop, heapq.heappush
-        while frontier:
-            entry, i = pop(frontier)
-            if entry[0] == _RETIRED or (len(best) >= want and entry > best[-1]):
-                break  # every entry left is at least as bad
-            j = 2 * i + 1
-            if j < size:
-                push(frontier, (heap[j], j))
-                if j + 1 < size:
-                    push(frontier, (heap[j + 1], j + 1))
-            q = entry[2]
-            if newest.get(q) is not entry:
-                fix[i] = (_RETIRED, "", q)  # an older entry of a pair pushed again since
-                continue
+        The window holds the best pairs found at the last step, with their entries as the pairs are
+        now (re-made for those whose count or tie rank moved, dropped when too rare). Every other live
+        pair has an entry in the heap that is no worse than the pair now: counts only fall, tie ranks
+        only grow, and a pair whose count rises (a merge made it anew) is pushed again (_requeue). So
+        the heap's top is taken into the window while it could beat the window's worst: a stale
+        entry is put back as its pair is now, a dead one or one of a pair in the window (an older
+        push) is dropped, and a current one enters, pushing the window's worst back to the heap.
+        Each step then reads the window and the few entries that changed at the top, however many
+        pairs tie. The winner leaves the window; how many pairs tie with it is read from the
+        histogram of pair counts kept by `apply`."""
+        heap, pc, thr, window, counted = self.bpe_heap, self.pc, self.threshold, self.window, self.counted
+        key_of, pair_of, first_rule = self.key_of, self.pair_of, self.first_rule
+        for q, c in list(counted.items()):
+            now = pc.get(q, 0)
+            if now < thr:
+                del window[q], counted[q]
+            elif now != c or first_rule:  # (under the course's rule, the tie rank may have grown)
+                window[q] = key_of(q, now)
+                counted[q] = now
+        best = sorted(window.values())
+        pop, push, replace = heapq.heappop, heapq.heappush, heapq.heapreplace
+        while heap and (len(best) < want or heap[0] < best[-1]):
+            key = heap[0]
+            q = pair_of(key)
             c = pc.get(q, 0)
-            if c < thr:
-                fix[i] = (_RETIRED, "", q)
-                del newest[q]
+            if c < thr or q in window:  # (in the window: an older push of a pair pushed again since)
+                pop(heap)
                 continue
-            now = entry
-            if first_rule:  # _bpe_tie_rank, its remembered case inlined (most entries)
-                known = ranks_get(q)
-                rank = known[2] if known is not None and words[known[0][0]] is known[1] else tie_rank(q)
-            else:
-                rank = q  # (hf: the pair, never stale)
-            if c != -entry[0] or rank != entry[1]:
-                now = fix[i] = newest[q] = (-c, rank, q)
-            at[q] = i
-            if len(best) < want:
-                insort(best, now)
-            elif now < best[-1]:
-                insort(best, now)
-                best.pop()
+            now = key_of(q, c) if first_rule else (-c << 42) + (key & _LOW42)  # (hf: _pack inlined)
+            if now != key:
+                replace(heap, now)
+                continue
+            pop(heap)
+            window[q] = key
+            counted[q] = c
+            insort(best, key)
+            if len(best) > want:
+                worst = best.pop()
+                q = pair_of(worst)
+                del window[q], counted[q]
+                push(heap, worst)
         if not best:
             return None
-        winner = best[0][2]
-        fix[at[winner]] = (_RETIRED, "", winner)
-        del newest[winner]
-        for i in sorted(fix, reverse=True):  # deepest first: a fix only moves its own subtree
-            heap[i] = fix[i]
-            _sift_down(heap, i)
-        self.retired += sum(1 for e in fix.values() if e[0] == _RETIRED)
-        if self.retired > len(heap) // 2:
-            heap[:] = [e for e in heap if e[0] != _RETIRED]
-            heapq.heapify(heap)
-            self.retired = 0
-        return winner, self.hist[-best[0][0]], [e[2] for e in best]
+        ranked = sorted(window, key=window.__getitem__)
+        winner = ranked[0]
+        c = counted.pop(winner)
+        del window[winner]
+        return winner, self.hist[c], ranked
 
     def _choose_wordpiece(self, want: int) -> tuple[str, int, list[str]] | None:
         """WordPiece: find the `want` best pairs by walking the top of the heap array, popping nothing.
@@ -892,16 +850,10 @@ class _Engine:
         heap, pc, thr, tc, latest = self.heap, self.pc, self.threshold, self.tc, self.latest
         push = heapq.heappush
         if not self.is_wp:
-            if self.walks:
-                newest, entry_of = self.newest, self._bpe_entry
-                for q, c in fresh.items():
-                    if c >= thr:
-                        entry = newest[q] = entry_of(q, c)
-                        push(self.ordered, entry)
-            else:
-                for q, c in fresh.items():
-                    if c >= thr:
-                        push(self.packed, _pack(c, q))
+            key_of = self.key_of
+            for q, c in fresh.items():
+                if c >= thr:
+                    push(self.bpe_heap, key_of(q, c))
             return
         pairs_of, ref, grouped = self.pairs_of, self.ref, self.group_of
         bound = self.bound
@@ -993,7 +945,7 @@ class _Engine:
     def _release(self) -> None:
         """Empty the training state (the training is over): the memory is reused for the trace's columns,
         made next, instead of adding to the peak."""
-        for held in (self.pc, self.where, self.heap, self.ordered, self.packed, self.newest, self.latest,
+        for held in (self.pc, self.where, self.heap, self.bpe_heap, self.window, self.counted, self.latest,
                      self.ranks, self.hist, self.bound, self.words, self.joined, self.group_of, self.members,
                      self.sat_on, self.by_rank, self.by_count, self.tc):
             held.clear()
