@@ -330,6 +330,7 @@ class _Engine:
         self.latest = {q: key for key, q in self.heap}
         self.retired = 0  # heap entries with the key _RETIRED
         self.joined: dict[str, str] = {}  # pair -> the token its merge makes (see _token_of)
+        self.runs: dict[str, tuple[int, int]] = {}  # "a" + "a" -> (its count, merges made): _merged_occurrences
         # How many pairs have each count (BPE's ties). A defaultdict: Counter's
         # __missing__ is a Python call, and most updates land on a new count.
         self.hist: defaultdict[int, int] = defaultdict(int, Counter(pc.values()))
@@ -731,11 +732,21 @@ class _Engine:
 
     # ----- merging ------------------------------------------------------------------
     def _merged_occurrences(self, q: str) -> int:
-        """How many times (weighted) a left-to-right merge of q would apply."""
+        """How many times (weighted) a left-to-right merge of q would apply.
+
+        For "a" + "a", counted from the words and remembered with the pair's count: a merge that
+        changes a run of a's lowers that count, and only a merge that makes the token a (which
+        exists already) can raise it somewhere else at the same time (run() then forgets them all)."""
+        c = self.pc[q]
         if q[0] != q[1]:
-            return self.pc[q]
+            return c
+        known = self.runs.get(q)
+        if known is not None and known[0] == c:
+            return known[1]
         words, freqs = self.words, self.freqs
-        return sum(words[w].count(q) * freqs[w] for w in set(self.where.get(q, ())))
+        made = sum(words[w].count(q) * freqs[w] for w in set(self.where.get(q, ())))
+        self.runs[q] = (c, made)
+        return made
 
     def apply(self, p: str, nc: str, existed: bool) -> tuple[list[int], int, dict[str, int], list[str]]:
         """Merge the pair p into the token nc in every word.
@@ -946,7 +957,7 @@ class _Engine:
         """Empty the training state (the training is over): the memory is reused for the trace's columns,
         made next, instead of adding to the peak."""
         for held in (self.pc, self.where, self.heap, self.bpe_heap, self.window, self.counted, self.latest,
-                     self.ranks, self.hist, self.bound, self.words, self.joined, self.group_of, self.members,
+                     self.ranks, self.hist, self.bound, self.words, self.joined, self.runs, self.group_of, self.members,
                      self.sat_on, self.by_rank, self.by_count, self.tc):
             held.clear()
         if self.is_wp:
@@ -1008,6 +1019,8 @@ class _Engine:
             if not existed:
                 self.id_to_tok.append(new_tok)
                 self.tok_to_id[new_tok] = n
+            elif self.runs:
+                self.runs.clear()  # (see _merged_occurrences)
             touched, made, fresh, changed = self.apply(p, nc, existed)
             self._requeue(p, nc, existed, fresh, changed)
             rec.vocab_size.append(len(self.tok_to_id))
