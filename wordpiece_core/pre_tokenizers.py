@@ -19,15 +19,17 @@ it was given (for byte-level, the text before the byte mapping).
 from __future__ import annotations
 
 from functools import lru_cache
-
-import regex
+from typing import TYPE_CHECKING
 
 from .errors import WordPieceError
+
+if TYPE_CHECKING:
+    import regex
 
 PRE_TOKENIZERS = ("whitespace", "whitespace-split", "bert", "byte-level")
 
 _WORD = r"\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\p{Join_Control}"
-_ASCII_PUNCT = regex.escape("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", special_only=False)
+_ASCII_PUNCT = "".join("\\" + ch for ch in "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")  # each one escaped
 
 _SOURCES = {
     "whitespace": rf"[{_WORD}]+|[^{_WORD}\p{{White_Space}}]+",
@@ -39,7 +41,10 @@ _SOURCES = {
 
 @lru_cache(maxsize=None)
 def _pattern(name: str) -> regex.Pattern:
-    """Compiled on first use: the Unicode classes make compiling slow, and a run needs one."""
+    """Compiled on first use: the Unicode classes make compiling slow, and a run needs one. (The regex
+    module is imported here too: a training from word counts, or from plain words, never needs it.)"""
+    import regex
+
     return regex.compile(_SOURCES[name])
 
 
