@@ -488,15 +488,13 @@ class _Engine:
         # The saturated groups that may hold one of the best (see _regroup): their values go into
         # `best` first, so the walk stops as soon as no pair in the heap can beat them.
         groups = self._best_groups(want) if self.by_count else []
-        for c, t in groups:
-            v = 1 / c
-            for _ in range(min(len(self.members[t]), want)):
-                if len(best) < want:
-                    heapq.heappush(best, v)
-                elif v > best[0]:
-                    heapq.heapreplace(best, v)
-                else:
-                    break
+        for c, t in groups:  # (best first: the first `want` members are the best)
+            n = min(len(self.members[t]), want - len(best))
+            if n <= 0:
+                break
+            best += [1 / c] * n
+        heapq.heapify(best)
+        full = len(best) >= want
         # The frontier of the walk, (key, index). For the winner alone, depth
         # first (the root is the best bound, so pruning is tight at once). For
         # the top `want`, best first from a small heap, so the best are met
@@ -507,7 +505,7 @@ class _Engine:
         put = frontier.append if depth_first else partial(heapq.heappush, frontier)
         while frontier:
             key, i = take()
-            if key == _RETIRED or (len(best) >= want and -key * slack < best[0]):
+            if key == _RETIRED or (full and -key * slack < best[0]):
                 if depth_first:
                     continue  # skip this subtree
                 break  # nothing left can do better
@@ -526,8 +524,9 @@ class _Engine:
                 fix[i] = latest[q] = -v
             found[q] = v
             at[q] = i
-            if len(best) < want:
+            if not full:
                 heapq.heappush(best, v)
+                full = len(best) >= want
             elif v > best[0]:
                 heapq.heapreplace(best, v)
         if not found and not groups:
