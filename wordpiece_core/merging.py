@@ -27,10 +27,11 @@ How it is made fast in pure Python:
 - WordPiece: a merge lowers count(a) and count(b), which RAISES the score of
   every other pair containing a or b. Their entries are re-pushed only when a
   token's count has fallen by 0.5% since the last time; in between, a key may
-  be up to that much too low, and the choice looks that much deeper. The top
-  of the heap is walked in place (WordPiece has many exact ties: pairs that
-  always occur together score 1/count) and stale keys are fixed where they sit;
-  once most entries are stale, the heap is rebuilt from the current ones.
+  be up to that much too low, and the choice looks that much deeper. As for
+  BPE, the best pairs of a step are kept for the next, out of the heap, and
+  the heap gives up only the entries that could beat them; the others met go
+  back with their scores now. Once most entries are stale, the heap is rebuilt
+  from the current ones.
 - WordPiece's long exact ties: a pair with count(ab) = count(a) (a is always
   followed by b) scores exactly 1/count(b), and likewise 1/count(a) when
   count(ab) = count(b). Late in a training hundreds of such pairs tie (x + ##e).
@@ -73,7 +74,6 @@ _FLOAT_WINDOW = 1e-9  # relative; float division is correctly rounded, so 1e-9 i
 _MAX_TOKENS = 0x10FFFF  # a token is one character, chr(id)
 _WP_SLACK = 1.005  # WordPiece: how far a token's count may fall before its pairs are re-pushed
 _COMPACT_ABOVE = 4096  # WordPiece: entries beyond twice the pairs' before the heap drops its stale ones
-_RETIRED = float("inf")  # the key of a heap entry no longer in use (sorts after every live one)
 _LOW21 = (1 << 21) - 1  # a packed entry's right id (its lowest 21 bits)
 _LOW42 = (1 << 42) - 1  # a packed entry's pair: left id << 21 + right id (its lowest 42 bits)
 
@@ -115,23 +115,6 @@ def _discard(sets: dict[str, set[str]], key: str, item: str) -> None:
     held.discard(item)
     if not held:
         del sets[key]
-
-
-def _sift_down(heap: list, pos: int) -> None:
-    """Restore the heap below `pos` after the key there grew (moves only that subtree)."""
-    end = len(heap)
-    item = heap[pos]
-    child = 2 * pos + 1
-    while child < end:
-        right = child + 1
-        if right < end and heap[right] < heap[child]:
-            child = right
-        if not heap[child] < item:
-            break
-        heap[pos] = heap[child]
-        pos = child
-        child = 2 * pos + 1
-    heap[pos] = item
 
 
 def initial_alphabet(words: Iterable[str], config: TrainerConfig) -> list[str]:
@@ -313,6 +296,7 @@ class _Engine:
         self.by_rank: dict[str, list[tuple]] = {}  # t -> (tie rank, pair), a heap
         self.by_count: list[tuple[int, str]] = []  # (count(t), t) of the groups: the best group on top
         self.latest: dict[str, float] = {}  # WordPiece: pair -> key of its newest entry
+        self.wp_window: list[str] = []  # WordPiece: the best pairs of the last step, out of the heap
         # u -> at least the largest count of a pair with u (see _regroup_token)
         self.bound: defaultdict[str, int] = defaultdict(int)
         if self.is_wp:
@@ -328,7 +312,6 @@ class _Engine:
         heapq.heapify(self.heap)
         heapq.heapify(self.bpe_heap)
         self.latest = {q: key for key, q in self.heap}
-        self.retired = 0  # heap entries with the key _RETIRED
         self.joined: dict[str, str] = {}  # pair -> the token its merge makes (see _token_of)
         self.runs: dict[str, tuple[int, int]] = {}  # "a" + "a" -> (its count, merges made): _merged_occurrences
         # How many pairs have each count (BPE's ties). A defaultdict: Counter's
@@ -463,72 +446,60 @@ class _Engine:
         return winner, self.hist[c], ranked
 
     def _choose_wordpiece(self, want: int) -> tuple[str, int, list[str]] | None:
-        """WordPiece: find the `want` best pairs by walking the top of the heap array, popping nothing.
+        """WordPiece: the `want` best pairs, kept from step to step in a window out of the heap.
 
         An entry's key bounds its pair's current score within a factor `self.slack`
         (see _requeue): a score can RISE after its push, so unlike BPE's (_choose_bpe)
-        no entry is known to be no better than its key. So once the best key not yet
-        visited, times the slack, is below the `want`-th score found, nothing left can
-        enter the top `want`; until then every entry is read. WordPiece has
-        many exact ties (pairs that always occur together score 1/count), so
-        popping and re-pushing them at every step would cost more than the merge.
-        Entries met whose key is too high (the count fell) are corrected in
-        place afterwards; dead pairs, entries older than their pair's latest
-        push (`self.latest`) and the winner's entry are retired. Keys only grow
-        in place, so each fix only sifts down its own subtree.
+        no entry is known to be no better than its key. The window holds the best pairs of
+        the last step (but its winner), out of the heap; their scores are recomputed.
+        Then entries are popped from the heap while the best key left, times the slack,
+        could beat the `want`-th score found: a dead pair's entry, or one older than its
+        pair's latest push (`self.latest`), or one of a pair in the window, is dropped; a
+        live pair's score is computed. The pairs that make the top `want` form the next
+        window; the others found go back to the heap with their scores now (their keys
+        then are exact, and the slack holds from there, see _requeue).
+        WordPiece has many exact ties (pairs that always occur together score 1/count):
+        those saturated pairs are in groups, outside the heap and the window (_regroup).
         """
         heap, pc, tc, thr = self.heap, self.pc, self.tc, self.threshold
-        latest = self.latest
+        latest, grouped = self.latest, self.group_of
         slack = self.slack * (1 + _FLOAT_WINDOW)  # and the float margin
         found: dict[str, float] = {}
-        at: dict[str, int] = {}  # pair -> index of its entry
-        fix: dict[int, float] = {}  # index -> corrected key
         best: list[float] = []  # min-heap of the `want` best values
-        size = len(heap)
         # The saturated groups that may hold one of the best (see _regroup): their values go into
-        # `best` first, so the walk stops as soon as no pair in the heap can beat them.
+        # `best` first, so the heap is read only while one of its pairs could beat them.
         groups = self._best_groups(want) if self.by_count else []
         for c, t in groups:  # (best first: the first `want` members are the best)
             n = min(len(self.members[t]), want - len(best))
             if n <= 0:
                 break
             best += [1 / c] * n
+        # The window's pairs, as they are now (a pair that died or joined a group leaves it).
+        window = self.wp_window
+        for q in window:
+            c = pc.get(q, 0)
+            if c >= thr and q not in grouped:
+                v = found[q] = c / (tc[q[0]] * tc[q[1]])
+                best.append(v)
+        best.sort(reverse=True)
+        del best[want:]
         heapq.heapify(best)
         full = len(best) >= want
-        # The frontier of the walk, (key, index). For the winner alone, depth
-        # first (the root is the best bound, so pruning is tight at once). For
-        # the top `want`, best first from a small heap, so the best are met
-        # first and the walk ends as soon as the best key left cannot beat them.
-        frontier = [(heap[0][0], 0)] if heap else []
-        depth_first = want == 1
-        take = frontier.pop if depth_first else partial(heapq.heappop, frontier)
-        put = frontier.append if depth_first else partial(heapq.heappush, frontier)
-        while frontier:
-            key, i = take()
-            if key == _RETIRED or (full and -key * slack < best[0]):
-                if depth_first:
-                    continue  # skip this subtree
+        pop, push, replace = heapq.heappop, heapq.heappush, heapq.heapreplace
+        while heap:
+            key, q = heap[0]
+            if full and -key * slack < best[0]:
                 break  # nothing left can do better
-            q = heap[i][1]
-            j = 2 * i + 1
-            if j < size:
-                put((heap[j][0], j))
-                if j + 1 < size:
-                    put((heap[j + 1][0], j + 1))
+            pop(heap)
             c = pc.get(q, 0)
             if c < thr or key != latest.get(q) or q in found:
-                fix[i] = _RETIRED  # dead, or an older entry of a pair pushed again since
-                continue
-            v = c / (tc[q[0]] * tc[q[1]])
-            if v < -key * (1 - _FLOAT_WINDOW):
-                fix[i] = latest[q] = -v
-            found[q] = v
-            at[q] = i
+                continue  # dead, an older entry of a pair pushed again since, or one in the window
+            v = found[q] = c / (tc[q[0]] * tc[q[1]])
             if not full:
-                heapq.heappush(best, v)
+                push(best, v)
                 full = len(best) >= want
             elif v > best[0]:
-                heapq.heapreplace(best, v)
+                replace(best, v)
         if not found and not groups:
             return None
         for c, t in groups:  # a group's entry is its token t: one character, where a pair has two
@@ -603,17 +574,17 @@ class _Engine:
                 if len(ranked) >= want:
                     break
         winner = ranked[0]
-        if winner in at:  # (a grouped pair leaves its group in _regroup)
-            fix[at[winner]] = _RETIRED
-            del latest[winner]
-        for i in sorted(fix, reverse=True):  # deepest first: a fix only moves its own subtree
-            heap[i] = (fix[i], heap[i][1])
-            _sift_down(heap, i)
-        self.retired += sum(1 for k in fix.values() if k == _RETIRED)
-        if self.retired > len(heap) // 2:
-            self.heap[:] = [e for e in heap if e[0] != _RETIRED]
-            heapq.heapify(self.heap)
-            self.retired = 0
+        # The next window: the heap's pairs among the best (a group's member is ranked from its
+        # group). Every other pair found goes back to the heap, with its score now.
+        kept = self.wp_window = [q for q in ranked[1:want] if q in found]
+        if winner in found:
+            del found[winner], latest[winner]
+        for q in kept:
+            del found[q]
+        for q, v in found.items():
+            if len(q) == 2:  # (a group's entry is its token: one character)
+                key = latest[q] = -v
+                push(heap, (key, q))
         return winner, ties, ranked[:want]
 
     # ----- WordPiece's saturated groups ---------------------------------------------
@@ -910,11 +881,10 @@ class _Engine:
                     pc.pop(q, None)
                     latest.pop(q, None)
         if len(heap) > 2 * len(latest) + _COMPACT_ABOVE:
-            # Most entries are older keys of pairs pushed again since (or retired): drop them, as
-            # the walk would on meeting them, so that the heap stays about as large as the pairs.
-            heap[:] = [e for e in heap if e[0] != _RETIRED and latest.get(e[1]) == e[0]]
+            # Most entries are older keys of pairs pushed again since: drop them, as the choice
+            # would on meeting them, so that the heap stays about as large as the pairs.
+            heap[:] = [e for e in heap if latest.get(e[1]) == e[0]]
             heapq.heapify(heap)
-            self.retired = 0
 
     # ----- the loop -----------------------------------------------------------------
     def _token_of(self, q: str) -> str:
