@@ -451,13 +451,14 @@ class _Engine:
         An entry's key bounds its pair's current score within a factor `self.slack`
         (see _requeue): a score can RISE after its push, so unlike BPE's (_choose_bpe)
         no entry is known to be no better than its key. The window holds the best pairs of
-        the last step (but its winner), out of the heap; their scores are recomputed.
+        the last step (but its winner) and those just below, out of the heap; their scores are
+        recomputed.
         Then entries are popped from the heap while the best key left, times the slack,
         could beat the `want`-th score found: a dead pair's entry, or one older than its
         pair's latest push (`self.latest`), or one of a pair in the window, is dropped; a
-        live pair's score is computed. The pairs that make the top `want` form the next
-        window; the others found go back to the heap with their scores now (their keys
-        then are exact, and the slack holds from there, see _requeue).
+        live pair's score is computed. The pairs found within the slack of the `want`-th
+        score form the next window; the others go back to the heap with their scores now
+        (their keys then are exact, and the slack holds from there, see _requeue).
         WordPiece has many exact ties (pairs that always occur together score 1/count):
         those saturated pairs are in groups, outside the heap and the window (_regroup).
         """
@@ -574,17 +575,20 @@ class _Engine:
                 if len(ranked) >= want:
                     break
         winner = ranked[0]
-        # The next window: the heap's pairs among the best (a group's member is ranked from its
-        # group). Every other pair found goes back to the heap, with its score now.
-        kept = self.wp_window = [q for q in ranked[1:want] if q in found]
+        # The next window: the pairs found (a group's entry is its token: one character) that the
+        # heap would give up again at the next step, the `want`-th score being about the same:
+        # those within the slack of it. The others go back to the heap, with their scores now.
         if winner in found:
             del found[winner], latest[winner]
-        for q in kept:
-            del found[q]
+        low = best[0] / slack if full else 0.0
+        kept = self.wp_window = []
         for q, v in found.items():
-            if len(q) == 2:  # (a group's entry is its token: one character)
-                key = latest[q] = -v
-                push(heap, (key, q))
+            if len(q) == 2:
+                if v >= low:
+                    kept.append(q)
+                else:
+                    key = latest[q] = -v
+                    push(heap, (key, q))
         return winner, ties, ranked[:want]
 
     # ----- WordPiece's saturated groups ---------------------------------------------
