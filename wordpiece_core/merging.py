@@ -73,6 +73,7 @@ Watch = Callable[[int, bool, Callable[[int, int], Steps]], None]
 _FLOAT_WINDOW = 1e-9  # relative; float division is correctly rounded, so 1e-9 is ample
 _MAX_TOKENS = 0x10FFFF  # a token is one character, chr(id)
 _WP_SLACK = 1.005  # WordPiece: how far a token's count may fall before its pairs are re-pushed
+_WP_FLOOR = 0.25  # WordPiece: a re-pushed pair scoring below this × the K-th best sleeps (see _requeue)
 _COMPACT_ABOVE = 4096  # WordPiece: entries beyond twice the pairs' before the heap drops its stale ones
 _LOW21 = (1 << 21) - 1  # a packed entry's right id (its lowest 21 bits)
 _LOW42 = (1 << 42) - 1  # a packed entry's pair: left id << 21 + right id (its lowest 42 bits)
@@ -297,6 +298,10 @@ class _Engine:
         self.by_count: list[tuple[int, str]] = []  # (count(t), t) of the groups: the best group on top
         self.latest: dict[str, float] = {}  # WordPiece: pair -> key of its newest entry
         self.wp_window: list[str] = []  # WordPiece: the best pairs of the last step, out of the heap
+        # WordPiece: pairs re-pushed below the floor are not pushed but asleep (see _requeue)
+        self.floor = 0.0
+        self.asleep: set[str] = set()
+        self.sleep_bound = 0.0  # the largest floor a pair asleep now slept under
         # u -> at least the largest count of a pair with u (see _regroup_token)
         self.bound: defaultdict[str, int] = defaultdict(int)
         if self.is_wp:
@@ -487,20 +492,26 @@ class _Engine:
         heapq.heapify(best)
         full = len(best) >= want
         pop, push, replace = heapq.heappop, heapq.heappush, heapq.heapreplace
-        while heap:
-            key, q = heap[0]
-            if full and -key * slack < best[0]:
-                break  # nothing left can do better
-            pop(heap)
-            c = pc.get(q, 0)
-            if c < thr or key != latest.get(q) or q in found:
-                continue  # dead, an older entry of a pair pushed again since, or one in the window
-            v = found[q] = c / (tc[q[0]] * tc[q[1]])
-            if not full:
-                push(best, v)
-                full = len(best) >= want
-            elif v > best[0]:
-                replace(best, v)
+        while True:
+            while heap:
+                key, q = heap[0]
+                if full and -key * slack < best[0]:
+                    break  # nothing left can do better
+                pop(heap)
+                c = pc.get(q, 0)
+                if c < thr or key != latest.get(q) or q in found:
+                    continue  # dead, an older entry of a pair pushed again since, or one in the window
+                v = found[q] = c / (tc[q[0]] * tc[q[1]])
+                if not full:
+                    push(best, v)
+                    full = len(best) >= want
+                elif v > best[0]:
+                    replace(best, v)
+            if self.sleep_bound and (not full or best[0] < self.sleep_bound * slack):
+                self._wake(found)  # a pair asleep might beat the K-th best: all go back to the heap
+                continue
+            break
+        self.floor = best[0] * _WP_FLOOR if full else 0.0
         if not found and not groups:
             return None
         for c, t in groups:  # a group's entry is its token t: one character, where a pair has two
@@ -590,6 +601,17 @@ class _Engine:
                     key = latest[q] = -v
                     push(heap, (key, q))
         return winner, ties, ranked[:want]
+
+    def _wake(self, found: dict[str, float]) -> None:
+        """Push every pair asleep (see _requeue) with its score now, but those `found` already."""
+        pc, tc, thr, latest, grouped, heap = self.pc, self.tc, self.threshold, self.latest, self.group_of, self.heap
+        for q in self.asleep:
+            c = pc.get(q, 0)
+            if c >= thr and q not in grouped and q not in found:
+                key = latest[q] = _wp_key(c, tc[q[0]], tc[q[1]])
+                heapq.heappush(heap, (key, q))
+        self.asleep.clear()
+        self.sleep_bound = 0.0
 
     # ----- WordPiece's saturated groups ---------------------------------------------
     # Late in a training, hundreds of pairs tie exactly: x + ##e where x is always followed by ##e
@@ -831,6 +853,13 @@ class _Engine:
         were. Every live pair then has an entry pushed when both its tokens'
         counts were at most their reference counts, so its current score is at
         most that entry's key × _WP_SLACK², and the choice looks that much deeper.
+
+        A re-pushed pair whose score is below `self.floor` (a fraction _WP_FLOOR of the
+        last step's K-th best) is not pushed but put to sleep (`self.asleep`; its older
+        entries go stale). Its score then stays below the largest floor it slept under
+        (`self.sleep_bound`) × _WP_SLACK² until one of its tokens is re-pushed again,
+        when it is looked at anew; the choice wakes every sleeper (_wake) before the
+        K-th best score falls that low.
         """
         heap, pc, thr, tc, latest = self.heap, self.pc, self.threshold, self.tc, self.latest
         push = heapq.heappush
@@ -841,7 +870,8 @@ class _Engine:
                     push(self.bpe_heap, key_of(q, c))
             return
         pairs_of, ref, grouped = self.pairs_of, self.ref, self.group_of
-        bound = self.bound
+        bound, floor, asleep = self.bound, self.floor, self.asleep
+        slept = False
         for q, c in fresh.items():
             pairs_of[q[0]].add(q)
             pairs_of[q[1]].add(q)
@@ -874,8 +904,12 @@ class _Engine:
                     if c >= thr:
                         if q in grouped:
                             continue
-                        key = _wp_key(c, tc[q[0]], tc[q[1]])
-                        if key != latest.get(q):
+                        key = -(c / (tc[q[0]] * tc[q[1]]))  # (_wp_key)
+                        if -key < floor:
+                            latest.pop(q, None)
+                            asleep.add(q)
+                            slept = True
+                        elif key != latest.get(q):
                             latest[q] = key
                             push(heap, (key, q))
                     elif c == 0:
@@ -884,6 +918,8 @@ class _Engine:
                     group.discard(q)
                     pc.pop(q, None)
                     latest.pop(q, None)
+        if slept and floor > self.sleep_bound:
+            self.sleep_bound = floor
         if len(heap) > 2 * len(latest) + _COMPACT_ABOVE:
             # Most entries are older keys of pairs pushed again since: drop them, as the choice
             # would on meeting them, so that the heap stays about as large as the pairs.
@@ -931,7 +967,7 @@ class _Engine:
         made next, instead of adding to the peak."""
         for held in (self.pc, self.where, self.heap, self.bpe_heap, self.window, self.counted, self.latest,
                      self.ranks, self.hist, self.bound, self.words, self.joined, self.runs, self.group_of, self.members,
-                     self.sat_on, self.by_rank, self.by_count, self.tc):
+                     self.sat_on, self.by_rank, self.by_count, self.tc, self.asleep):
             held.clear()
         if self.is_wp:
             self.pairs_of.clear()
