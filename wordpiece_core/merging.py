@@ -52,13 +52,13 @@ from __future__ import annotations
 import gc
 import heapq
 from functools import partial
-from itertools import compress, groupby, repeat
+from itertools import compress, filterfalse, groupby, repeat
 from operator import add, eq, itemgetter, mul
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from bisect import insort
 from fractions import Fraction
-from typing import Any, cast
+from typing import Any
 
 from .errors import WordPieceError
 from .steps import StepRecorder, Steps
@@ -952,9 +952,10 @@ class _Engine:
                 if q[0] == q[1]:
                     rec.merged_rows[row + k] = self._merged_occurrences(q)
         # The count of the token a merge would make, when that token is in the vocabulary already.
-        known = list(map(self.joined.get, ranked))
-        made = cast(list[str], known) if None not in known else [t or self._token_of(q) for t, q in zip(known, ranked)]
-        ids = list(map(self.tok_to_id.get, made))
+        joined = self.joined
+        for q in filterfalse(joined.__contains__, ranked):  # (about one a step: a pair new to the top)
+            self._token_of(q)
+        ids = list(map(self.tok_to_id.get, map(joined.__getitem__, ranked)))
         if ids.count(None) < len(ids):
             for k, n in enumerate(ids):
                 count = tc.get(chr(n), 0) if n is not None else 0
