@@ -38,10 +38,7 @@ def _config(c):
     )
 
 
-@settings(max_examples=400, deadline=None)
-@given(corpora, configs)
-def test_incremental_equals_oracle(corpus, c):
-    cfg = _config(c)
+def _assert_equals_oracle(corpus, cfg):
     got = train(corpus, cfg)
     steps, vocab, splits = oracle_train(
         corpus, cfg.algorithm, cfg.vocab_size, cfg.special_tokens, cfg.tie_break, cfg.min_frequency, cfg.prefix
@@ -54,6 +51,38 @@ def test_incremental_equals_oracle(corpus, c):
     ] == steps
     assert got.vocab == vocab
     assert splits_at(got, len(got.steps) + 1) == [splits[w] for w in got.words]
+    for s in got.steps:
+        assert list(s.candidates) == candidates_at(got, s.step)[: cfg.top_k]
+
+
+# A pair of WordPiece's window put to sleep (merging._requeue), then chosen: it has no `latest` entry.
+_SLEPT_IN_THE_WINDOW = dict(
+    corpus={"bab": 13, "b": 3186, "bcccb": 16, "caa": 17595, "bcc": 2, "ccc": 11},
+    c=dict(algorithm="wordpiece", tie_break="first", min_frequency=0, vocab_size=10, special_tokens=(),
+           bpe_prefix=None, top_k=3),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(corpora, configs)
+@example(**_SLEPT_IN_THE_WINDOW)
+def test_incremental_equals_oracle(corpus, c):
+    _assert_equals_oracle(corpus, _config(c))
+
+
+@settings(max_examples=300, deadline=None)
+@given(corpora, configs)
+@example(**_SLEPT_IN_THE_WINDOW)
+def test_the_engines_tuning_changes_no_result(corpus, c):
+    """WordPiece's slack (how far a heap key may lag its pair's score) and floor (below which a re-pushed
+    pair sleeps) only decide how much work a step does. At extreme values the rare paths are common: keys
+    far too low, pairs of the window put to sleep, sleepers woken."""
+    from unittest.mock import patch
+
+    from wordpiece_core import merging
+
+    with patch.object(merging, "_WP_SLACK", 1.5), patch.object(merging, "_WP_FLOOR", 0.99):
+        _assert_equals_oracle(corpus, _config(c))
 
 
 def _window_case(corpus, tie_break, top_k):

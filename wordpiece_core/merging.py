@@ -30,8 +30,10 @@ How it is made fast in pure Python:
   be up to that much too low, and the choice looks that much deeper. As for
   BPE, the best pairs of a step are kept for the next, out of the heap, and
   the heap gives up only the entries that could beat them; the others met go
-  back with their scores now. Once most entries are stale, the heap is rebuilt
-  from the current ones.
+  back with their scores now. A token's re-pushed pairs that score below a
+  quarter of the last K-th best are not pushed but sleep, until one of their
+  tokens is re-pushed again or the K-th best could fall to their bound. Once most
+  entries are stale, the heap is rebuilt from the current ones.
 - WordPiece's long exact ties: a pair with count(ab) = count(a) (a is always
   followed by b) scores exactly 1/count(b), and likewise 1/count(a) when
   count(ab) = count(b). Late in a training hundreds of such pairs tie (x + ##e).
@@ -227,7 +229,8 @@ class _Engine:
     thr    the minimum pair count that may merge (self.threshold)
     where  pair → the words that have held it (a superset, with repeats)
     latest WordPiece: pair → the key of its newest heap entry (older entries are stale)
-    window BPE: pair → its entry, for the best pairs of the last step (see _choose_bpe)
+    window BPE: pair → its entry, for the best pairs of the last step (see _choose_bpe);
+           WordPiece's is the list `wp_window` (see _choose_wordpiece)
     ====== ===================================================================
     """
 
@@ -590,7 +593,8 @@ class _Engine:
         # heap would give up again at the next step, the `want`-th score being about the same:
         # those within the slack of it. The others go back to the heap, with their scores now.
         if winner in found:
-            del found[winner], latest[winner]
+            del found[winner]
+            latest.pop(winner, None)  # (a window pair put to sleep has none: see _requeue)
         low = best[0] / slack if full else 0.0
         kept = self.wp_window = []
         for q, v in found.items():
@@ -855,11 +859,14 @@ class _Engine:
         most that entry's key × _WP_SLACK², and the choice looks that much deeper.
 
         A re-pushed pair whose score is below `self.floor` (a fraction _WP_FLOOR of the
-        last step's K-th best) is not pushed but put to sleep (`self.asleep`; its older
-        entries go stale). Its score then stays below the largest floor it slept under
-        (`self.sleep_bound`) × _WP_SLACK² until one of its tokens is re-pushed again,
-        when it is looked at anew; the choice wakes every sleeper (_wake) before the
-        K-th best score falls that low.
+        last step's K-th best) is not pushed but put to sleep (`self.asleep`; its `latest`
+        entry is dropped, so its older entries go stale). Its score then stays below the
+        largest floor it slept under (`self.sleep_bound`) × _WP_SLACK² until one of its
+        tokens is re-pushed again, when it is looked at anew, or a merge makes it anew
+        (then it is pushed with the fresh pairs); the choice wakes every sleeper (_wake)
+        before the K-th best score falls that low. A pair of the choice's window
+        (`wp_window`) may be put to sleep too: the window re-reads it at every step, and it
+        gets a heap entry (and `latest`) again when it leaves the window.
         """
         heap, pc, thr, tc, latest = self.heap, self.pc, self.threshold, self.tc, self.latest
         push = heapq.heappush
