@@ -432,7 +432,7 @@ class _Engine:
             if c < thr or q in window:  # (in the window: an older push of a pair pushed again since)
                 pop(heap)
                 continue
-            now = key_of(q, c) if first_rule else (-c << 42) + (key & _LOW42)  # (hf: _pack inlined)
+            now = key_of(q, c)
             if now != key:
                 replace(heap, now)
                 continue
@@ -911,7 +911,7 @@ class _Engine:
                     if c >= thr:
                         if q in grouped:
                             continue
-                        key = -(c / (tc[q[0]] * tc[q[1]]))  # (_wp_key)
+                        key = _wp_key(c, tc[q[0]], tc[q[1]])
                         if -key < floor:
                             latest.pop(q, None)
                             asleep.add(q)
