@@ -416,13 +416,18 @@ class _Engine:
         histogram of pair counts kept by `apply`."""
         heap, pc, thr, window, counted = self.bpe_heap, self.pc, self.threshold, self.window, self.counted
         key_of, pair_of, first_rule = self.key_of, self.pair_of, self.first_rule
+        ranks, words = self.ranks, self.words
         for q, c in list(counted.items()):
             now = pc.get(q, 0)
             if now < thr:
                 del window[q], counted[q]
-            elif now != c or first_rule:  # (under the course's rule, the tie rank may have grown)
+            elif now != c:
                 window[q] = key_of(q, now)
                 counted[q] = now
+            elif first_rule:  # the tie rank grew if the word it was read in changed (see _first_rank)
+                known = ranks.get(q)
+                if known is None or words[known[0][0]] is not known[1]:
+                    window[q] = key_of(q, now)
         best = sorted(window.values())
         pop, push, replace = heapq.heappop, heapq.heappush, heapq.heapreplace
         while heap and (len(best) < want or heap[0] < best[-1]):
