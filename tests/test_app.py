@@ -187,9 +187,13 @@ def test_a_long_training_shows_its_progress_and_stop_cancels_it():
     at = app(corpus="wordfreq-en", algorithm="wordpiece", vocab_size=19_990)
     assert not at.exception
     assert len(at.get("progress")) == 1 and "Training WordPiece" in at.get("progress")[0].proto.text
+    # While it waits, the browser is given one table, chart and metric to load their code with (in a
+    # container its CSS hides: tests/test_browser.py); the page's next run no longer draws them.
+    assert (len(at.dataframe), len(at.metric), len(at.get("vega_lite_chart"))) == (1, 1, 1)
     stop = next(b for b in at.button if b.label == "Stop")
     stop.click().run()
     assert not at.exception and not at.get("progress")
+    assert (len(at.dataframe), len(at.metric), len(at.get("vega_lite_chart"))) == (0, 0, 0)
     assert any("You stopped the WordPiece training" in shown(i.value) for i in at.info)
     again = next(b for b in at.button if b.label == "Train again")
     again.click().run()

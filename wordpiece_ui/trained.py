@@ -127,6 +127,7 @@ def _label(config: TrainerConfig) -> str:
 
 WAIT_SECONDS = 1.0  # trainings that end this soon are shown without a progress view
 POLL_SECONDS = 0.5  # how often a waiting session's progress view polls its trainings
+POLL_WAIT_SECONDS = 0.4  # how long a poll waits for them to end (then it shows their progress)
 
 
 def _wait_for(jobs: list[Job], seconds: float) -> bool:
@@ -192,7 +193,10 @@ def trainings(wanted: dict[str, tuple[Algorithm, str | None]], settings: Setting
         name: (key, service.join(key, words, found, _session_id()) if isinstance(found, TrainerConfig) else found)
         for name, (key, found) in ready.items()
     }
-    _wait_for([job for _, job in begun.values() if isinstance(job, Job)], WAIT_SECONDS)  # else: a progress view
+    jobs = [job for _, job in begun.values() if isinstance(job, Job)]
+    if any(not job.finished.is_set() for job in jobs):
+        _warm_up_browser()
+    _wait_for(jobs, WAIT_SECONDS)  # else: a progress view
     waiting = [(key, job) for key, job in begun.values() if isinstance(job, Job) and not job.finished.is_set()]
     if waiting:
         _progress_view([(key, _label(job.config)) for key, job in waiting])
@@ -207,6 +211,28 @@ def trainings(wanted: dict[str, tuple[Algorithm, str | None]], settings: Setting
         else:
             out[name] = (key, started)
     return out
+
+
+WARM_UP_KEY = "wpl-warm-up"  # the hidden container of _warm_up_browser (its CSS class is st-key-<key>)
+
+
+def _warm_up_browser() -> None:
+    """Have the browser load, while the trainings run, the code of the elements drawn when they end.
+
+    Streamlit's front end fetches and compiles the code of each kind of element (a table, a
+    chart, a metric: about 2 MB of JavaScript) the first time the page draws one. On a fresh tab
+    that happened after the trainings: the Compare page's timelines then took about a second
+    more to show. One small element of each kind is drawn here, in a container that the CSS
+    below hides; the page's next run, the one with its trainings, no longer draws it.
+    """
+    # One pixel high (its contents scroll, out of sight) until the CSS, which a browser applies a
+    # moment later, takes it out of the layout.
+    with st.container(key=WARM_UP_KEY, height=1, border=False):
+        st.html(f"<style>.st-key-{WARM_UP_KEY}, :has(> .st-key-{WARM_UP_KEY}) {{ display: none; }}</style><span></span>")
+        st.metric("warm-up", 0)
+        st.dataframe({"warm-up": [0]}, hide_index=True)
+        st.vega_lite_chart(spec={"data": {"values": [{"x": 0}]}, "mark": "point",
+                                 "encoding": {"x": {"field": "x", "type": "quantitative"}}})
 
 
 def _stored_or_trainable(key: str, config: TrainerConfig, counts: WordCounts) -> Training | TrainerConfig | None:
@@ -248,6 +274,8 @@ def _stop(keys: list[str]) -> None:
 def _progress_view(waiting: list[tuple[str, str]]) -> None:
     """The progress of each (key, name) training, polled every POLL_SECONDS; the page reruns when all have ended."""
 
+    first = [True]
+
     @st.fragment(run_every=POLL_SECONDS)
     def progress() -> None:
         service = shared()[1]
@@ -255,6 +283,9 @@ def _progress_view(waiting: list[tuple[str, str]]) -> None:
         jobs = [(key, name, service.job(key)) for key, name in waiting]
         if any(key in stopped for key, _, _ in jobs):
             st.rerun()  # this session pressed Stop: it waits no more (and says so)
+        if not first[0]:  # a poll waits for the trainings a while: the page reruns as the last ends
+            _wait_for([job for _, _, job in jobs if job is not None], POLL_WAIT_SECONDS)
+        first[0] = False
         if all(job is None or job.finished.is_set() for _, _, job in jobs):
             st.rerun()  # the whole page, now with the trainings (or their errors)
         for key, name, job in jobs:
