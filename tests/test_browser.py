@@ -193,11 +193,11 @@ def test_training_a_bigger_corpus_shows_a_progress_bar(server, page):
     assert "merges" in page.locator('[data-testid="stProgress"]').inner_text()
     # The table, chart and metric drawn to warm the browser up (trained._warm_up_browser) are out of
     # the layout: hidden, with the element that holds them.
-    warm = page.locator(".st-key-wpl-warm-up")
+    warm = page.locator('[class*="st-key-wpl-warm-up"]')
     assert warm.count() == 1 and warm.is_hidden()
-    assert page.evaluate("() => document.querySelector('.st-key-wpl-warm-up').parentElement.getBoundingClientRect().height") == 0
+    assert page.evaluate("() => document.querySelector('[class*=\"st-key-wpl-warm-up\"]').parentElement.getBoundingClientRect().height") == 0
     page.get_by_text("Step 6000 of").first.wait_for(timeout=120_000)
-    assert page.locator(".st-key-wpl-warm-up").count() == 0
+    assert page.locator('[class*="st-key-wpl-warm-up"]').count() == 0
     assert page.locator('[data-testid="stProgress"]').count() == 0  # gone once trained
     check(page, "train-english-step-6000")
 

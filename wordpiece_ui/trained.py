@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable
 
 import streamlit as st
+from streamlit.errors import StreamlitDuplicateElementKey
 
 from wordpiece_core.corpus import TextSettings
 from wordpiece_core.errors import WordPieceError
@@ -195,7 +196,7 @@ def trainings(wanted: dict[str, tuple[Algorithm, str | None]], settings: Setting
     }
     jobs = [job for _, job in begun.values() if isinstance(job, Job)]
     if any(not job.finished.is_set() for job in jobs):
-        _warm_up_browser()
+        _warm_up_browser(list(keys.values()))
     _wait_for(jobs, WAIT_SECONDS)  # else: a progress view
     waiting = [(key, job) for key, job in begun.values() if isinstance(job, Job) and not job.finished.is_set()]
     if waiting:
@@ -213,26 +214,32 @@ def trainings(wanted: dict[str, tuple[Algorithm, str | None]], settings: Setting
     return out
 
 
-WARM_UP_KEY = "wpl-warm-up"  # the hidden container of _warm_up_browser (its CSS class is st-key-<key>)
+WARM_UP_KEY = "wpl-warm-up"  # the hidden containers of _warm_up_browser: their keys start with it
 
 
-def _warm_up_browser() -> None:
+def _warm_up_browser(keys: list[str]) -> None:
     """Have the browser load, while the trainings run, the code of the elements drawn when they end.
 
     Streamlit's front end fetches and compiles the code of each kind of element (a table, a
     chart, a metric: about 2 MB of JavaScript) the first time the page draws one. On a fresh tab
     that happened after the trainings: the Compare page's timelines then took about a second
     more to show. One small element of each kind is drawn here, in a container that the CSS
-    below hides; the page's next run, the one with its trainings, no longer draws it.
+    below hides; the page's next run, the one with its trainings, no longer draws it. `keys`: the
+    trainings' cache keys (a page may wait for two sets of trainings in one run: one container each).
     """
-    # One pixel high (its contents scroll, out of sight) until the CSS, which a browser applies a
-    # moment later, takes it out of the layout.
-    with st.container(key=WARM_UP_KEY, height=1, border=False):
-        st.html(f"<style>.st-key-{WARM_UP_KEY}, :has(> .st-key-{WARM_UP_KEY}) {{ display: none; }}</style><span></span>")
-        st.metric("warm-up", 0)
-        st.dataframe({"warm-up": [0]}, hide_index=True)
-        st.vega_lite_chart(spec={"data": {"values": [{"x": 0}]}, "mark": "point",
-                                 "encoding": {"x": {"field": "x", "type": "quantitative"}}})
+    key = f"{WARM_UP_KEY}-{hashlib.sha256(' '.join(keys).encode()).hexdigest()[:16]}"
+    hidden = f'[class*="st-key-{WARM_UP_KEY}"]'
+    try:
+        # One pixel high (its contents scroll, out of sight) until the CSS, which a browser applies
+        # a moment later, takes it and what holds it out of the layout.
+        with st.container(key=key, height=1, border=False):
+            st.html(f"<style>{hidden}, :has(> {hidden}) {{ display: none; }}</style><span></span>")
+            st.metric("warm-up", 0)
+            st.dataframe({"warm-up": [0]}, hide_index=True)
+            st.vega_lite_chart(spec={"data": {"values": [{"x": 0}]}, "mark": "point",
+                                     "encoding": {"x": {"field": "x", "type": "quantitative"}}})
+    except StreamlitDuplicateElementKey:
+        pass  # the same trainings waited for twice in one run: drawn already
 
 
 def _stored_or_trainable(key: str, config: TrainerConfig, counts: WordCounts) -> Training | TrainerConfig | None:
