@@ -201,6 +201,16 @@ def test_a_long_training_shows_its_progress_and_stop_cancels_it():
     next(b for b in at.button if b.label == "Stop").click().run()
 
 
+def test_a_training_that_ends_within_the_first_wait_leaves_no_warm_up_behind():
+    """The table, chart and metric drawn for the browser to load their code (trained._warm_up_browser)
+    are taken away when the training ends before a progress view is needed."""
+    app(corpus="course-toy")  # the pages' imports done, the training is still running when the page asks
+    at = app(corpus="wordfreq-en", algorithm="bpe", vocab_size=400)
+    assert not at.exception and not at.get("progress")
+    assert not any("warm-up" in str(f.value.columns.tolist()) for f in at.dataframe)
+    assert not any(m.label == "warm-up" for m in at.metric)
+
+
 def test_pasted_text_is_kept_when_another_corpus_is_chosen_in_between():
     at = app(corpus="paste")
     at.text_area(key="paste_text").set_value("low lower lowest\n").run()

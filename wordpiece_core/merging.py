@@ -424,9 +424,9 @@ class _Engine:
             elif now != c:
                 window[q] = key_of(q, now)
                 counted[q] = now
-            elif first_rule:  # the tie rank grew if the word it was read in changed (see _first_rank)
-                known = ranks.get(q)
-                if known is None or words[known[0][0]] is not known[1]:
+            elif first_rule:  # re-keyed unless its key holds the rank remembered, still valid (see _first_rank)
+                known = ranks.get(q)  # (a merge that re-makes a token forgets and re-reads some ranks)
+                if known is None or window[q][1] is not known[2] or words[known[0][0]] is not known[1]:
                     window[q] = key_of(q, now)
         best = sorted(window.values())
         pop, push, replace = heapq.heappop, heapq.heappush, heapq.heapreplace

@@ -195,9 +195,12 @@ def trainings(wanted: dict[str, tuple[Algorithm, str | None]], settings: Setting
         for name, (key, found) in ready.items()
     }
     jobs = [job for _, job in begun.values() if isinstance(job, Job)]
-    if any(not job.finished.is_set() for job in jobs):
-        _warm_up_browser(list(keys.values()))
-    _wait_for(jobs, WAIT_SECONDS)  # else: a progress view
+    warm_up = st.empty() if any(not job.finished.is_set() for job in jobs) else None
+    if warm_up is not None:
+        with warm_up.container():
+            _warm_up_browser(list(keys.values()))
+    if _wait_for(jobs, WAIT_SECONDS) and warm_up is not None:  # else: a progress view
+        warm_up.empty()  # they ended within the wait: the page goes on without it
     waiting = [(key, job) for key, job in begun.values() if isinstance(job, Job) and not job.finished.is_set()]
     if waiting:
         _progress_view([(key, _label(job.config)) for key, job in waiting])
@@ -224,7 +227,8 @@ def _warm_up_browser(keys: list[str]) -> None:
     chart, a metric: about 2 MB of JavaScript) the first time the page draws one. On a fresh tab
     that happened after the trainings: the Compare page's timelines then took about a second
     more to show. One small element of each kind is drawn here, in a container that the CSS
-    below hides; the page's next run, the one with its trainings, no longer draws it. `keys`: the
+    below hides; it is taken away when the trainings end within the page's first wait, and the
+    page's next run (the one with its trainings) no longer draws it. `keys`: the
     trainings' cache keys (a page may wait for two sets of trainings in one run: one container each).
     """
     key = f"{WARM_UP_KEY}-{hashlib.sha256(' '.join(keys).encode()).hexdigest()[:16]}"
@@ -233,7 +237,7 @@ def _warm_up_browser(keys: list[str]) -> None:
         # One pixel high (its contents scroll, out of sight) until the CSS, which a browser applies
         # a moment later, takes it and what holds it out of the layout.
         with st.container(key=key, height=1, border=False):
-            st.html(f"<style>{hidden}, :has(> {hidden}) {{ display: none; }}</style><span></span>")
+            st.html(f"<style>{hidden} {{ display: none; }} :has(> {hidden}) {{ display: none; }}</style><span></span>")
             st.metric("warm-up", 0)
             st.dataframe({"warm-up": [0]}, hide_index=True)
             st.vega_lite_chart(spec={"data": {"values": [{"x": 0}]}, "mark": "point",
