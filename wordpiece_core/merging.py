@@ -712,14 +712,18 @@ class _Engine:
         heap, members = self.by_rank[t], self.members[t]
         first_rule, tie_rank = self.first_rule, self._bpe_tie_rank
         out: list[tuple] = []
+        taken: set[str] = set()
         while heap and len(out) < n:
             rank, q = heap[0]
-            if q not in members or (out and out[-1][1] == q):
-                heapq.heappop(heap)  # left the group, or a second entry of one taken
+            if q not in members or q in taken:
+                # Left the group, or another entry of one taken: an older one, after a merge that
+                # re-made a token let its rank improve (see _regroup), is not always next to it.
+                heapq.heappop(heap)
             elif first_rule and tie_rank(q) != rank:
-                heapq.heapreplace(heap, (tie_rank(q), q))  # ranks only grow: it sinks
+                heapq.heapreplace(heap, (tie_rank(q), q))  # its rank grew: it sinks (an improved one has a newer entry)
             else:
                 out.append(heapq.heappop(heap))
+                taken.add(q)
         for entry in out:
             heapq.heappush(heap, entry)
         return [q for _, q in out]
