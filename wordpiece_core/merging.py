@@ -23,7 +23,8 @@ How it is made fast in pure Python:
   those K pairs and takes from the heap only the entries that could beat the
   window's worst (about one a step, and the stale ones), however many pairs tie.
   The tie rank is in the entry (the pair for hf; where the course first meets it
-  for first, which also only worsens).
+  for first, which also only worsens, but when a merge makes the pair anew: then
+  it is pushed again, as a new pair is).
 - WordPiece: a merge lowers count(a) and count(b), which RAISES the score of
   every other pair containing a or b. Their entries are re-pushed only when a
   token's count has fallen by 0.5% since the last time; in between, a key may
@@ -390,8 +391,10 @@ class _Engine:
     def _first_key(self, q: str, c: int) -> tuple:
         """BPE's heap entry under the course's rule: (-count, tie rank, pair), the tie rank being (word
         index, position - the word's length). It orders as (word, position) and can only grow while
-        the pair lasts (a merge after the pair shortens the word; one before it moves both): an entry,
-        like its count, is never worse than its pair is now. (Under the hf rule: _pack.)"""
+        the pair lasts (a merge after the pair shortens the word; one before it moves both), but when a
+        merge makes the pair anew (in an earlier word, or earlier in one): then the pair is pushed
+        again (_requeue). So some entry, like its count, is never worse than its pair is now. (Under
+        the hf rule: _pack.)"""
         return (-c, self._bpe_tie_rank(q), q)
 
     def _bpe_tie_rank(self, q: str) -> tuple[int, int] | str:
@@ -407,7 +410,8 @@ class _Engine:
         The window holds the best pairs found at the last step, with their entries as the pairs are
         now (re-made for those whose count or tie rank moved, dropped when too rare). Every other live
         pair has an entry in the heap that is no worse than the pair now: counts only fall, tie ranks
-        only grow, and a pair whose count rises (a merge made it anew) is pushed again (_requeue). So
+        only grow, and a pair that a merge made anew (its count rose, or its rank improved) is pushed
+        again (_requeue). So
         the heap's top is taken into the window while it could beat the window's worst: a stale
         entry is put back as its pair is now, a dead one or one of a pair in the window (an older
         push) is dropped, and a current one enters, pushing the window's worst back to the heap.
