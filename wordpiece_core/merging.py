@@ -411,10 +411,9 @@ class _Engine:
         now (re-made for those whose count or tie rank moved, dropped when too rare). Every other live
         pair has an entry in the heap that is no worse than the pair now: counts only fall, tie ranks
         only grow, and a pair that a merge made anew (its count rose, or its rank improved) is pushed
-        again (_requeue). So
-        the heap's top is taken into the window while it could beat the window's worst: a stale
-        entry is put back as its pair is now, a dead one or one of a pair in the window (an older
-        push) is dropped, and a current one enters, pushing the window's worst back to the heap.
+        again (_requeue). So the heap's top is taken into the window while it could beat the window's
+        worst: a stale entry is put back as its pair is now, a dead one or one of a pair in the window
+        (an older push) is dropped, and a current one enters, pushing the window's worst back to the heap.
         Each step then reads the window and the few entries that changed at the top, however many
         pairs tie. The winner leaves the window; how many pairs tie with it is read from the
         histogram of pair counts kept by `apply`."""
@@ -724,7 +723,8 @@ class _Engine:
                 # re-made a token let its rank improve (see _regroup), is not always next to it.
                 heapq.heappop(heap)
             elif first_rule and tie_rank(q) != rank:
-                heapq.heapreplace(heap, (tie_rank(q), q))  # its rank grew: it sinks (an improved one has a newer entry)
+                # Its rank grew: it sinks. (One whose rank improved has a newer entry, met first.)
+                heapq.heapreplace(heap, (tie_rank(q), q))
             else:
                 out.append(heapq.heappop(heap))
                 taken.add(q)
