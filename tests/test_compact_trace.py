@@ -122,3 +122,36 @@ def test_the_step_recorder_declares_every_column():
     assert set(StepRecorder.RECORDED) <= set(CANDIDATE_INTS)
     steps = StepRecorder().finish(["a"], "bpe", None)  # the rest are made at the end
     assert all(len(getattr(steps, name)) == 0 for name in STEP_INTS + CANDIDATE_INTS)
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.dictionaries(st.text(alphabet="aab#", min_size=1, max_size=9), st.integers(min_value=1, max_value=9),
+                       min_size=1, max_size=12),
+       st.sampled_from(["wordpiece", "bpe"]), st.sampled_from(["first", "hf"]), st.integers(min_value=1, max_value=7),
+       st.sampled_from([1, 5]))
+def test_the_parts_sent_while_training_give_the_same_lines_as_the_finished_steps(corpus, algorithm, tie_break,
+                                                                                  every, top_k):
+    """The writer's parts (plain slices of the recorder, made in the training's loop) hold what the
+    finished, compact columns hold: "a" + "a" candidates that merge fewer times than they occur and
+    candidates whose token exists already included, wherever the parts are cut."""
+    from wordpiece_core.formats import step_lines, trace_lines
+
+    parts = []
+
+    def watch(done, finished, part):
+        start = parts[-1][1] if parts else 0
+        if done > start and (finished or done - start >= every):
+            parts.append((start, done, part(start, done)))
+
+    t = train(corpus, TrainerConfig(algorithm=algorithm, vocab_size=30, tie_break=tie_break, top_k=top_k,
+                                    prefix="##" if algorithm == "wordpiece" else None), None, watch)
+    lines = [line for start, _, steps in parts for line in step_lines(steps, tie_break, first_step=start)]
+    assert lines == list(trace_lines(t))
+
+
+def test_code_points_of_any_token_id():
+    from wordpiece_core.steps import _code_points
+
+    ids = [0, 1, 255, 256, 0xD7FF, 0xD800, 0xDBFF, 0xDC00, 0xDFFF, 0xE000, 0xFFFF, 0x10000, 0x10FFFF]
+    assert list(_code_points("".join(map(chr, ids)))) == ids
+    assert list(_code_points("")) == []

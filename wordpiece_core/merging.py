@@ -884,18 +884,27 @@ class _Engine:
         heap, pc, thr, tc, latest = self.heap, self.pc, self.threshold, self.tc, self.latest
         push = heapq.heappush
         if not self.is_wp:
-            key_of = self.key_of
-            for q, c in fresh.items():
-                if c >= thr:
-                    push(self.bpe_heap, key_of(q, c))
+            if self.first_rule:
+                key_of = self.key_of
+                for q, c in fresh.items():
+                    if c >= thr:
+                        push(self.bpe_heap, key_of(q, c))
+            else:
+                for q, c in fresh.items():
+                    if c >= thr:
+                        push(self.bpe_heap, (-c << 42) + (ord(q[0]) << 21) + ord(q[1]))  # (_pack, inline)
             return
         pairs_of, ref, grouped = self.pairs_of, self.ref, self.group_of
         bound, floor, asleep = self.bound, self.floor, self.asleep
         slept = False
         for q, c in fresh.items():
-            pairs_of[q[0]].add(q)
-            pairs_of[q[1]].add(q)
-            _raise_bound(bound, q, c)
+            x, y = q[0], q[1]
+            pairs_of[x].add(q)
+            pairs_of[y].add(q)
+            if c > bound[x]:  # (_raise_bound, inline)
+                bound[x] = c
+            if c > bound[y]:
+                bound[y] = c
         # Saturated groups first (see _regroup): a pair that joins one leaves the heap, one that
         # leaves is pushed with its score now.
         regroup = self._regroup
@@ -910,7 +919,7 @@ class _Engine:
         for q in fresh:
             c = pc[q]
             if c >= thr and q not in grouped:
-                key = latest[q] = _wp_key(c, tc[q[0]], tc[q[1]])
+                key = latest[q] = -(c / (tc[q[0]] * tc[q[1]]))  # (_wp_key, inline)
                 push(heap, (key, q))
         ref[nc] = tc[nc]
         for t in {p[0], p[1], nc} if existed else {p[0], p[1]}:
@@ -924,13 +933,13 @@ class _Engine:
                     if c >= thr:
                         if q in grouped:
                             continue
-                        key = _wp_key(c, tc[q[0]], tc[q[1]])
-                        if -key < floor:
+                        score = c / (tc[q[0]] * tc[q[1]])  # (-_wp_key, inline: the loop is hot)
+                        if score < floor:
                             latest.pop(q, None)
                             asleep.add(q)
                             slept = True
-                        elif key != latest.get(q):
-                            latest[q] = key
+                        elif -score != latest.get(q):
+                            key = latest[q] = -score
                             push(heap, (key, q))
                     elif c == 0:
                         dead.append(q)
@@ -975,9 +984,9 @@ class _Engine:
         joined = self.joined
         for q in filterfalse(joined.__contains__, ranked):  # (about one a step: a pair new to the top)
             self._token_of(q)
-        ids = list(map(self.tok_to_id.get, map(joined.__getitem__, ranked)))
-        if ids.count(None) < len(ids):
-            for k, n in enumerate(ids):
+        tok_to_id = self.tok_to_id
+        if not tok_to_id.keys().isdisjoint(map(joined.__getitem__, ranked)):
+            for k, n in enumerate(map(tok_to_id.get, map(joined.__getitem__, ranked))):
                 count = tc.get(chr(n), 0) if n is not None else 0
                 if count:
                     rec.new_count_rows[row + k] = count

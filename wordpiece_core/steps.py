@@ -19,7 +19,9 @@ that read every step at once (tables over all steps, exports).
 
 from __future__ import annotations
 
+import sys
 from array import array
+from bisect import bisect_left
 from collections.abc import Iterator, MutableSequence, Sequence
 from fractions import Fraction
 from typing import overload
@@ -102,25 +104,25 @@ class StepRecorder:
         """Steps `start` to `stop` (as steps 0 to stop - start), with `tokens` (every token by id).
 
         touched=False leaves the touched words out (`touched` is then empty, and only how many each
-        step touched is kept): what trace.jsonl needs, for trace_file's writer."""
+        step touched is kept): what trace.jsonl needs, for trace_file's writer. Such a part is made
+        in the training's loop and read once: its columns are plain slices, not made compact."""
         r0, r1 = self.cand_start[start], self.cand_start[stop]  # their candidate rows
         t0, t1 = self.touched_start[start], self.touched_start[stop]
         whole = start == 0 and stop == len(self.existed)
-        columns = {name: int_column(getattr(self, name)[start:stop]) for name in STEP_INTS}
-        columns.update({name: int_column(getattr(self, name)[r0:r1]) for name in self.RECORDED})
+        compact = int_column if touched else _as_is
+        columns = {name: compact(getattr(self, name)[start:stop]) for name in STEP_INTS}
+        columns.update({name: compact(getattr(self, name)[r0:r1]) for name in self.RECORDED})
         pairs = "".join(self.c_pairs[start:stop])
-        columns["c_left_id"] = array("i", map(ord, pairs[0::2]))  # a token id is at most 0x10FFFF
-        columns["c_right_id"] = array("i", map(ord, pairs[1::2]))
+        columns["c_left_id"] = _code_points(pairs[0::2])
+        columns["c_right_id"] = _code_points(pairs[1::2])
         merged = array("q", self.c_pair_count[r0:r1])
-        for row, n in self.merged_rows.items():
-            if r0 <= row < r1:
-                merged[row - r0] = n
-        columns["c_merged"] = int_column(merged)
+        for row, n in _rows_within(self.merged_rows, r0, r1):
+            merged[row - r0] = n
+        columns["c_merged"] = compact(merged)
         new_counts = array("q", bytes(8 * len(merged)))
-        for row, n in self.new_count_rows.items():
-            if r0 <= row < r1:
-                new_counts[row - r0] = n
-        columns["c_new_count"] = int_column(new_counts)
+        for row, n in _rows_within(self.new_count_rows, r0, r1):
+            new_counts[row - r0] = n
+        columns["c_new_count"] = compact(new_counts)
         return Steps(
             tokens=tuple(tokens),
             algorithm=algorithm,
@@ -128,13 +130,38 @@ class StepRecorder:
             existed=bytes(self.existed[start:stop]),
             # (the recorder's own array when whole: it is not appended to any more, and a copy of the
             # longest column would raise the training's peak memory)
-            touched=(self.touched if whole else int_column(self.touched[t0:t1])) if touched else int_column(()),
-            touched_start=int_column([x - t0 for x in self.touched_start[start:stop + 1]] if not whole
-                                     else self.touched_start),
-            cand_start=int_column([x - r0 for x in self.cand_start[start:stop + 1]] if not whole
-                                  else self.cand_start),
+            touched=(self.touched if whole else int_column(self.touched[t0:t1])) if touched else (),
+            touched_start=compact([x - t0 for x in self.touched_start[start:stop + 1]] if not whole
+                                  else self.touched_start),
+            cand_start=compact([x - r0 for x in self.cand_start[start:stop + 1]] if not whole
+                               else self.cand_start),
             **columns,
         )
+
+
+def _as_is(values: Sequence[int]) -> Sequence[int]:
+    return values
+
+
+_UTF32 = "utf-32-le" if sys.byteorder == "little" else "utf-32-be"
+
+
+def _code_points(text: str) -> array:
+    """The code points of `text` as an array of 32-bit integers, in C (a token id is at most 0x10FFFF;
+    ids in the surrogate range are characters too, hence surrogatepass)."""
+    out = array("i")
+    out.frombytes(text.encode(_UTF32, "surrogatepass"))
+    return out
+
+
+def _rows_within(rows: dict[int, int], r0: int, r1: int) -> list[tuple[int, int]]:
+    """The entries of `rows` with r0 <= row < r1. Rows are added in increasing order, so the dict's
+    order is sorted: two bisections, not a walk over every row recorded so far."""
+    if not rows:
+        return []
+    keys = list(rows)
+    lo, hi = bisect_left(keys, r0), bisect_left(keys, r1)
+    return [(row, rows[row]) for row in keys[lo:hi]]
 
 
 class Steps(Sequence[MergeStep]):
