@@ -12,6 +12,7 @@ import pickle
 import tracemalloc
 from fractions import Fraction
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -155,3 +156,20 @@ def test_code_points_of_any_token_id():
     ids = [0, 1, 255, 256, 0xD7FF, 0xD800, 0xDBFF, 0xDC00, 0xDFFF, 0xE000, 0xFFFF, 0x10000, 0x10FFFF]
     assert list(_code_points("".join(map(chr, ids)))) == ids
     assert list(_code_points("")) == []
+
+
+@pytest.mark.parametrize("corpus,algorithm", [
+    # WordPiece meets the big pair late (it scores 1/count): the columns widen in the middle of the training
+    ({"ab": 3, "cd": 2, "ce": 1, "xy": 2**33, "xyz": 5}, "wordpiece"),
+    # the pair counts fit in 32 bits but a token's count does not: the step's first column took its
+    # counts before the second failed, and is cut back before it is widened
+    ({"ab": 2**30, "ac": 2**30, "ad": 2**30, "bd": 7}, "bpe"),
+    ({"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}, "bpe"),  # no widening
+])
+def test_candidate_counts_beyond_32_bits_widen_the_columns_and_stay_exact(corpus, algorithm):
+    t = train(corpus, TrainerConfig(algorithm=algorithm, vocab_size=25, top_k=3,
+                                    prefix="##" if algorithm == "wordpiece" else None))
+    big = max(corpus.values()) * max(map(len, corpus)) >= 2**31
+    assert t.steps.c_pair_count.itemsize == t.steps.c_left_count.itemsize == (8 if big else 4)
+    for s in t.steps:
+        assert list(s.candidates) == candidates_at(t, s.step)[:3]

@@ -973,9 +973,16 @@ class _Engine:
         lefts, rights = pairs[0::2], pairs[1::2]
         row = rec.cand_start[-1]  # the first candidate's row
         rec.c_pairs.append(pairs)
-        rec.c_pair_count.extend(map(pc.__getitem__, ranked))
-        rec.c_left_count.extend(map(tc.__getitem__, lefts))
-        rec.c_right_count.extend(map(tc.__getitem__, rights))
+        while True:
+            try:
+                rec.c_pair_count.extend(map(pc.__getitem__, ranked))
+                rec.c_left_count.extend(map(tc.__getitem__, lefts))
+                rec.c_right_count.extend(map(tc.__getitem__, rights))
+                break
+            except OverflowError:  # a count beyond 32 bits: the columns become 64-bit (once); the step again
+                if rec.c_pair_count.itemsize == 8:
+                    raise
+                rec.widen(row)
         if any(map(eq, lefts, rights)):  # "a" + "a": merging "aaa" makes one "aa", not two
             for k, q in enumerate(ranked):
                 if q[0] == q[1]:

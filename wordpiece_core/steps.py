@@ -61,11 +61,13 @@ class StepRecorder:
       the rows where they differ (`merged_rows`, `new_count_rows`) and filled in at the end.
     """
 
-    # One list per step column and one 64-bit array per recorded candidate column (named as in
-    # STEP_INTS and CANDIDATE_INTS, checked by a test). The candidate columns and the touched words
-    # are the long ones (K entries a step; every touched word): as arrays they hold 8 (or 4) bytes
-    # an entry instead of a list slot and an int object. Every count fits: merging.check_total
-    # keeps the corpus under 2^63 tokens.
+    # One list per step column and one array per recorded candidate column (named as in STEP_INTS
+    # and CANDIDATE_INTS, checked by a test). The candidate columns and the touched words are the
+    # long ones (K entries a step; every touched word): as arrays they hold 4 (or 8) bytes an entry
+    # instead of a list slot and an int object. The candidate columns start as 32-bit arrays and the
+    # engine widens them to 64 bits (`widen`) on the first count that does not fit, so the finished
+    # steps take them as they are (converting 200,000 entries afterwards costs about 10 ms a column).
+    # Every count fits in 64 bits: merging.check_total keeps the corpus under 2^63 tokens.
     left_id: list[int]
     right_id: list[int]
     new_id: list[int]
@@ -77,9 +79,9 @@ class StepRecorder:
     merged_count: list[int]
     total: list[int]
     new_count: list[int]
-    c_pair_count: MutableSequence[int]
-    c_left_count: MutableSequence[int]
-    c_right_count: MutableSequence[int]
+    c_pair_count: array
+    c_left_count: array
+    c_right_count: array
 
     RECORDED = ("c_pair_count", "c_left_count", "c_right_count")  # the candidate columns appended to as they are
 
@@ -87,7 +89,7 @@ class StepRecorder:
         for name in STEP_INTS:
             setattr(self, name, [])
         for name in self.RECORDED:
-            setattr(self, name, array("q"))
+            setattr(self, name, array("i"))
         self.c_pairs: list[str] = []  # per step, its candidates' pairs, best first
         self.merged_rows: dict[int, int] = {}  # candidate row -> c_merged, where it is not the pair count
         self.new_count_rows: dict[int, int] = {}  # candidate row -> c_new_count, where it is not 0
@@ -95,6 +97,12 @@ class StepRecorder:
         self.touched: MutableSequence[int] = array("i")  # word indices
         self.touched_start: list[int] = [0]
         self.cand_start: list[int] = [0]
+
+    def widen(self, rows: int) -> None:
+        """Make the recorded candidate columns 64-bit, keeping their first `rows` entries (a count did
+        not fit in 32 bits; an extend that failed may have appended part of a step)."""
+        for name in self.RECORDED:
+            setattr(self, name, array("q", getattr(self, name)[:rows]))
 
     def finish(self, tokens: Sequence[str], algorithm: str, prefix: str | None) -> Steps:
         return self.part(tokens, algorithm, prefix, 0, len(self.existed), touched=True)
@@ -111,18 +119,17 @@ class StepRecorder:
         whole = start == 0 and stop == len(self.existed)
         compact = int_column if touched else _as_is
         columns = {name: compact(getattr(self, name)[start:stop]) for name in STEP_INTS}
-        columns.update({name: compact(getattr(self, name)[r0:r1]) for name in self.RECORDED})
+        # (the recorder's own arrays when whole, as `touched` below; their entries are 32-bit when they fit)
+        columns.update({name: getattr(self, name) if whole else getattr(self, name)[r0:r1] for name in self.RECORDED})
         pairs = "".join(self.c_pairs[start:stop])
         columns["c_left_id"] = _code_points(pairs[0::2])
         columns["c_right_id"] = _code_points(pairs[1::2])
-        merged = array("q", self.c_pair_count[r0:r1])
+        merged = self.c_pair_count[r0:r1]  # (a copy, of the same item size)
         for row, n in _rows_within(self.merged_rows, r0, r1):
-            merged[row - r0] = n
-        columns["c_merged"] = compact(merged)
-        new_counts = array("q", bytes(8 * len(merged)))
-        for row, n in _rows_within(self.new_count_rows, r0, r1):
-            new_counts[row - r0] = n
-        columns["c_new_count"] = compact(new_counts)
+            merged[row - r0] = n  # (fits: a pair merges at most as often as it occurs)
+        columns["c_merged"] = merged
+        new_counts = _zeros(len(merged), _rows_within(self.new_count_rows, r0, r1), r0)
+        columns["c_new_count"] = new_counts
         return Steps(
             tokens=tuple(tokens),
             algorithm=algorithm,
@@ -141,6 +148,19 @@ class StepRecorder:
 
 def _as_is(values: Sequence[int]) -> Sequence[int]:
     return values
+
+
+def _zeros(n: int, rows: list[tuple[int, int]], r0: int) -> array:
+    """n zeros but at the given (row, value)s (row - r0 is the index): 32-bit if the values fit."""
+    for typecode, size in (("i", 4), ("q", 8)):
+        out = array(typecode, bytes(size * n))
+        try:
+            for row, value in rows:
+                out[row - r0] = value
+        except OverflowError:
+            continue
+        return out
+    raise AssertionError("a count beyond 64 bits")  # (merging.check_total keeps every count within 2^63)
 
 
 _UTF32 = "utf-32-le" if sys.byteorder == "little" else "utf-32-be"
