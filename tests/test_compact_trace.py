@@ -142,12 +142,16 @@ def test_the_parts_sent_while_training_give_the_same_lines_as_the_finished_steps
     def watch(done, finished, part):
         start = parts[-1][1] if parts else 0
         if done > start and (finished or done - start >= every):
-            parts.append((start, done, part(start, done)))
+            steps = part(start, done)
+            parts.append((start, done, steps, pickle.dumps(steps)))  # pickled, as the writer gets it
 
     t = train(corpus, TrainerConfig(algorithm=algorithm, vocab_size=30, tie_break=tie_break, top_k=top_k,
                                     prefix="##" if algorithm == "wordpiece" else None), None, watch)
-    lines = [line for start, _, steps in parts for line in step_lines(steps, tie_break, first_step=start)]
+    lines = [line for start, _, _, sent in parts
+             for line in step_lines(pickle.loads(sent), tie_break, first_step=start)]
     assert lines == list(trace_lines(t))
+    # a part shares nothing with the recorder: the training went on appending after it was made
+    assert all(pickle.dumps(steps) == sent for _, _, steps, sent in parts)
 
 
 def test_code_points_of_any_token_id():
@@ -170,6 +174,15 @@ def test_candidate_counts_beyond_32_bits_widen_the_columns_and_stay_exact(corpus
     t = train(corpus, TrainerConfig(algorithm=algorithm, vocab_size=25, top_k=3,
                                     prefix="##" if algorithm == "wordpiece" else None))
     big = max(corpus.values()) * max(map(len, corpus)) >= 2**31
-    assert t.steps.c_pair_count.itemsize == t.steps.c_left_count.itemsize == (8 if big else 4)
+    assert t.steps.c_left_count.itemsize == (8 if big else 4)
+    assert t.steps.c_pair_count.itemsize == (8 if max(t.steps.c_pair_count) >= 2**31 else 4)  # each as small as it can be
     for s in t.steps:
         assert list(s.candidates) == candidates_at(t, s.step)[:3]
+
+
+def test_the_count_of_a_candidate_token_that_exists_already_beyond_32_bits():
+    corpus = {"b##": 1, "a#b": 2**31 + 1, "##aaba": 2**31, "babaa#ba": 12}
+    t = train(corpus, TrainerConfig(algorithm="wordpiece", vocab_size=25, top_k=6))
+    assert max(t.steps.c_new_count) >= 2**31 and t.steps.c_new_count.itemsize == 8
+    for s in t.steps:
+        assert list(s.candidates) == candidates_at(t, s.step)[:6]

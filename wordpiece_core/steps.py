@@ -116,15 +116,24 @@ class StepRecorder:
         in the training's loop and read once: its columns are plain slices, not made compact."""
         r0, r1 = self.cand_start[start], self.cand_start[stop]  # their candidate rows
         t0, t1 = self.touched_start[start], self.touched_start[stop]
-        whole = start == 0 and stop == len(self.existed)
+        # finish: the recorder's own long columns (it is not appended to any more; copies would raise the
+        # training's peak memory). A part for the writer shares nothing: the training goes on appending.
+        whole = touched and start == 0 and stop == len(self.existed)
         compact = int_column if touched else _as_is
-        columns = {name: compact(getattr(self, name)[start:stop]) for name in STEP_INTS}
-        # (the recorder's own arrays when whole, as `touched` below; their entries are 32-bit when they fit)
-        columns.update({name: getattr(self, name) if whole else getattr(self, name)[r0:r1] for name in self.RECORDED})
+        columns: dict[str, Sequence[int]] = {name: compact(getattr(self, name)[start:stop]) for name in STEP_INTS}
+        for name in self.RECORDED:
+            column = getattr(self, name)
+            if not whole:
+                column = column[r0:r1]
+            elif column.itemsize == 8:  # widened for one of the three: each as small as its own counts allow
+                column = int_column(column)
+            columns[name] = column
         pairs = "".join(self.c_pairs[start:stop])
         columns["c_left_id"] = _code_points(pairs[0::2])
         columns["c_right_id"] = _code_points(pairs[1::2])
-        merged = self.c_pair_count[r0:r1]  # (a copy, of the same item size)
+        counts = columns["c_pair_count"]
+        assert isinstance(counts, array)  # (every count is below 2^63: merging.check_total)
+        merged = array(counts.typecode, counts)  # (a copy, of the same item size)
         for row, n in _rows_within(self.merged_rows, r0, r1):
             merged[row - r0] = n  # (fits: a pair merges at most as often as it occurs)
         columns["c_merged"] = merged
@@ -135,8 +144,6 @@ class StepRecorder:
             algorithm=algorithm,
             prefix=prefix,
             existed=bytes(self.existed[start:stop]),
-            # (the recorder's own array when whole: it is not appended to any more, and a copy of the
-            # longest column would raise the training's peak memory)
             touched=(self.touched if whole else int_column(self.touched[t0:t1])) if touched else (),
             touched_start=compact([x - t0 for x in self.touched_start[start:stop + 1]] if not whole
                                   else self.touched_start),
