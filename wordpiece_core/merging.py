@@ -898,13 +898,9 @@ class _Engine:
         bound, floor, asleep = self.bound, self.floor, self.asleep
         slept = False
         for q, c in fresh.items():
-            x, y = q[0], q[1]
-            pairs_of[x].add(q)
-            pairs_of[y].add(q)
-            if c > bound[x]:  # (_raise_bound, inline)
-                bound[x] = c
-            if c > bound[y]:
-                bound[y] = c
+            pairs_of[q[0]].add(q)
+            pairs_of[q[1]].add(q)
+            _raise_bound(bound, q, c)
         # Saturated groups first (see _regroup): a pair that joins one leaves the heap, one that
         # leaves is pushed with its score now.
         regroup = self._regroup
@@ -919,7 +915,7 @@ class _Engine:
         for q in fresh:
             c = pc[q]
             if c >= thr and q not in grouped:
-                key = latest[q] = -(c / (tc[q[0]] * tc[q[1]]))  # (_wp_key, inline)
+                key = latest[q] = _wp_key(c, tc[q[0]], tc[q[1]])
                 push(heap, (key, q))
         ref[nc] = tc[nc]
         for t in {p[0], p[1], nc} if existed else {p[0], p[1]}:
