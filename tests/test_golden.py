@@ -21,7 +21,15 @@ from trainers import train_bpe, train_wordpiece
 from wordpiece_core import TextSettings, count_words
 from wordpiece_core.replay import candidates_at, splits_at
 
-
+BERT_SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+# The vocabulary the course prints after its WordPiece loop (vocab_size = 70).
+COURSE_VOCAB_70 = [
+    "[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "##a", "##b", "##c", "##d", "##e", "##f", "##g", "##h",
+    "##i", "##k", "##l", "##m", "##n", "##o", "##p", "##r", "##s", "##t", "##u", "##v", "##w", "##y", "##z",
+    ",", ".", "C", "F", "H", "T", "a", "b", "c", "g", "h", "i", "s", "t", "u", "w", "y", "ab", "##fu", "Fa",
+    "Fac", "##ct", "##ful", "##full", "##fully", "Th", "ch", "##hm", "cha", "chap", "chapt", "##thm", "Hu",
+    "Hug", "Hugg", "sh", "th", "is", "##thms", "##za", "##zat", "##ut",
+]
 
 
 def test_toy_bpe_three_merges():
@@ -63,14 +71,8 @@ def test_course_wordpiece_70_token_vocabulary():
         "Hopefully": 1, ",": 1, "you": 1, "will": 1, "be": 1, "able": 1, "to": 1, "understand": 1, "how": 1,
         "they": 1, "are": 1, "trained": 1, "and": 1, "generate": 1, "tokens": 1,
     }
-    t = train_wordpiece(counts, 70, special_tokens=["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"])
-    assert t.vocab == [
-        "[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "##a", "##b", "##c", "##d", "##e", "##f", "##g", "##h",
-        "##i", "##k", "##l", "##m", "##n", "##o", "##p", "##r", "##s", "##t", "##u", "##v", "##w", "##y", "##z",
-        ",", ".", "C", "F", "H", "T", "a", "b", "c", "g", "h", "i", "s", "t", "u", "w", "y", "ab", "##fu", "Fa",
-        "Fac", "##ct", "##ful", "##full", "##fully", "Th", "ch", "##hm", "cha", "chap", "chapt", "##thm", "Hu",
-        "Hug", "Hugg", "sh", "th", "is", "##thms", "##za", "##zat", "##ut",
-    ]
+    t = train_wordpiece(counts, 70, special_tokens=BERT_SPECIALS)
+    assert t.vocab == COURSE_VOCAB_70
     # The first scores the course prints (in pair insertion order) and its first merge.
     first = {(c.left, c.right): c.score_float for c in candidates_at(t, 1)}
     assert first[("T", "##h")] == 0.125
@@ -80,6 +82,21 @@ def test_course_wordpiece_70_token_vocabulary():
     assert first[("t", "##h")] == 0.03571428571428571
     assert first[("##h", "##e")] == 0.011904761904761904
     assert (t.steps[0].left, t.steps[0].right, t.steps[0].score_float) == ("a", "##b", 0.2)
+
+
+def test_benchmark_course_loop_is_the_course():
+    """benchmarks/course_loop.py, the slow reference of bench_train.py's course row, is the course's code:
+    on the course's corpus it prints the course's vocabulary (and our trainer's, above)."""
+    import importlib.util
+    import os
+
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks", "course_loop.py")
+    spec = importlib.util.spec_from_file_location("course_loop", path)
+    assert spec is not None and spec.loader is not None
+    course_loop = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(course_loop)
+    counts = count_words(COURSE, TextSettings("none", "bert"))
+    assert course_loop.course_wordpiece(counts, 70, list(BERT_SPECIALS)) == COURSE_VOCAB_70
 
 
 def test_course_bpe_19_merges():
