@@ -201,6 +201,18 @@ def test_a_long_training_shows_its_progress_and_stop_cancels_it():
     next(b for b in at.button if b.label == "Stop").click().run()
 
 
+def test_the_first_poll_reruns_the_page_as_soon_as_the_training_ends(monkeypatch):
+    """The progress view's first call (in the page's run) waits for the trainings once it has drawn their
+    bars: the page shows a training as soon as it ends, not at the next poll (half a second later)."""
+    from wordpiece_ui import trained
+
+    monkeypatch.setattr(trained, "WAIT_SECONDS", 0.0)  # the progress view at once
+    monkeypatch.setattr(trained, "POLL_WAIT_SECONDS", 60.0)  # and its first call waits for the training
+    at = app(corpus="wordfreq-en", algorithm="wordpiece", vocab_size=5_123)  # (a size no other test trains)
+    assert not at.exception and not at.get("progress")
+    assert shown(at.header[0].value).startswith("Step 1 of ")
+
+
 def test_a_training_that_ends_within_the_first_wait_leaves_no_warm_up_behind():
     """The table, chart and metric drawn for the browser to load their code (trained._warm_up_browser)
     are taken away when the training ends before a progress view is needed."""

@@ -217,7 +217,7 @@ def test_stop_ends_a_training_and_says_so(server, page):
     page.wait_for_function("() => /[1-9][0-9,]* of/.test(document.querySelector('[data-testid=\"stProgress\"]').innerText)",
                            timeout=30_000)
     assert _trainers(server) == 1  # in its own process, not in the server's
-    page.get_by_role("button", name="Stop").first.click()
+    page.locator('[data-testid="stMain"]').get_by_role("button", name="Stop").first.click()
     page.get_by_text("You stopped the WordPiece training").first.wait_for(timeout=15_000)
     assert page.locator('[data-testid="stProgress"]').count() == 0  # no frozen bar left behind
     page.wait_for_timeout(1000)
@@ -225,7 +225,7 @@ def test_stop_ends_a_training_and_says_so(server, page):
     check(page, "train-stopped")
     page.get_by_role("button", name="Train again").click()
     page.wait_for_selector('[data-testid="stProgress"]', timeout=60_000)
-    page.get_by_role("button", name="Stop").first.click()  # (a closed tab is cancelled after jobs.GRACE_SECONDS;
+    page.locator('[data-testid="stMain"]').get_by_role("button", name="Stop").first.click()  # (a closed tab is cancelled after jobs.GRACE_SECONDS;
     page.get_by_text("You stopped the WordPiece training").first.wait_for(timeout=15_000)  # tests/test_stores.py)
 
 

@@ -296,7 +296,6 @@ def _progress_view(waiting: list[tuple[str, str]]) -> None:
             st.rerun()  # this session pressed Stop: it waits no more (and says so)
         if not first[0]:  # a poll waits for the trainings a while: the page reruns as the last ends
             _wait_for([job for _, _, job in jobs if job is not None], POLL_WAIT_SECONDS)
-        first[0] = False
         if all(job is None or job.finished.is_set() for _, _, job in jobs):
             st.rerun()  # the whole page, now with the trainings (or their errors)
         for key, name, job in jobs:
@@ -310,6 +309,14 @@ def _progress_view(waiting: list[tuple[str, str]]) -> None:
                 else:
                     text = f"Training {name}: {job.done_steps:,} of {job.total_steps:,} merges"
             st.progress(min(1.0, fraction), text=text)
+        if first[0]:
+            # The first call, in the page's run, waits too once the bars are drawn: the next poll comes
+            # only POLL_SECONDS later, and a training that ends in between would wait for it. The Stop
+            # button is drawn after that wait, as the page's run ends: a click on a fragment's button
+            # while the page's own run still goes on is lost.
+            first[0] = False
+            if _wait_for([job for _, _, job in jobs if job is not None], POLL_WAIT_SECONDS):
+                st.rerun()
         st.button("Stop", icon=":material/stop_circle:", on_click=_stop, args=([key for key, _ in waiting],),
                   key=f"stop {waiting[0][0]}",
                   help="Stop waiting; a training is cancelled unless other sessions wait for it too.")
