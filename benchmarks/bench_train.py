@@ -252,8 +252,9 @@ def main() -> None:
                         rows.append((f"{label}, {size}, {setup}, --top-k 0 (not the default)", t_k, t_b,
                                      f"{t_k / t_b:.2f}×", "–", m_k, m_b))
                     if normalizer == "lowercase" and algorithm == "bpe":  # a second run into the same --out
-                        t_r, _ = run_process(ours(algorithm, path, vocab, out, normalizer, pre), args.repeat,
-                                             memory=False, keep_out=True)
+                        cmd = ours(algorithm, path, vocab, out, normalizer, pre)
+                        run_process(cmd, 1, memory=False)  # untimed: every timed run replaces a default run's files
+                        t_r, _ = run_process(cmd, args.repeat, memory=False, keep_out=True)
                         rows.append((f"{label}, {size}, {setup}, default trace, into the folder of the run before",
                                      t_r, t_b, f"{t_r / t_b:.2f}×", "–", None, None))
         if not args.encoding_only:
