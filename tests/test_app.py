@@ -181,9 +181,12 @@ def test_ask_first_hides_the_merge_until_revealed():
     assert "which pair merges next?" in shown(at.header[0].value)  # the next step is hidden again
 
 
-def test_a_long_training_shows_its_progress_and_stop_cancels_it():
+def test_a_long_training_shows_its_progress_and_stop_cancels_it(monkeypatch):
     """The page does not block while a large training runs: a progress view polls it, with
     a Stop button; stopping says so and offers to train again."""
+    from wordpiece_ui import trained
+
+    monkeypatch.setattr(trained, "POLL_WAIT_SECONDS", 0.0)  # Stop at once, long before the training ends
     at = app(corpus="wordfreq-en", algorithm="wordpiece", vocab_size=19_990)
     assert not at.exception
     assert len(at.get("progress")) == 1 and "Training WordPiece" in at.get("progress")[0].proto.text
