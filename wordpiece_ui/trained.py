@@ -294,8 +294,9 @@ def _progress_view(waiting: list[tuple[str, str]]) -> None:
         jobs = [(key, name, service.job(key)) for key, name in waiting]
         if any(key in stopped for key, _, _ in jobs):
             st.rerun()  # this session pressed Stop: it waits no more (and says so)
+        alive = [job for _, _, job in jobs if job is not None]
         if not first[0]:  # a poll waits for the trainings a while: the page reruns as the last ends
-            _wait_for([job for _, _, job in jobs if job is not None], POLL_WAIT_SECONDS)
+            _wait_for(alive, POLL_WAIT_SECONDS)
         if all(job is None or job.finished.is_set() for _, _, job in jobs):
             st.rerun()  # the whole page, now with the trainings (or their errors)
         for key, name, job in jobs:
@@ -315,7 +316,7 @@ def _progress_view(waiting: list[tuple[str, str]]) -> None:
             # button is drawn after that wait, as the page's run ends: a click on a fragment's button
             # while the page's own run still goes on is lost.
             first[0] = False
-            if _wait_for([job for _, _, job in jobs if job is not None], POLL_WAIT_SECONDS):
+            if _wait_for(alive, POLL_WAIT_SECONDS):
                 st.rerun()
         st.button("Stop", icon=":material/stop_circle:", on_click=_stop, args=([key for key, _ in waiting],),
                   key=f"stop {waiting[0][0]}",
