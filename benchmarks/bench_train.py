@@ -159,19 +159,35 @@ def alternate(a: list[str], b: list[str], repeat: int) -> tuple[float, float, fl
     return t_a, t_b, peak_memory(a), peak_memory(b)
 
 
-def course_row(n_words: int, vocab: int, tmp: str) -> tuple[float, float]:
-    """Ours (command-line defaults) and the course loop, each a process from a TSV to a written vocabulary."""
+def course_words(n_words: int, tmp: str) -> str:
+    """The course row's corpus: a TSV of the `n_words` most frequent English words and their counts."""
     from wordpiece_core.sampling import expected_counts
 
     counts = expected_counts("en", n_words)
     tsv = os.path.join(tmp, "words.tsv")
     with open(tsv, "w", encoding="utf-8") as fh:
         fh.writelines(f"{w}\t{c}\n" for w, c in counts.items())
+    return tsv
+
+
+def ours_course(tsv: str, vocab: int, out: str, top_k: int | None = None) -> list[str]:
+    """The course row's command line: WordPiece on a word-count file, with its defaults."""
+    cmd = [sys.executable, "-m", "wordpiece_core", "train", "--word-counts", tsv, "--algorithm", "wordpiece",
+           "--vocab-size", str(vocab), "--special-tokens", "[UNK]", "--quiet", "--out", out]
+    return cmd + (["--top-k", str(top_k)] if top_k is not None else [])
+
+
+def course_loop(tsv: str, vocab: int, out: str) -> list[str]:
+    """The course's recount loop (course_loop.py) as a process writing its vocabulary to `out`."""
+    return [sys.executable, os.path.join(HERE, "course_loop.py"), tsv, str(vocab), out]
+
+
+def course_row(n_words: int, vocab: int, tmp: str) -> tuple[float, float]:
+    """Ours (command-line defaults) and the course loop, each a process from a TSV to a written vocabulary."""
+    tsv = course_words(n_words, tmp)
     out = os.path.join(tmp, "course")
-    fast, _ = run_process([sys.executable, "-m", "wordpiece_core", "train", "--word-counts", tsv, "--algorithm", "wordpiece", "--vocab-size", str(vocab),
-                           "--special-tokens", "[UNK]", "--quiet", "--out", out], 3, memory=False)
-    slow, _ = run_process([sys.executable, os.path.join(HERE, "course_loop.py"), tsv, str(vocab),
-                           os.path.join(tmp, "course-vocab.txt")], 1, memory=False)
+    fast, _ = run_process(ours_course(tsv, vocab, out), 3, memory=False)
+    slow, _ = run_process(course_loop(tsv, vocab, os.path.join(tmp, "course-vocab.txt")), 1, memory=False)
     with open(os.path.join(out, "vocab.txt"), encoding="utf-8") as a, \
             open(os.path.join(tmp, "course-vocab.txt"), encoding="utf-8") as b:
         same = a.read() == b.read()

@@ -1,0 +1,144 @@
+"""Where the command line's time goes, for the rows of bench_train.py that miss issue 14's targets.
+
+    python benchmarks/bench_phases.py           # the two 2M whitespace rows and the course row
+    python benchmarks/bench_phases.py --quick   # smaller runs, to check the script
+
+For each row it prints the reference's wall time (tokenizers, or the course's loop), the time the
+target leaves us (the target ratio × the reference), and our command split into its phases.
+Ours is the real command line, `python -m wordpiece_core train` with its defaults, run as a process
+with timers around its stages (CHILD below): the interpreter's start and exit (the wall time
+less the rest), the imports, reading and counting the text, the training, and what follows the
+training (writing the output files, the trace writer finishing). Then the same with `--top-k 0`
+(no candidates recorded: not a default, shown to separate the trace's cost from the engine's).
+
+The last columns say what the target asks of the training: the time left for it once the other
+phases are paid, and how much faster than now it would have to be. Each contender runs --repeat
+times, alternating with its reference; the phases shown are those of its fastest run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+from bench_train import HERE, ROOT, course_loop, course_words, hf, make_text, ours, ours_course, run_process
+
+# The command line as `python -m wordpiece_core` runs it, with a timer around each stage (the
+# modules it imports lazily are imported first, so that they count as imports); prints the phases.
+CHILD = """
+import time
+start = time.perf_counter()
+import json, os, sys
+from wordpiece_core import cli, corpus, formats, merging, trace_file
+phases = {"imports": time.perf_counter() - start}
+
+def timed(module, name, phase):
+    inner = getattr(module, name)
+    def wrapper(*args, **kwargs):
+        t = time.perf_counter()
+        try:
+            return inner(*args, **kwargs)
+        finally:
+            phases[phase] = phases.get(phase, 0.0) + time.perf_counter() - t
+    setattr(module, name, wrapper)
+
+timed(corpus, "load_word_counts", "reading and counting")
+timed(merging, "train", "training")
+code = cli.main(sys.argv[1:])
+phases["in process"] = time.perf_counter() - start
+print(json.dumps(phases))
+sys.stdout.flush()
+os._exit(code)  # as __main__.py does
+"""
+
+PHASES = ("imports", "reading and counting", "training")
+
+
+def phases_of(cmd: list[str]) -> tuple[float, dict[str, float]]:
+    """Wall time and phases of one run of our command (`cmd` as bench_train builds it)."""
+    args = cmd[cmd.index("wordpiece_core") + 1:]
+    out = args[args.index("--out") + 1]
+    shutil.rmtree(out, ignore_errors=True)  # a new folder, as bench_train's runs
+    os.sync()
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", CHILD, *args], env={**os.environ, "PYTHONPATH": ROOT},
+                          capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(f"failed: {' '.join(cmd)}\n{done.stderr}")
+    phases = json.loads(done.stdout.strip().splitlines()[-1])
+    phases["after the training"] = phases.pop("in process") - sum(phases[p] for p in PHASES)
+    phases["start and exit"] = wall - sum(phases.values())
+    return wall, phases
+
+
+def best_of(cmd: list[str], reference: list[str] | None, repeat: int) -> tuple[float, dict[str, float], float]:
+    """Our fastest run (wall, phases) and the reference's best wall time, the two alternating."""
+    best: tuple[float, dict[str, float]] = (float("inf"), {})
+    ref = float("inf")
+    for _ in range(repeat):
+        best = min(best, phases_of(cmd), key=lambda run: run[0])
+        if reference is not None:
+            ref = min(ref, run_process(reference, 1, memory=False)[0])
+    return best[0], best[1], ref
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="200k tokens and vocabulary 2,000; course at 300")
+    parser.add_argument("--repeat", type=int, default=5, help="runs of each contender, alternating")
+    args = parser.parse_args()
+    import compileall  # as bench_train does: byte-compiled, as pip installs it
+
+    compileall.compile_dir(os.path.join(ROOT, "wordpiece_core"), quiet=1)
+    n_tokens, vocab = (200_000, 2000) if args.quick else (2_000_000, 8000)
+    course_vocab = 300 if args.quick else 1800
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        path = make_text(n_tokens)
+        out = os.path.join(tmp, "out")
+        for algorithm, target in (("bpe", 0.9), ("wordpiece", 1.0)):
+            label = f"{'BPE (tie-break hf)' if algorithm == 'bpe' else 'WordPiece'}, {n_tokens / 1e6:g}M tokens, " \
+                    f"vocab {vocab:,}, none + whitespace"
+            reference = hf(algorithm, path, vocab, tmp, "none", "whitespace")
+            for top_k in (None, 0):
+                wall, phases, ref = best_of(ours(algorithm, path, vocab, out, "none", "whitespace", top_k),
+                                            reference if top_k is None else None, args.repeat)
+                if top_k is None:
+                    ref_wall = ref
+                rows.append((label + (", --top-k 0 (not the default)" if top_k == 0 else ""), ref_wall,
+                             target * ref_wall, wall, phases))
+        tsv = course_words(5000, tmp)
+        label = f"WordPiece, the course row (5,000 words, vocab {course_vocab:,})"
+        # The course's loop takes about 20 s a run: one run of it.
+        ref, _ = run_process(course_loop(tsv, course_vocab, os.path.join(tmp, "course-vocab.txt")), 1, memory=False)
+        for top_k in (None, 0):
+            wall, phases, _ = best_of(ours_course(tsv, course_vocab, out, top_k), None, args.repeat)
+            rows.append((label + (", --top-k 0 (not the default)" if top_k == 0 else ""), ref, ref / 100, wall,
+                         phases))
+
+    print(f"\nWhere our time goes (s): best of {args.repeat}, {os.cpu_count()} cores; `allowed` is the target ratio × the "
+          "reference (for the course row, the reference ÷ 100)\n")
+    names = ["start and exit", *PHASES, "after the training"]
+    print("| row | reference | allowed | ours | " + " | ".join(names) + " | left for training | training must be |")
+    print("|---|" + "---:|" * (len(names) + 5))
+    for label, ref, allowed, wall, phases in rows:
+        left = allowed - (wall - phases["training"])
+        if left <= 0:
+            need = "out of reach: the other phases alone take longer"
+        elif left < phases["training"]:
+            need = f"{phases['training'] / left:.2f}× as fast ({(1 - left / phases['training']) * 100:.0f}% less time)"
+        else:
+            need = "as fast as now"
+        print(f"| {label} | {ref:.3f} | {allowed:.3f} | {wall:.3f} | "
+              + " | ".join(f"{phases[n]:.3f}" for n in names) + f" | {left:.3f} | {need} |")
+
+
+if __name__ == "__main__":
+    main()
