@@ -20,7 +20,7 @@ def test_the_phases_benchmark_times_the_real_command(tmp_path):
     corpus.write_text("hug pug pun bun hugs\n" * 40, encoding="utf-8")
     out = tmp_path / "out"
     wall, phases = phases_of(ours("wordpiece", str(corpus), 12, str(out), "none", "whitespace"))
-    assert set(phases) == {"start and exit", "imports", "reading and counting", "training", "after the training"}
+    assert set(phases) == {"start and exit", "imports", "setting up", "reading and counting", "training", "after the training"}
     assert all(seconds > 0 for seconds in phases.values()), phases
     assert abs(sum(phases.values()) - wall) < 1e-6
     vocab = (out / "vocab.txt").read_text(encoding="utf-8").split("\n")
