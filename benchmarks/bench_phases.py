@@ -28,13 +28,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
 import time
 
-from bench_train import HERE, ROOT, course_loop, course_words, hf, make_text, ours, ours_course, run_process
+from bench_train import ROOT, before_run, course_loop, course_words, hf, make_text, ours, ours_course, run_process
 
 # The command line as `python -m wordpiece_core` runs it, with a timer around each stage (the
 # modules it imports lazily are imported first, so that they count as imports); prints the phases.
@@ -76,9 +75,7 @@ PHASES = ("imports", "setting up", "reading and counting", "training")
 def phases_of(cmd: list[str]) -> tuple[float, dict[str, float]]:
     """Wall time and phases of one run of our command (`cmd` as bench_train builds it)."""
     args = cmd[cmd.index("wordpiece_core") + 1:]
-    out = args[args.index("--out") + 1]
-    shutil.rmtree(out, ignore_errors=True)  # a new folder, as bench_train's runs
-    os.sync()
+    before_run(cmd)  # a new --out folder, the disks synced: as bench_train's runs
     start = time.perf_counter()
     done = subprocess.run([sys.executable, "-c", CHILD, *args], env={**os.environ, "PYTHONPATH": ROOT},
                           capture_output=True, text=True)

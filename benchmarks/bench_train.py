@@ -113,6 +113,13 @@ def peak_memory(cmd: list[str]) -> float:
     return peak / 1024
 
 
+def before_run(cmd: list[str], keep_out: bool = False) -> None:
+    """Untimed, before each timed run: remove the command's `--out` folder (unless `keep_out`) and sync the disks."""
+    if "--out" in cmd and not keep_out:
+        shutil.rmtree(cmd[cmd.index("--out") + 1], ignore_errors=True)
+    os.sync()
+
+
 def run_process(cmd: list[str], repeat: int, memory: bool = True, keep_out: bool = False) -> tuple[float, float]:
     """Best wall time (s) of a command run `repeat` times, and its peak memory (MB, see peak_memory).
 
@@ -122,9 +129,7 @@ def run_process(cmd: list[str], repeat: int, memory: bool = True, keep_out: bool
     best = float("inf")
     env = {**os.environ, "PYTHONPATH": ROOT}
     for _ in range(repeat):
-        if "--out" in cmd and not keep_out:
-            shutil.rmtree(cmd[cmd.index("--out") + 1], ignore_errors=True)
-        os.sync()
+        before_run(cmd, keep_out)
         start = time.perf_counter()
         proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         _, status, _ = os.wait4(proc.pid, 0)

@@ -16,12 +16,11 @@ merges hu+##g; the arithmetic says hu+##gs alone has 1/15 and wins.
 
 from fractions import Fraction
 
-from corpora import COURSE, TOY
+from corpora import BERT_SPECIALS, COURSE, TOY
 from trainers import train_bpe, train_wordpiece
 from wordpiece_core import TextSettings, count_words
 from wordpiece_core.replay import candidates_at, splits_at
 
-BERT_SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 # The vocabulary the course prints after its WordPiece loop (vocab_size = 70).
 COURSE_VOCAB_70 = [
     "[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "##a", "##b", "##c", "##d", "##e", "##f", "##g", "##h",
