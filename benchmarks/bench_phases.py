@@ -42,7 +42,7 @@ import time
 start = time.perf_counter()
 import json, os, sys
 import threading
-from wordpiece_core import cli, corpus, encode_cli, formats, merging, models, pipeline, trace_file
+from wordpiece_core import cli, corpus, encode_cli, engine, formats, models, pipeline, trace_file
 phases = {"imports": time.perf_counter() - start}
 
 def timed(module, name, phase):
@@ -61,7 +61,7 @@ def read(*args, **kwargs):  # what came before reading: the arguments, the outpu
     return reading(*args, **kwargs)
 corpus.load_word_counts = read
 timed(corpus, "load_word_counts", "reading and counting")
-timed(merging, "train", "training")
+timed(engine, "train", "training")
 code = cli.main(sys.argv[1:])
 phases["in process"] = time.perf_counter() - start
 print(json.dumps(phases))

@@ -207,9 +207,9 @@ def encode_rows(train_path: str, vocab: int, n_tokens: int, repeat: int) -> list
     from wordpiece_core.corpus import TextSettings, load_word_counts
     from wordpiece_core.formats import tokenizer_json
     from wordpiece_core.loading import tokenizer_from_json
-    from wordpiece_core.merging import train
+    from wordpiece_core.engine import train
     from wordpiece_core.sampling import sample_lines
-    from wordpiece_core.trace import TrainerConfig
+    from wordpiece_core.config import TrainerConfig
 
     lines = sample_lines("en", n_tokens, top_n=50_000, seed=7)  # not the training text
     size_mb = sum(len(line.encode("utf-8")) + 1 for line in lines) / 1e6

@@ -19,10 +19,11 @@ from hypothesis import strategies as st
 from corpora import TOY
 from gc_walk import tracked_reachable
 from wordpiece_core.corpus import TextSettings
-from wordpiece_core.merging import train
+from wordpiece_core.engine import train
 from wordpiece_core.replay import candidates_at, splits_at
 from wordpiece_core.steps import Steps, int_column
-from wordpiece_core.trace import MergeStep, TrainerConfig
+from wordpiece_core.config import TrainerConfig
+from wordpiece_core.records import MergeStep
 
 words = st.text(alphabet="abcab", min_size=1, max_size=7)
 corpora = st.dictionaries(words, st.integers(min_value=1, max_value=9), min_size=1, max_size=12)
@@ -80,7 +81,7 @@ def test_counts_that_do_not_fit_machine_integers_stay_exact_in_a_column():
 
 def test_the_largest_counts_a_training_takes():
     from wordpiece_core.errors import WordPieceError
-    from wordpiece_core.merging import MAX_TOTAL
+    from wordpiece_core.engine import MAX_TOTAL
 
     t = train({"hug": MAX_TOTAL // 8, "pug": 5}, TrainerConfig(algorithm="wordpiece", vocab_size=12, top_k=2))
     s = t.steps[0]

@@ -8,8 +8,8 @@ import re
 import pytest
 
 from shown import shown
-from wordpiece_core.merging import train
-from wordpiece_core.trace import TrainerConfig
+from wordpiece_core.engine import train
+from wordpiece_core.config import TrainerConfig
 from wordpiece_ui import algorithm_code, compare, glossary, handout, state
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

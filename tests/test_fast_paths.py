@@ -21,9 +21,9 @@ from corpora import TOY
 from wordpiece_core.corpus import TextSettings
 from wordpiece_core.errors import WordPieceError
 from wordpiece_core.formats import pretty_json, step_json, tokenizer_json, trace_jsonl, trace_lines
-from wordpiece_core.merging import train
+from wordpiece_core.engine import train
 from wordpiece_core.sampling import sample_lines
-from wordpiece_core.trace import TrainerConfig
+from wordpiece_core.config import TrainerConfig
 from wordpiece_core.trace_file import TraceFile
 
 odd_words = st.text(alphabet='ab"\\\n\t\u00e9\u0000\U0001f600', min_size=1, max_size=6)
@@ -112,7 +112,7 @@ def test_forked_file_reading_reports_a_bad_byte_in_the_second_half(tmp_path, mon
 def test_records_made_without_init_have_every_field(top_k):
     import dataclasses
 
-    from wordpiece_core.trace import Candidate, MergeStep
+    from wordpiece_core.records import Candidate, MergeStep
 
     t = train(TOY, TrainerConfig(algorithm="wordpiece", vocab_size=20, top_k=top_k))
     for s in t.steps:

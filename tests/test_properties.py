@@ -10,10 +10,11 @@ from fractions import Fraction
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from wordpiece_core.merging import train
+from wordpiece_core.engine import train
 from wordpiece_core.reference import train as oracle_train
 from wordpiece_core.replay import candidates_at, splits_at, splits_by_rank
-from wordpiece_core.trace import TrainerConfig, merge_token
+from wordpiece_core.config import TrainerConfig
+from wordpiece_core.reference import new_token
 
 words = st.text(alphabet="abcab", min_size=1, max_size=7)
 corpora = st.dictionaries(words, st.integers(min_value=1, max_value=9), min_size=1, max_size=12)
@@ -123,7 +124,7 @@ def test_the_engines_tuning_changes_no_result(corpus, c):
     far too low, pairs of the window put to sleep, sleepers woken."""
     from unittest.mock import patch
 
-    from wordpiece_core import merging
+    from wordpiece_core.engine import training as merging
 
     with patch.object(merging, "_WP_SLACK", 1.5), patch.object(merging, "_WP_FLOOR", 0.99):
         _assert_equals_oracle(corpus, _config(c))
@@ -219,7 +220,7 @@ def _rescan(model, word):
         if best is None:
             return symbols
         r, i = best
-        symbols[i : i + 2] = [merge_token(symbols[i], symbols[i + 1], model.prefix)]
+        symbols[i : i + 2] = [new_token(symbols[i], symbols[i + 1], model.prefix)]
 
 
 _pieces = st.text(alphabet="abc", min_size=1, max_size=3)
@@ -251,7 +252,7 @@ def test_bpe_encoder_equals_the_rescan_definition(merges, words):
 def test_the_engines_fast_forms_of_the_hf_tie_rule_order_pairs_as_the_rule(entries):
     """BPE with tie-break hf: the best count first, then the smaller (left id, right id) (reference.ranked).
     The engine compares a pair as the string chr(left) + chr(right), and packs BPE's heap entries into ints."""
-    from wordpiece_core.merging import _pack, _packed_pair
+    from wordpiece_core.engine.training import _pack, _packed_pair
 
     from wordpiece_core import reference
 
@@ -271,7 +272,7 @@ def test_the_engines_fast_forms_of_the_hf_tie_rule_order_pairs_as_the_rule(entri
 def test_remembered_first_seen_ranks_equal_a_fresh_search(corpus, c):
     """The engine remembers each pair's first-seen rank between steps (merging._Engine._first_rank);
     every rank it hands out must equal a search of the current splits from the first word on."""
-    from wordpiece_core import merging
+    from wordpiece_core.engine import training as merging
 
     remembered = merging._Engine._first_rank
     handed_out = []
@@ -295,7 +296,7 @@ def test_remembered_first_seen_ranks_equal_a_fresh_search(corpus, c):
 def test_dropping_stale_entries_at_every_step_changes_nothing(corpus, c):
     """The WordPiece heap drops its stale entries when it grows past twice its pairs (plus a margin);
     with no margin it does so at almost every step, and the trace must stay the oracle's."""
-    from wordpiece_core import merging
+    from wordpiece_core.engine import training as merging
 
     cfg = _config({**c, "algorithm": "wordpiece"})
     saved = merging._COMPACT_ABOVE
@@ -319,7 +320,7 @@ def test_wordpiece_saturated_groups_hold_exactly_the_saturated_pairs(corpus, c):
     Before every choice: a pair is grouped exactly when it is saturated and may merge, under the
     token the rule names; no grouped pair has a live heap key; and every member waits in its group
     under a tie rank no worse than its rank now (the group's lazy order needs it)."""
-    from wordpiece_core import merging
+    from wordpiece_core.engine import training as merging
 
     cfg = _config({**c, "algorithm": "wordpiece"})
     original = merging._Engine.choose

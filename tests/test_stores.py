@@ -16,8 +16,8 @@ import pytest
 from corpora import TOY
 from gc_walk import tracked_reachable
 from wordpiece_core.corpus import TextSettings
-from wordpiece_core.merging import train
-from wordpiece_core.trace import TrainerConfig
+from wordpiece_core.engine import train
+from wordpiece_core.config import TrainerConfig
 from wordpiece_ui import tables
 from wordpiece_ui.jobs import TrainingService
 from wordpiece_ui.stores import BudgetStore, size_of

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 from fractions import Fraction
 
 from wordpiece_core import TrainerConfig, Training, train
-from wordpiece_core.trace import TieBreak
+from wordpiece_core.config import TieBreak
 
 WordCounts = Mapping[str, int] | Iterable[tuple[str, int]]
 

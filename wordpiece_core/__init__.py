@@ -6,8 +6,10 @@ returns a `Training` (trace.py) whose steps the app renders; see README.md.
 
 from .corpus import TextSettings, count_words
 from .errors import WordPieceError
-from .merging import train
-from .trace import Candidate, MergeStep, TrainerConfig, Training
+from .engine import train
+from .config import TrainerConfig
+from .records import Candidate, MergeStep
+from .trace import Training
 
 __all__ = [
     "Candidate",

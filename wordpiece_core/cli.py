@@ -18,7 +18,7 @@ from .errors import WordPieceError
 from .normalizers import NORMALIZERS
 from .pre_tokenizers import PRE_TOKENIZERS
 from .special_tokens import BERT_SPECIALS, END_OF_TEXT, UNK
-from .trace import ALGORITHMS, TIE_BREAKS
+from .config import ALGORITHMS, TIE_BREAKS
 
 if TYPE_CHECKING:
     from .trace_file import TraceFile
@@ -178,8 +178,7 @@ def _train_into(args: argparse.Namespace, out) -> int:
 def _train_with(args: argparse.Namespace, out, trace: TraceFile, specials: tuple[str, ...]) -> int:
     from .corpus import TextSettings, load_word_counts
     from .formats import output_files
-    from .merging import train
-    from .trace import TrainerConfig
+    from .engine import train
 
     settings = TextSettings(args.normalizer, args.pre_tokenizer, args.add_prefix_space)
     workers = 2 if (os.cpu_count() or 1) > 1 else 1  # a large text is counted in two processes
@@ -191,17 +190,7 @@ def _train_with(args: argparse.Namespace, out, trace: TraceFile, specials: tuple
         names = ", ".join(args.corpus + args.word_counts)
         raise WordPieceError(f"no words to train on: {names} is empty or only whitespace")
 
-    config = TrainerConfig(
-        algorithm=args.algorithm,
-        vocab_size=args.vocab_size,
-        min_frequency=args.min_frequency,
-        special_tokens=specials,
-        tie_break=args.tie_break,
-        prefix="##" if args.algorithm == "wordpiece" else (args.continuing_prefix or None),
-        min_score=args.min_score,
-        top_k=args.top_k,
-        full_byte_alphabet=args.full_byte_alphabet and args.pre_tokenizer == "byte-level",
-    )
+    config = config_from_args(args, specials)
     bar = _ProgressBar(sys.stderr) if (sys.stderr.isatty() and not args.quiet) else None
     training = train(counts, config, bar, trace.during)
     if bar is not None:
@@ -220,6 +209,16 @@ def _train_with(args: argparse.Namespace, out, trace: TraceFile, specials: tuple
             file=sys.stderr,
         )
     return 0
+
+
+def config_from_args(args: argparse.Namespace, specials: tuple[str, ...]):
+    """The trainer's configuration for the command line's arguments."""
+    from .config import config_from_settings
+
+    return config_from_settings(
+        args.algorithm, args.vocab_size, pre_tokenizer=args.pre_tokenizer, min_frequency=args.min_frequency,
+        special_tokens=specials, tie_break=args.tie_break, bpe_prefix=args.continuing_prefix,
+        min_score=args.min_score, top_k=args.top_k, byte_alphabet=args.full_byte_alphabet)
 
 
 class Terminated(BaseException):

@@ -26,7 +26,9 @@ from typing import Any, Protocol, runtime_checkable
 from .errors import WordPieceError
 from .special_tokens import CLS, SEP, UNK
 from .steps import Steps
-from .trace import TIE_RULES, MergeStep, Training, exact_text, loglik_change, merge_token
+from .records import MergeStep, exact_text, loglik_change
+from .reference import TIE_RULES, new_token
+from .trace import Training
 
 
 def normalizer_json(name: str) -> dict[str, Any] | None:
@@ -219,7 +221,7 @@ def step_lines(steps: Steps, tie_break: str, start: int = 0, stop: int | None = 
             cp, cl, cr = c_pair[r], c_lc[r], c_rc[r]
             c_score, c_exact = _ratio(cp, cl * cr if wp else 1)
             cands.append(_CANDIDATE % (
-                r - starts[i] + 1, quoted[ca], quoted[cb], _json_string(merge_token(tokens[ca], tokens[cb], prefix)),
+                r - starts[i] + 1, quoted[ca], quoted[cb], _json_string(new_token(tokens[ca], tokens[cb], prefix)),
                 cp, cl, cr, c_score, c_exact, loglik_change(total, cl, cr, c_merged[r], ca == cb, c_new[r]),
             ))
         yield _STEP_LINE % (

@@ -25,7 +25,7 @@ from itertools import repeat
 
 from .errors import WordPieceError
 from .special_tokens import UNK
-from .trace import merge_token
+from .reference import new_token
 
 _NO_RANK = 1 << 62  # the rank of a pair that is no merge
 CACHE_WORDS = 100_000  # results kept per model for words seen before (as Hugging Face caches)
@@ -165,7 +165,7 @@ class BPEModel(_CachedModel):
         self.ranks = {pair: i for i, pair in enumerate(self.merges)}
         self.unk_token = unk_token if unk_token in vocab else None
         self.prefix = prefix or None
-        self.joined = {pair: merge_token(pair[0], pair[1], self.prefix) for pair in self.merges}  # pair -> its token
+        self.joined = {pair: new_token(pair[0], pair[1], self.prefix) for pair in self.merges}  # pair -> its token
         self._cache: dict[str, WordResult] = {}
 
     def initial(self, word: str) -> tuple[list[str], list[tuple[int, int]] | None]:
@@ -233,5 +233,5 @@ class BPEModel(_CachedModel):
         from .replay import merge_everywhere
 
         for a, b in self.merges:
-            symbols = merge_everywhere(symbols, a, b, merge_token(a, b, self.prefix))
+            symbols = merge_everywhere(symbols, a, b, new_token(a, b, self.prefix))
         return symbols

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 
 from . import reference
-from .trace import Candidate, Training, loglik_change, merge_token
+from .records import Candidate, loglik_change
+from .reference import new_token
+from .trace import Training
 
 
 def apply_ranked(symbols: list[str], ranks: dict[tuple[str, str], int], prefix: str | None) -> list[str]:
@@ -29,7 +31,7 @@ def apply_ranked(symbols: list[str], ranks: dict[tuple[str, str], int], prefix: 
                 best, best_rank = pair, r
         if best is None:
             break
-        symbols = merge_everywhere(symbols, best[0], best[1], merge_token(best[0], best[1], prefix))
+        symbols = merge_everywhere(symbols, best[0], best[1], new_token(best[0], best[1], prefix))
     return symbols
 
 
@@ -90,19 +92,19 @@ def candidates_at(training: Training, step: int, limit: int | None = None) -> li
     for rank, (pair, c, score) in enumerate(scored, start=1):
         a, b = pair
         merged = _merged_occurrences(splits, training.counts, a, b) if a == b else c
-        new_token = merge_token(a, b, cfg.prefix)
+        made = new_token(a, b, cfg.prefix)
         out.append(
             Candidate(
                 left=a,
                 right=b,
-                new_token=new_token,
+                new_token=made,
                 pair_count=c,
                 left_count=token_counts[a],
                 right_count=token_counts[b],
                 score=score,
                 rank=rank,
                 loglik_delta=loglik_change(
-                    total, token_counts[a], token_counts[b], merged, a == b, token_counts.get(new_token, 0)
+                    total, token_counts[a], token_counts[b], merged, a == b, token_counts.get(made, 0)
                 ),
                 vocab_size_before=len(vocab),
             )

@@ -26,7 +26,9 @@ from collections.abc import Iterator, MutableSequence, Sequence
 from fractions import Fraction
 from typing import overload
 
-from .trace import Candidate, MergeStep, exact_score, loglik_change, merge_token, record
+from .records import Candidate, MergeStep, exact_score, loglik_change, record
+
+from .reference import new_token
 
 # Per step. Counts may exceed 64 bits (word counts are unbounded integers): a
 # column that does not fit in an array stays a tuple of Python ints.
@@ -67,7 +69,7 @@ class StepRecorder:
     # instead of a list slot and an int object. The candidate columns start as 32-bit arrays and the
     # engine widens them to 64 bits (`widen`) on the first count that does not fit, so the finished
     # steps take them as they are (converting 200,000 entries afterwards costs about 10 ms a column).
-    # Every count fits in 64 bits: merging.check_total keeps the corpus under 2^63 tokens.
+    # Every count fits in 64 bits: engine.check_total keeps the corpus under 2^63 tokens.
     left_id: list[int]
     right_id: list[int]
     new_id: list[int]
@@ -132,7 +134,7 @@ class StepRecorder:
         columns["c_left_id"] = _code_points(pairs[0::2])
         columns["c_right_id"] = _code_points(pairs[1::2])
         counts = columns["c_pair_count"]
-        assert isinstance(counts, array)  # (every count is below 2^63: merging.check_total)
+        assert isinstance(counts, array)  # (every count is below 2^63: engine.check_total)
         merged = array(counts.typecode, counts)  # (a copy, of the same item size)
         for row, n in _rows_within(self.merged_rows, r0, r1):
             merged[row - r0] = n  # (fits: a pair merges at most as often as it occurs)
@@ -167,7 +169,7 @@ def _zeros(n: int, rows: list[tuple[int, int]], r0: int) -> array:
         except OverflowError:
             continue
         return out
-    raise AssertionError("a count beyond 64 bits")  # (merging.check_total keeps every count within 2^63)
+    raise AssertionError("a count beyond 64 bits")  # (engine.check_total keeps every count within 2^63)
 
 
 _UTF32 = "utf-32-le" if sys.byteorder == "little" else "utf-32-be"
@@ -292,7 +294,7 @@ class Steps(Sequence[MergeStep]):
                 Candidate,
                 left=left,
                 right=right,
-                new_token=merge_token(left, right, self.prefix),
+                new_token=new_token(left, right, self.prefix),
                 pair_count=pc,
                 left_count=lc,
                 right_count=rc,

@@ -12,16 +12,16 @@ import functools
 import inspect
 
 from wordpiece_core import reference
-from wordpiece_core.trace import MergeStep, exact_text
+from wordpiece_core.records import MergeStep, exact_text
 
 from .tables import arithmetic, fmt_token, plural
 
 ANCHORS = {
     "count": "pairs, tokens, first = count(splits, freqs)",
     "score": "return Fraction(ab) if algorithm == \"bpe\" else Fraction(ab, a * b)",
-    "tie": "tie = (lambda p: (ids[p[0]], ids[p[1]])) if tie_break == \"hf\"",
+    "tie": "return (ids[pair[0]], ids[pair[1]]) if tie_break == \"hf\"",
     "best": "a, b = best[0]",
-    "new": "new = a + (b[len(prefix):] if prefix and b.startswith(prefix) else b)",
+    "new": "new = new_token(a, b, prefix)",
     "merge": "splits = [merge(split, a, b, new) for split in splits]",
 }
 

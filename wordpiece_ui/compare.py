@@ -16,7 +16,8 @@ import pandas as pd
 from wordpiece_core import reference
 from wordpiece_core.pipeline import Tokenizer
 from wordpiece_core.replay import splits_at
-from wordpiece_core.trace import Training, strip_prefix
+from wordpiece_core.reference import strip_prefix
+from wordpiece_core.trace import Training
 
 from .safe import code
 from .tables import fmt_score, fmt_token

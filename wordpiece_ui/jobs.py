@@ -38,8 +38,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wordpiece_core.errors import WordPieceError
-from wordpiece_core.merging import train
-from wordpiece_core.trace import TrainerConfig, Training
+from wordpiece_core.engine import train
+from wordpiece_core.config import TrainerConfig
+from wordpiece_core.trace import Training
 
 from .stores import BudgetStore
 

@@ -13,7 +13,8 @@ import pandas as pd
 
 from wordpiece_core import reference
 from wordpiece_core.replay import splits_at
-from wordpiece_core.trace import Candidate, MergeStep, Training, exact_text
+from wordpiece_core.records import Candidate, MergeStep, exact_text
+from wordpiece_core.trace import Training
 
 from . import sources
 from .safe import code

@@ -16,7 +16,7 @@ from typing import Any, Mapping
 from wordpiece_core.normalizers import NORMALIZERS
 from wordpiece_core.pre_tokenizers import PRE_TOKENIZERS
 from wordpiece_core.special_tokens import BERT_SPECIALS, END_OF_TEXT, UNK
-from wordpiece_core.trace import ALGORITHMS, TIE_BREAKS, Algorithm, TieBreak
+from wordpiece_core.config import ALGORITHMS, Algorithm, TIE_BREAKS, TieBreak
 
 from .corpora import CUSTOM_IDS, sample_by_id, samples
 

@@ -11,7 +11,9 @@ from fractions import Fraction
 import pandas as pd
 
 from wordpiece_core.replay import words_around
-from wordpiece_core.trace import TIE_RULES, Candidate, MergeStep, Training, exact_text
+from wordpiece_core.records import Candidate, MergeStep, exact_text
+from wordpiece_core.reference import TIE_RULES
+from wordpiece_core.trace import Training
 
 
 def fmt_score(x: float) -> str:

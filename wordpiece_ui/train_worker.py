@@ -19,7 +19,7 @@ import sys
 
 def main() -> None:
     from wordpiece_core.errors import WordPieceError
-    from wordpiece_core.merging import train
+    from wordpiece_core.engine import train
 
     from .jobs import OUT_OF_MEMORY, WORKER_NICENESS
 

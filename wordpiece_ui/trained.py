@@ -24,7 +24,8 @@ from streamlit.errors import StreamlitDuplicateElementKey
 
 from wordpiece_core.corpus import TextSettings
 from wordpiece_core.errors import WordPieceError
-from wordpiece_core.trace import Algorithm, TrainerConfig, Training
+from wordpiece_core.config import Algorithm, TrainerConfig, config_from_settings
+from wordpiece_core.trace import Training
 
 from . import safe, state
 from .corpora import CUSTOM_IDS, MAX_UPLOAD_MB, WordCounts, load_paste, load_sample, load_upload
@@ -106,16 +107,10 @@ def corpus(settings: Settings) -> WordCounts | None:
 
 def config_for(settings: Settings, algorithm: Algorithm | None = None, prefix: str | None = None) -> TrainerConfig:
     algorithm = algorithm or settings.algorithm
-    return TrainerConfig(
-        algorithm=algorithm,
-        vocab_size=settings.vocab_size,
-        min_frequency=settings.min_frequency,
-        special_tokens=settings.special_tokens,
-        tie_break=settings.tie_break,
-        prefix="##" if algorithm == "wordpiece" else prefix,
-        top_k=TOP_K,
-        full_byte_alphabet=settings.byte_level and settings.byte_alphabet,
-    )
+    return config_from_settings(
+        algorithm, settings.vocab_size, pre_tokenizer=settings.pre_tokenizer, min_frequency=settings.min_frequency,
+        special_tokens=settings.special_tokens, tie_break=settings.tie_break, bpe_prefix=prefix, top_k=TOP_K,
+        byte_alphabet=settings.byte_alphabet)
 
 
 def training_key(counts: WordCounts, config: TrainerConfig) -> str:

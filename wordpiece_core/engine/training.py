@@ -63,9 +63,11 @@ from bisect import insort
 from fractions import Fraction
 from typing import Any
 
-from .errors import WordPieceError
-from .steps import StepRecorder, Steps
-from .trace import ALGORITHMS, TIE_BREAKS, TrainerConfig, Training, merge_token
+from ..errors import WordPieceError
+from ..steps import StepRecorder, Steps
+from ..config import ALGORITHMS, TIE_BREAKS, TrainerConfig
+from ..reference import new_token
+from ..trace import Training
 
 Progress = Callable[[int, int], None]
 # Called after each merge with the steps done, False, and a function that makes the steps from start to
@@ -135,7 +137,7 @@ def initial_alphabet(words: Iterable[str], config: TrainerConfig) -> list[str]:
     else:
         symbols = set("".join(words))
     if config.full_byte_alphabet:
-        from .pre_tokenizers import byte_level_alphabet
+        from ..pre_tokenizers import byte_level_alphabet
 
         symbols.update(byte_level_alphabet())
     specials = set(config.special_tokens)
@@ -956,7 +958,7 @@ class _Engine:
         """The token merging q makes (its string), made once per pair."""
         token = self.joined.get(q)
         if token is None:
-            token = self.joined[q] = merge_token(self.id_to_tok[ord(q[0])], self.id_to_tok[ord(q[1])], self.prefix)
+            token = self.joined[q] = new_token(self.id_to_tok[ord(q[0])], self.id_to_tok[ord(q[1])], self.prefix)
         return token
 
     def _record_candidates(self, ranked: list[str], rec: StepRecorder) -> None:

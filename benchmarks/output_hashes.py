@@ -1,0 +1,186 @@
+"""Fingerprints of what the trainers write: run before and after a refactor, and compare.
+
+    python benchmarks/output_hashes.py > before.txt      # on the old checkout
+    python benchmarks/output_hashes.py > after.txt       # on the new one
+    diff before.txt after.txt                            # nothing: the behaviour is the same
+
+For each configuration below it runs the command line (`python -m wordpiece_core train`, in
+process) into a new folder and prints the SHA-256 of every file written (tokenizer.json,
+vocab.txt, merges.txt, vocab.json, trace.jsonl; training.json without its timing fields), then
+the app's downloads of the same training (the trace as CSV, merges.txt, the handouts in HTML
+and Markdown for the first steps). The set covers both algorithms, both tie rules, top-K 0, 1,
+10 and 25, every normalizer and pre-tokenizer, every sample corpus, BPE with the ``##`` prefix,
+the byte-level options, and a 2M-token text (`--quick` leaves that one out).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import hashlib
+import io
+import json
+import os
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, ROOT)
+sys.path.insert(0, HERE)
+
+SAMPLES = os.path.join(ROOT, "sample_corpora")
+TEXT = os.path.join(SAMPLES, "english-paragraphs.txt")
+NORMALIZERS = ("none", "lowercase", "bert", "bert-cased")
+PRE_TOKENIZERS = ("whitespace", "whitespace-split", "bert", "byte-level")
+
+
+def configurations(quick: bool) -> list[tuple[str, list[str]]]:
+    """(name, command-line arguments but --out) for every configuration fingerprinted."""
+    rows: list[tuple[str, list[str]]] = []
+    catalog = json.load(open(os.path.join(SAMPLES, "catalog.json"), encoding="utf-8"))
+    for sample in catalog:
+        path = os.path.join(SAMPLES, sample["file"])
+        source = ["--word-counts", path] if path.endswith(".tsv") else [path]
+        for algorithm in ("wordpiece", "bpe"):
+            for tie in ("first", "hf"):
+                rows.append((f"{sample['id']} {algorithm} {tie}", [
+                    *source, "--algorithm", algorithm, "--vocab-size", str(sample["vocab_size"]),
+                    "--tie-break", tie, "--normalizer", sample["normalizer"],
+                    "--pre-tokenizer", sample["pre_tokenizer"], "--min-frequency", str(sample["min_frequency"])]))
+    for normalizer in NORMALIZERS:
+        for pre in PRE_TOKENIZERS:
+            for algorithm in ("wordpiece", "bpe"):
+                rows.append((f"paragraphs {normalizer} {pre} {algorithm}", [
+                    TEXT, "--algorithm", algorithm, "--vocab-size", "400", "--normalizer", normalizer,
+                    "--pre-tokenizer", pre]))
+    en = os.path.join(SAMPLES, "wordfreq-en.tsv")
+    for top_k in ("0", "1", "10", "25"):
+        for algorithm in ("wordpiece", "bpe"):
+            for tie in ("first", "hf"):
+                rows.append((f"wordfreq-en {algorithm} {tie} top-k {top_k}", [
+                    "--word-counts", en, "--algorithm", algorithm, "--vocab-size", "3000", "--tie-break", tie,
+                    "--top-k", top_k]))
+    for tie in ("first", "hf"):
+        rows.append((f"wordfreq-en bpe ## {tie}", ["--word-counts", en, "--algorithm", "bpe", "--vocab-size", "3000",
+                                                   "--tie-break", tie, "--continuing-prefix", "##"]))
+        rows.append((f"wordfreq-de wordpiece min-score {tie}", [
+            "--word-counts", os.path.join(SAMPLES, "wordfreq-de.tsv"), "--algorithm", "wordpiece", "--vocab-size",
+            "5000", "--tie-break", tie, "--min-score", "1/100000", "--min-frequency", "3"]))
+    rows.append(("paragraphs byte-level full alphabet prefix space", [
+        TEXT, "--algorithm", "bpe", "--vocab-size", "600", "--pre-tokenizer", "byte-level",
+        "--full-byte-alphabet", "--add-prefix-space"]))
+    if not quick:
+        from bench_train import make_text
+
+        big = make_text(2_000_000)
+        for algorithm in ("wordpiece", "bpe"):
+            for tie in ("first", "hf"):
+                rows.append((f"2M {algorithm} {tie}", [big, "--algorithm", algorithm, "--vocab-size", "8000",
+                                                      "--tie-break", tie, "--normalizer", "lowercase",
+                                                      "--pre-tokenizer", "bert"]))
+    return rows
+
+
+def digest(data: str | bytes) -> str:
+    return hashlib.sha256(data.encode("utf-8") if isinstance(data, str) else data).hexdigest()[:16]
+
+
+def files_of(folder: str) -> dict[str, str]:
+    out = {}
+    for name in sorted(os.listdir(folder)):
+        with open(os.path.join(folder, name), "rb") as fh:
+            data = fh.read()
+        if name == "training.json":  # its timing and version fields change from run to run
+            record = json.loads(data)
+            for field in ("seconds", "elapsed_seconds", "created", "written_at", "version"):
+                record.pop(field, None)
+            data = json.dumps(record, sort_keys=True).encode()
+        out[name] = digest(data)
+    return out
+
+
+def app_downloads(args: list[str]) -> dict[str, str]:
+    """The app's downloads that the command line does not write, for the same training."""
+    from wordpiece_core import formats
+    from wordpiece_ui import handout, tables
+    from wordpiece_core.cli import build_parser
+
+    training = train_in_process(build_parser().parse_args(["train", *args, "--out", "unused"]))
+    n = len(training.steps)
+    if not n:
+        return {}
+    last = min(n, 5)
+    return {
+        "app trace.csv": digest(tables.steps_frame(training, shorten=False).to_csv(index=False)),
+        "app merges.txt": digest(formats.merges_txt(training)),
+        "app handout.html": digest(handout.as_html(training, "corpus", "Corpus", 1, last, "http://localhost/?step=1")),
+        "app handout.md": digest(handout.as_markdown(training, "corpus", "Corpus", 1, last, "http://localhost/?step=1")),
+    }
+
+
+def train_in_process(args):
+    """The training the command line makes for `args` (as the app's downloads would start from)."""
+    import inspect
+
+    from wordpiece_core import cli
+    from wordpiece_core.corpus import TextSettings, load_word_counts
+
+    settings = TextSettings(args.normalizer, args.pre_tokenizer, args.add_prefix_space)
+    counts = load_word_counts(args.corpus, args.word_counts, settings, 1, [])
+    specials_text = args.special_tokens
+    if specials_text is None:
+        key = args.algorithm
+        if key == "bpe" and args.pre_tokenizer == "byte-level":
+            key = "bpe-byte-level"
+        specials_text = cli.DEFAULT_SPECIALS[key]
+    specials = tuple(dict.fromkeys(s.strip() for s in specials_text.split(",") if s.strip()))
+    if hasattr(cli, "config_from_args"):
+        config = cli.config_from_args(args, specials)
+    else:
+        try:
+            from wordpiece_core.config import TrainerConfig
+        except ImportError:
+            from wordpiece_core.trace import TrainerConfig  # type: ignore[no-redef]
+
+        config = TrainerConfig(
+            algorithm=args.algorithm, vocab_size=args.vocab_size, min_frequency=args.min_frequency,
+            special_tokens=specials, tie_break=args.tie_break,
+            prefix="##" if args.algorithm == "wordpiece" else (args.continuing_prefix or None),
+            min_score=args.min_score, top_k=args.top_k,
+            full_byte_alphabet=args.full_byte_alphabet and args.pre_tokenizer == "byte-level")
+    try:
+        from wordpiece_core.engine import train
+    except ImportError:
+        from wordpiece_core.merging import train  # type: ignore[no-redef]
+    assert inspect.isfunction(train)
+    return train(counts, config)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="leave the 2M-token text out")
+    parser.add_argument("--no-app", action="store_true", help="only the command line's files")
+    opts = parser.parse_args()
+    from wordpiece_core.cli import main as cli_main
+
+    with tempfile.TemporaryDirectory() as tmp:
+        for k, (name, args) in enumerate(configurations(opts.quick)):
+            out = os.path.join(tmp, str(k))
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err):
+                code = cli_main(["train", *args, "--out", out, "--quiet"])
+            print(f"# {name}: exit {code}")
+            if code:
+                print(f"  stderr {digest(err.getvalue())}")
+                continue
+            for file, h in files_of(out).items():
+                print(f"  {file} {h}")
+            if not opts.no_app:
+                for file, h in app_downloads(args).items():
+                    print(f"  {file} {h}")
+            sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,89 @@
+"""What decides a training: `TrainerConfig`, and the one mapping from a user's settings to it.
+
+The command line (cli.py) and the app (wordpiece_ui) both build their configuration with
+`config_from_settings`, so the rules that turn settings into a trainer's choices (WordPiece
+always writes ``##``; BPE only when asked; the full byte alphabet only with the byte-level
+pre-tokenizer) live here once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Literal, get_args
+
+from .reference import TIE_RULES, WORDPIECE_PREFIX
+
+Algorithm = Literal["wordpiece", "bpe"]
+TieBreak = Literal["first", "hf"]
+ALGORITHMS: tuple[Algorithm, ...] = get_args(Algorithm)
+TIE_BREAKS: tuple[TieBreak, ...] = get_args(TieBreak)
+assert set(TIE_RULES) == set(TIE_BREAKS)
+
+
+@dataclass(frozen=True)
+class TrainerConfig:
+    """Everything that decides a training run (the trace is a function of this and the words).
+
+    `wordpiece_core.train(word_counts, config)` is the one way to train. The two algorithms:
+
+    - **WordPiece** (the Hugging Face course's “WordPiece tokenization”): each word starts as its
+      first character and ``##`` + every other character; at every step the pair with the best
+      count(ab) / (count(a) × count(b)) merges (counts over the current splits, weighted by word
+      frequency), and the new token is a + b without b's ``##``. `min_score` stops training when
+      the best score falls below it (the threshold of the tutorial “WordPiece Tokenization: A BPE
+      Variant”, which also multiplies every score by the vocabulary size: the same winner, kept
+      in the trace as `scaled_score`). Its prefix is ``##`` unless another is given.
+    - **BPE** (the course's “Byte-Pair Encoding tokenization”): words start as their characters
+      and the most frequent pair merges. No prefix unless one is given: with `prefix="##"` it is
+      what Hugging Face's `WordPieceTrainer` really trains, BPE on words written ``w ##o ##r ##d``,
+      whose alphabet also holds every character on its own. With `tie_break="hf"` its merges are
+      exactly `BpeTrainer`'s.
+
+    Both start from the special tokens, then the alphabet sorted by code point; `min_frequency`
+    leaves rarer pairs unmerged.
+    """
+
+    algorithm: Algorithm = "wordpiece"
+    vocab_size: int = 1000
+    min_frequency: int = 0
+    special_tokens: tuple[str, ...] = ()
+    tie_break: TieBreak = "first"
+    prefix: str | None = None  # continuing-subword prefix: WordPiece's is "##" when none is given; BPE has none
+    min_score: Fraction | None = None  # stop when the best score falls below this
+    top_k: int = 10  # candidates recorded per step
+    full_byte_alphabet: bool = False  # byte-level: start from all 256 byte characters, not only those seen
+
+    def __post_init__(self) -> None:
+        if self.prefix is None and self.algorithm == "wordpiece":
+            object.__setattr__(self, "prefix", WORDPIECE_PREFIX)
+
+    @property
+    def description(self) -> str:
+        kind = "WordPiece" if self.algorithm == "wordpiece" else "BPE"
+        if self.algorithm == "bpe" and self.prefix:
+            kind += f" with {self.prefix!r} prefix"
+        return f"{kind}, vocabulary {self.vocab_size}, tie-break {self.tie_break}"
+
+
+def config_from_settings(algorithm: Algorithm, vocab_size: int, *, pre_tokenizer: str, min_frequency: int = 0,
+                         special_tokens: tuple[str, ...] = (), tie_break: TieBreak = "first",
+                         bpe_prefix: str | None = None, min_score: Fraction | None = None, top_k: int = 10,
+                         byte_alphabet: bool = False) -> TrainerConfig:
+    """The trainer's configuration for a user's settings, the same from the command line and the app.
+
+    WordPiece always writes ``##`` (a `bpe_prefix` is for BPE only: ``##`` there trains what
+    Hugging Face's WordPieceTrainer trains); the full byte alphabet applies only to the byte-level
+    pre-tokenizer.
+    """
+    return TrainerConfig(
+        algorithm=algorithm,
+        vocab_size=vocab_size,
+        min_frequency=min_frequency,
+        special_tokens=special_tokens,
+        tie_break=tie_break,
+        prefix=WORDPIECE_PREFIX if algorithm == "wordpiece" else (bpe_prefix or None),
+        min_score=min_score,
+        top_k=top_k,
+        full_byte_alphabet=byte_alphabet and pre_tokenizer == "byte-level",
+    )
