@@ -39,8 +39,8 @@ def _config(c):
     )
 
 
-def _assert_equals_oracle(corpus, cfg):
-    got = train(corpus, cfg)
+def _assert_equals_oracle(corpus, cfg, **engine):
+    got = train(corpus, cfg, **engine)
     steps, vocab, splits = oracle_train(
         corpus, cfg.algorithm, cfg.vocab_size, cfg.special_tokens, cfg.tie_break, cfg.min_frequency, cfg.prefix
     )
@@ -56,7 +56,7 @@ def _assert_equals_oracle(corpus, cfg):
         assert list(s.candidates) == candidates_at(got, s.step)[: cfg.top_k]
 
 
-# A pair of WordPiece's window put to sleep (merging._requeue), then chosen: it has no `latest` entry.
+# A pair of WordPiece's window put to sleep (WordPieceChooser.requeue), then chosen: it has no `latest` entry.
 _SLEPT_IN_THE_WINDOW = dict(
     corpus={"bab": 13, "b": 3186, "bcccb": 16, "caa": 17595, "bcc": 2, "ccc": 11},
     c=dict(algorithm="wordpiece", tie_break="first", min_frequency=0, vocab_size=10, special_tokens=(),
@@ -122,12 +122,9 @@ def test_the_engines_tuning_changes_no_result(corpus, c):
     """WordPiece's slack (how far a heap key may lag its pair's score) and floor (below which a re-pushed
     pair sleeps) only decide how much work a step does. At extreme values the rare paths are common: keys
     far too low, pairs of the window put to sleep, sleepers woken."""
-    from unittest.mock import patch
+    from wordpiece_core.engine import Tuning
 
-    from wordpiece_core.engine import training as merging
-
-    with patch.object(merging, "_WP_SLACK", 1.5), patch.object(merging, "_WP_FLOOR", 0.99):
-        _assert_equals_oracle(corpus, _config(c))
+    _assert_equals_oracle(corpus, _config(c), tuning=Tuning(slack=1.5, floor=0.99), self_check=True)
 
 
 def _window_case(corpus, tie_break, top_k):
@@ -137,7 +134,7 @@ def _window_case(corpus, tie_break, top_k):
 
 @settings(max_examples=150, deadline=None)
 @given(corpora, configs)
-# BPE keeps its best pairs from step to step (merging._choose_bpe). Under the course's rule a kept
+# BPE keeps its best pairs from step to step (BpeChooser.choose). Under the course's rule a kept
 # pair's tie rank grows when a merge after it shortens its first word, with its count unchanged:
 # in these, a window that re-read only the changed counts would rank a kept pair too high.
 @example(**_window_case({"baabba": 1}, "first", 3))
@@ -177,7 +174,7 @@ def test_deterministic_and_one_token_per_step(corpus, c):
 
 # Wide frequencies: a frequent token loses only a sliver of its count in a
 # merge, so the WordPiece engine keeps its pairs' old (slightly low) heap keys
-# and relies on its slack bound (merging._Engine._requeue); small counts never
+# and relies on its slack bound (WordPieceChooser.requeue); small counts never
 # get there.
 wide_corpora = st.dictionaries(st.text(alphabet="abcde", min_size=1, max_size=8),
                                st.integers(min_value=1, max_value=1_000_000), min_size=2, max_size=20)
@@ -252,7 +249,7 @@ def test_bpe_encoder_equals_the_rescan_definition(merges, words):
 def test_the_engines_fast_forms_of_the_hf_tie_rule_order_pairs_as_the_rule(entries):
     """BPE with tie-break hf: the best count first, then the smaller (left id, right id) (reference.ranked).
     The engine compares a pair as the string chr(left) + chr(right), and packs BPE's heap entries into ints."""
-    from wordpiece_core.engine.training import _pack, _packed_pair
+    from wordpiece_core.engine.keys import pack, packed_pair
 
     from wordpiece_core import reference
 
@@ -262,33 +259,18 @@ def test_the_engines_fast_forms_of_the_hf_tie_rule_order_pairs_as_the_rule(entri
     ranked = reference.ranked(pairs, dict.fromkeys(names, 1), {}, ids, "bpe", "hf")
     by_rule = [(pairs[p], ids[p[0]], ids[p[1]]) for p in ranked]
     by_string = sorted(entries, key=lambda e: (-e[0], chr(e[1]) + chr(e[2])))
-    by_packed = sorted(entries, key=lambda e: _pack(chr(e[1]) + chr(e[2]), e[0]))
+    by_packed = sorted(entries, key=lambda e: pack(chr(e[1]) + chr(e[2]), e[0]))
     assert by_string == by_rule and by_packed == by_rule
-    assert all(_packed_pair(_pack(chr(a) + chr(b), c)) == chr(a) + chr(b) for c, a, b in entries)
+    assert all(packed_pair(pack(chr(a) + chr(b), c)) == chr(a) + chr(b) for c, a, b in entries)
 
 
 @settings(max_examples=300, deadline=None)
 @given(corpora, configs)
 def test_remembered_first_seen_ranks_equal_a_fresh_search(corpus, c):
-    """The engine remembers each pair's first-seen rank between steps (merging._Engine._first_rank);
-    every rank it hands out must equal a search of the current splits from the first word on."""
-    from wordpiece_core.engine import training as merging
-
-    remembered = merging._Engine._first_rank
-    handed_out = []
-
-    def checked(engine, q):
-        rank = remembered(engine, q)
-        first = next(w for w, split in enumerate(engine.words) if q in split)
-        handed_out.append((rank, (first, engine.words[first].find(q))))
-        return rank
-
-    merging._Engine._first_rank = checked
-    try:
-        train(corpus, _config({**c, "tie_break": "first"}))
-    finally:
-        merging._Engine._first_rank = remembered
-    assert all(got == fresh for got, fresh in handed_out)
+    """The engine remembers each pair's first-seen rank between steps (MergeState.first_rank); its
+    self-check asserts before every step that every rank still in use equals a search of the current
+    splits from the first word on."""
+    train(corpus, _config({**c, "tie_break": "first"}), self_check=True)
 
 
 @settings(max_examples=150, deadline=None)
@@ -296,15 +278,10 @@ def test_remembered_first_seen_ranks_equal_a_fresh_search(corpus, c):
 def test_dropping_stale_entries_at_every_step_changes_nothing(corpus, c):
     """The WordPiece heap drops its stale entries when it grows past twice its pairs (plus a margin);
     with no margin it does so at almost every step, and the trace must stay the oracle's."""
-    from wordpiece_core.engine import training as merging
+    from wordpiece_core.engine import Tuning
 
     cfg = _config({**c, "algorithm": "wordpiece"})
-    saved = merging._COMPACT_ABOVE
-    merging._COMPACT_ABOVE = 0
-    try:
-        got = train(corpus, cfg)
-    finally:
-        merging._COMPACT_ABOVE = saved
+    got = train(corpus, cfg, tuning=Tuning(compact_above=0), self_check=True)
     steps, _, _ = oracle_train(corpus, cfg.algorithm, cfg.vocab_size, cfg.special_tokens, cfg.tie_break,
                                cfg.min_frequency, cfg.prefix)
     assert [(s.left, s.right, s.ties) for s in got.steps] == [(s["left"], s["right"], s["ties"]) for s in steps]
@@ -314,42 +291,13 @@ def test_dropping_stale_entries_at_every_step_changes_nothing(corpus, c):
 
 @settings(max_examples=200, deadline=None)
 @given(corpora, configs)
-def test_wordpiece_saturated_groups_hold_exactly_the_saturated_pairs(corpus, c):
-    """WordPiece keeps each saturated pair (count(ab) = count(a) or count(b): it scores exactly
-    1/count of its other token) out of the heap, in that token's group (merging._Engine._regroup).
-    Before every choice: a pair is grouped exactly when it is saturated and may merge, under the
-    token the rule names; no grouped pair has a live heap key; and every member waits in its group
-    under a tie rank no worse than its rank now (the group's lazy order needs it)."""
-    from wordpiece_core.engine import training as merging
-
-    cfg = _config({**c, "algorithm": "wordpiece"})
-    original = merging._Engine.choose
-    checked = []
-
-    def check(engine):
-        pc, tc, thr = engine.pc, engine.tc, engine.threshold
-        expected = {}
-        for q, n in pc.items():
-            if n >= thr and q[0] != q[1]:
-                if n == tc[q[0]]:
-                    expected[q] = q[1]
-                elif n == tc[q[1]]:
-                    expected[q] = q[0]
-        assert engine.group_of == expected
-        assert engine.members == \
-            {t: {q for q, g in expected.items() if g == t} for t in set(expected.values())}
-        assert not set(expected) & set(engine.latest)
-        # no empty set or heap is kept (a long training would hold one for most of its tokens)
-        assert all(engine.members.values()) and all(engine.sat_on.values())
-        assert set(engine.by_rank) == set(engine.members)
-        for q, t in expected.items():
-            assert min(rank for rank, x in engine.by_rank[t] if x == q) <= engine._bpe_tie_rank(q)
-        checked.append(len(expected))
-        return original(engine)
-
-    merging._Engine.choose = check
-    try:
-        train(corpus, cfg)
-    finally:
-        merging._Engine.choose = original
-    assert checked or cfg.vocab_size <= len(train(corpus, cfg).initial_vocab)
+def test_the_engines_self_check_holds_at_every_step(corpus, c):
+    """Before every step the engine's self-check recounts the splits and asserts its state: the pair and
+    token counts, the pair → words index, the histogram of counts, the remembered first ranks; BPE's
+    heap and window (an entry no worse than each live pair); WordPiece's heap (a current entry within
+    the slack of each pair's score) and its groups (a pair is grouped exactly when it is saturated and
+    may merge, under the token the rule names, with no live heap key, waiting under a tie rank no worse
+    than its rank now)."""
+    cfg = _config(c)
+    got = train(corpus, cfg, self_check=True)
+    assert got.steps.column("pair_count") == train(corpus, cfg).steps.column("pair_count")

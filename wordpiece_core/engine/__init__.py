@@ -1,5 +1,16 @@
-"""The fast incremental engine: `train(word_counts, config)` makes the merges reference.py specifies."""
+"""The fast incremental engine: `train(word_counts, config)` makes the merges reference.py specifies.
 
-from .training import MAX_TOTAL, train
+One stage per module, in reading order:
 
-__all__ = ["MAX_TOTAL", "train"]
+- keys.py: the fast forms of reference.py's score and tie rule, as heap keys;
+- state.py: the words, the counts, the pair → words index and `apply` (a merge in every word);
+- bpe.py: BPE's chooser (a window of the best pairs above a heap);
+- wordpiece.py: WordPiece's chooser (lazy re-pushes within a slack, sleepers, exact ties);
+- groups.py: WordPiece's groups of exactly tied pairs, out of its heap;
+- training.py: `train`, its checks of the input, and the merge loop.
+"""
+
+from .training import MAX_TOTAL, check_total, train
+from .wordpiece import Tuning
+
+__all__ = ["MAX_TOTAL", "Tuning", "check_total", "train"]
