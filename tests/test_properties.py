@@ -301,3 +301,14 @@ def test_the_engines_self_check_holds_at_every_step(corpus, c):
     cfg = _config(c)
     got = train(corpus, cfg, self_check=True)
     assert got.steps.column("pair_count") == train(corpus, cfg).steps.column("pair_count")
+
+
+@given(st.integers(0, 10**30), st.integers(1, 10**30), st.integers(1, 10**30), st.sampled_from(["wordpiece", "bpe"]))
+def test_the_trace_writers_score_terms_equal_the_rules_score(ab, a, b, algorithm):
+    """trace.jsonl writes a score's float and exact text from the counts (records.score_terms) without
+    making the Fraction reference.score makes; both must agree."""
+    from wordpiece_core import reference
+    from wordpiece_core.records import exact_text, score_terms
+
+    exact = reference.score(algorithm, ab, a, b)
+    assert score_terms(ab, a * b if algorithm == "wordpiece" else 1) == (float(exact), exact_text(exact))

@@ -20,13 +20,12 @@ import os
 import shutil
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping
-from math import gcd
 from typing import Any, Protocol, runtime_checkable
 
 from .errors import WordPieceError
 from .special_tokens import CLS, SEP, UNK
 from .steps import Steps
-from .records import MergeStep, exact_text, loglik_change
+from .records import MergeStep, exact_text, loglik_change, score_terms
 from .reference import TIE_RULES, new_token
 from .trace import Training
 
@@ -134,56 +133,44 @@ def tokenizer_json(training: Training, normalizer: str, pre_tokenizer: str, add_
 _json_string = json.encoder.encode_basestring  # a JSON string literal, as ensure_ascii=False writes it
 
 
+# trace.jsonl's layout, defined once: each line is a step's fields in this order (`step_json` makes the
+# line's object; `step_lines` formats the same fields from the trace's columns with these templates).
+STEP_FIELDS = (
+    ("step", "%d"), ("left", "%s"), ("right", "%s"), ("new_token", "%s"), ("pair_count", "%d"),
+    ("left_count", "%d"), ("right_count", "%d"), ("score", "%r"), ("score_exact", '"%s"'), ("ties", "%d"),
+    ("tie_rule", "%s"), ("vocab_size", "%d"), ("new_token_existed", "%s"), ("merged_count", "%d"),
+    ("words_touched", "%d"), ("loglik_delta", "%r"), ("scaled_score", "%r"), ("candidates", "[%s]"),
+)
+CANDIDATE_FIELDS = (
+    ("rank", "%d"), ("left", "%s"), ("right", "%s"), ("new_token", "%s"), ("pair_count", "%d"),
+    ("left_count", "%d"), ("right_count", "%d"), ("score", "%r"), ("score_exact", '"%s"'), ("loglik_delta", "%r"),
+)
+
+
+def _line_template(fields: tuple[tuple[str, str], ...]) -> str:
+    """A JSON object's line with a %-format for each field's value."""
+    return "{" + ", ".join(f'"{name}": {code}' for name, code in fields) + "}"
+
+
+_STEP_LINE, _CANDIDATE = _line_template(STEP_FIELDS), _line_template(CANDIDATE_FIELDS)
+
+
+def _object(fields: tuple[tuple[str, str], ...], *values: Any) -> dict[str, Any]:
+    assert len(values) == len(fields)
+    return dict(zip((name for name, _ in fields), values))
+
+
 def step_json(step: MergeStep, tie_rule: str) -> dict[str, Any]:
-    """One line of trace.jsonl."""
+    """One line of trace.jsonl, as an object: the step's fields (STEP_FIELDS)."""
     score = step.score
-    num, den = score.numerator, score.denominator
-    return {
-        "step": step.step,
-        "left": step.left,
-        "right": step.right,
-        "new_token": step.new_token,
-        "pair_count": step.pair_count,
-        "left_count": step.left_count,
-        "right_count": step.right_count,
-        "score": num / den,
-        "score_exact": exact_text(score),
-        "ties": step.ties,
-        "tie_rule": tie_rule,
-        "vocab_size": step.vocab_size,
-        "new_token_existed": step.new_token_existed,
-        "merged_count": step.merged_count,
-        "words_touched": len(step.words_touched),
-        "loglik_delta": step.loglik_delta,
-        "scaled_score": num * step.vocab_size_before / den,
-        "candidates": [
-            {
-                "rank": c.rank, "left": c.left, "right": c.right, "new_token": c.new_token,
-                "pair_count": c.pair_count, "left_count": c.left_count, "right_count": c.right_count,
-                "score": c.score_float, "score_exact": exact_text(c.score), "loglik_delta": c.loglik_delta,
-            }
-            for c in step.candidates
-        ],
-    }
-
-
-_STEP_LINE = (
-    '{"step": %d, "left": %s, "right": %s, "new_token": %s, "pair_count": %d, "left_count": %d, '
-    '"right_count": %d, "score": %r, "score_exact": "%s", "ties": %d, "tie_rule": %s, "vocab_size": %d, '
-    '"new_token_existed": %s, "merged_count": %d, "words_touched": %d, "loglik_delta": %r, '
-    '"scaled_score": %r, "candidates": [%s]}'
-)
-_CANDIDATE = (
-    '{"rank": %d, "left": %s, "right": %s, "new_token": %s, "pair_count": %d, "left_count": %d, '
-    '"right_count": %d, "score": %r, "score_exact": "%s", "loglik_delta": %r}'
-)
-
-
-def _ratio(num: int, den: int) -> tuple[float, str]:
-    """num / den as JSON writes a Fraction's float, and its exact text in lowest terms."""
-    g = gcd(num, den)
-    n, d = num // g, den // g
-    return num / den, (str(n) if d == 1 else f"{n}/{d}")
+    return _object(
+        STEP_FIELDS, step.step, step.left, step.right, step.new_token, step.pair_count, step.left_count,
+        step.right_count, score.numerator / score.denominator, exact_text(score), step.ties, tie_rule,
+        step.vocab_size, step.new_token_existed, step.merged_count, len(step.words_touched), step.loglik_delta,
+        score.numerator * step.vocab_size_before / score.denominator,
+        [_object(CANDIDATE_FIELDS, c.rank, c.left, c.right, c.new_token, c.pair_count, c.left_count,
+                 c.right_count, c.score_float, exact_text(c.score), c.loglik_delta)
+         for c in step.candidates])
 
 
 def trace_lines(training: Training, start: int = 0, stop: int | None = None) -> Iterator[str]:
@@ -213,13 +200,13 @@ def step_lines(steps: Steps, tie_break: str, start: int = 0, stop: int | None = 
         a, b = steps.left_id[i], steps.right_id[i]
         pc, lc, rc = steps.pair_count[i], steps.left_count[i], steps.right_count[i]
         den = lc * rc if wp else 1
-        score, exact = _ratio(pc, den)
+        score, exact = score_terms(pc, den)
         total = steps.total[i]
         cands = []
         for r in range(starts[i], starts[i + 1]):
             ca, cb = c_left[r], c_right[r]
             cp, cl, cr = c_pair[r], c_lc[r], c_rc[r]
-            c_score, c_exact = _ratio(cp, cl * cr if wp else 1)
+            c_score, c_exact = score_terms(cp, cl * cr if wp else 1)
             cands.append(_CANDIDATE % (
                 r - starts[i] + 1, quoted[ca], quoted[cb], _json_string(new_token(tokens[ca], tokens[cb], prefix)),
                 cp, cl, cr, c_score, c_exact, loglik_change(total, cl, cr, c_merged[r], ca == cb, c_new[r]),

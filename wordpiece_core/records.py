@@ -13,6 +13,7 @@ change of the corpus' unigram log-likelihood a merge makes.
 from __future__ import annotations
 
 import math
+from math import gcd
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -25,6 +26,14 @@ def exact_text(x: Fraction) -> str:
     """A fraction as the trace and the app write it: '1/15', or '20' when whole."""
     n, d = x.numerator, x.denominator  # what str(Fraction) gives, without its slow path
     return str(n) if d == 1 else f"{n}/{d}"
+
+
+def score_terms(num: int, den: int) -> tuple[float, str]:
+    """The score num / den (count(ab) over count(a) × count(b), or over 1 for BPE) as the trace writes it,
+    without making a Fraction: its float, as JSON writes the Fraction's, and `exact_text` of it."""
+    g = gcd(num, den)
+    n, d = num // g, den // g
+    return num / den, (str(n) if d == 1 else f"{n}/{d}")
 
 
 def loglik_change(
