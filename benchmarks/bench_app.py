@@ -1,4 +1,4 @@
-"""Server time per step on the Train page over a long trace (issue 4's < 200 ms target).
+"""Server time per step on the Train page over a long trace (the target: under 200 ms).
 
 Runs the real app under Streamlit's AppTest (the same code path as a browser session,
 without the network): trains once on the 10,000-word English sample with a vocabulary

@@ -8,7 +8,7 @@ page (performance.now(), checked every animation frame):
 - click → the new step's heading is on screen;
 - click → the page is idle again (no "Running" status, no stale or skeleton element).
 
-Prints one table with the medians and 90th percentiles against issue 12's targets
+Prints one table with the medians and 90th percentiles against the step-latency targets
 (heading ≤ 150 ms, idle ≤ 300 ms, medians).
 
     python benchmarks/bench_browser.py [--clicks 12] [--step 5000]

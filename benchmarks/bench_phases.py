@@ -1,4 +1,4 @@
-"""Where the command line's time goes, for the rows of bench_train.py that miss issue 14's targets.
+"""Where the command line's time goes, for the rows of bench_train.py that miss their targets.
 
     python benchmarks/bench_phases.py           # the two 2M whitespace rows and the course row
     python benchmarks/bench_phases.py --quick   # smaller runs, to check the script

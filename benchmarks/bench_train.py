@@ -4,7 +4,7 @@
     python benchmarks/bench_train.py --large    # also 20M tokens, vocabulary 30,000 (several minutes)
     python benchmarks/bench_train.py --quick    # a smaller run to check the script
 
-Rows (issue 14's targets in the last column; ratios are ours ÷ reference, measured in the same run):
+Rows (the targets in the last column; ratios are ours ÷ reference, measured in the same run):
 1. For each text setup (lowercase + BERT pre-tokenizer; no normalizer + whitespace) and each
    size: BPE (`--tie-break hf`) against tokenizers' BpeTrainer and WordPiece (the real score)
    against tokenizers' WordPieceTrainer (BPE inside), end to end from the same text file
