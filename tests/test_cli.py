@@ -320,3 +320,38 @@ def test_the_project_installs_with_a_wordpiece_lab_command(tmp_path, toy_tsv):
     assert (out / "vocab.txt").read_text(encoding="utf-8").split("\n")[:3] == ["##g", "##n", "##s"]
     usage = subprocess.run([str(env_dir / "bin" / "wordpiece-lab"), "--help"], capture_output=True, text=True)
     assert usage.stdout.startswith("usage: wordpiece-lab")
+
+
+def test_a_users_own_files_of_our_names_stop_the_run_unless_overwrite(tmp_path, toy_tsv):
+    out = tmp_path / "out"
+    out.mkdir()
+    mine = {"vocab.json": '{"mine": 0}', "merges.txt": "m i\n", "tokenizer.json": "{}"}
+    for name, text in mine.items():
+        (out / name).write_text(text)
+    args = ("train", "--word-counts", str(toy_tsv), "--algorithm", "bpe", "--vocab-size", "20", "--out", str(out))
+    proc = run(*args)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.count("\n") == 1 and "tokenizer.json, merges.txt, vocab.json" in proc.stderr
+    assert "--overwrite" in proc.stderr
+    assert {name: (out / name).read_text() for name in mine} == mine and sorted(os.listdir(out)) == sorted(mine)
+    assert run(*args, "--overwrite").returncode == 0
+    assert (out / "vocab.json").read_text() != mine["vocab.json"]
+    listed = json.loads((out / "training.json").read_text())["files"]
+    assert sorted(listed) == sorted(os.listdir(out))
+
+
+def test_only_files_an_earlier_training_listed_are_removed(tmp_path, toy_tsv):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "merges.txt").write_text("mine\n")  # not a name WordPiece writes: left alone, no error
+    assert run("train", "--word-counts", str(toy_tsv), "--algorithm", "wordpiece", "--vocab-size", "20",
+               "--out", str(out)).returncode == 0
+    assert (out / "merges.txt").read_text() == "mine\n"
+    # A folder of an earlier version (training.json without "files") counts as ours: its files are replaced.
+    summary = json.loads((out / "training.json").read_text())
+    del summary["files"]
+    (out / "training.json").write_text(json.dumps(summary))
+    (out / "vocab.json").write_text("{}")
+    assert run("train", "--word-counts", str(toy_tsv), "--algorithm", "wordpiece", "--vocab-size", "20",
+               "--out", str(out)).returncode == 0
+    assert sorted(os.listdir(out)) == ["tokenizer.json", "trace.jsonl", "training.json", "vocab.txt"]

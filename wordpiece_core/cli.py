@@ -110,6 +110,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="byte-level: start from all 256 byte characters (GPT-2), not only those in the corpus")
     t.add_argument("--top-k", type=_count, default=10, metavar="K", help="candidates recorded per step (default 10)")
     t.add_argument("--out", required=True, metavar="DIR", help="output folder (created if needed)")
+    t.add_argument("--overwrite", action="store_true",
+                   help="replace files of the output names in --out that no earlier training of this tool wrote "
+                        "(without it such a file stops the run)")
     t.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
     t.set_defaults(func=run_train)
 
@@ -148,7 +151,9 @@ def run_train(args: argparse.Namespace) -> int:
     if args.continuing_prefix is not None and args.algorithm != "bpe":
         raise WordPieceError("--continuing-prefix is for bpe; WordPiece always uses ##")
     out = args.out_folder = OutputFolder(args.out)
-    out.prepare()  # before any work: a folder that cannot be written is said now
+    from .formats import output_names
+
+    out.prepare(output_names(args.algorithm), args.overwrite)  # before any work: a folder that cannot be written is said now
     try:
         return _train_into(args, out)
     finally:

@@ -296,14 +296,13 @@ def output_files(training: Training, normalizer: str, pre_tokenizer: str, add_pr
     one string; the command line gives a `trace_file.TraceFile`, which writes most of it during the
     training, in a second process, and the rest holding one line at a time."""
     vocab = training.vocab
+    settings = {"normalizer": normalizer, "pre_tokenizer": pre_tokenizer, "add_prefix_space": add_prefix_space,
+                "files": list(output_names(training.config.algorithm))}
     files: dict[str, Content] = {
         "tokenizer.json": pretty_json(tokenizer_json(training, normalizer, pre_tokenizer, add_prefix_space)),
         "vocab.txt": vocab_txt(training),
         "trace.jsonl": trace if trace is not None else trace_jsonl(training),
-        "training.json": json.dumps(
-            summary_json(training, {"normalizer": normalizer, "pre_tokenizer": pre_tokenizer, "add_prefix_space": add_prefix_space}),
-            ensure_ascii=False, indent=2,
-        ),
+        "training.json": json.dumps(summary_json(training, settings), ensure_ascii=False, indent=2),
     }
     if training.config.algorithm == "bpe":
         files["merges.txt"] = merges_txt(training)
@@ -314,33 +313,67 @@ def output_files(training: Training, normalizer: str, pre_tokenizer: str, add_pr
 OUTPUT_NAMES = ("tokenizer.json", "vocab.txt", "trace.jsonl", "training.json", "merges.txt", "vocab.json")
 
 
+def output_names(algorithm: str) -> tuple[str, ...]:
+    """The files a training of `algorithm` writes (training.json lists them as "files")."""
+    return OUTPUT_NAMES if algorithm == "bpe" else OUTPUT_NAMES[:4]
+
+
+def _ours(path: str) -> set[str]:
+    """The files of our names in the folder `path` that an earlier training of this tool wrote: those its
+    training.json lists, or every name for a folder written before training.json listed them; none
+    when the folder holds no training.json of ours."""
+    try:
+        with open(os.path.join(path, "training.json"), encoding="utf-8") as fh:
+            doc = json.load(fh)
+    except (OSError, ValueError):
+        return set()
+    if not isinstance(doc, dict) or not {"algorithm", "tie_rule", "stop_reason"} <= doc.keys():
+        return set()  # a training.json, but not one this tool wrote
+    listed = doc.get("files")
+    if listed is None:
+        return set(OUTPUT_NAMES)
+    return {name for name in listed if name in OUTPUT_NAMES} if isinstance(listed, list) else set()
+
+
 class OutputFolder:
     """Where a training's files go: checked and prepared before training, filled all at once.
 
     `prepare()` runs before the training: it creates `--out` if needed and a staging folder
     inside it (so the final renames never cross file systems, even when `--out` is a mount
-    point), so a folder that cannot be written is reported before any work is done.
+    point), so a folder that cannot be written is reported before any work is done. It also
+    refuses to replace a file of one of our names that no earlier training of this tool wrote
+    (a user's own vocab.json), unless `overwrite`.
     `write()` writes every file into the staging folder, then moves them into place and
-    removes the files of an earlier training that this one does not write (the folder then
-    holds exactly one training's files). `close()` (also on errors and on SIGTERM, through
+    removes the files an earlier training of this tool wrote that this one does not write (the
+    folder then holds exactly one training's files, and nothing of the user's is removed). `close()` (also on errors and on SIGTERM, through
     the command line's handler) removes the staging folder, and `--out` itself if it was
     created here and never filled.
     """
 
     def __init__(self, path: str) -> None:
         self.path = path
+        self.ours: set[str] = set()  # the files an earlier training of this tool wrote here
         self.staging: str | None = None
         self.created = False
         self.moving = False  # the files are being moved into place (not all or nothing any more)
         self.filled = False
 
-    def prepare(self) -> None:
+    def prepare(self, writing: Iterable[str] = OUTPUT_NAMES, overwrite: bool = False) -> None:
+        """Check and make the folder before any work; `writing`: the names the training will write."""
         path = self.path
         if os.path.exists(path) and not os.path.isdir(path):
             raise WordPieceError(f"--out {path} is an existing file; give a directory")
         parent = os.path.dirname(os.path.abspath(path))
         if not os.path.isdir(parent):
             raise WordPieceError(f"--out {path}: the folder {parent} does not exist")
+        if os.path.isdir(path):
+            self.ours = _ours(path)
+            foreign = [name for name in writing if name not in self.ours and os.path.lexists(os.path.join(path, name))]
+            if foreign and not overwrite:
+                raise WordPieceError(
+                    f"--out {path} holds {', '.join(foreign)}, which no earlier training of this tool wrote; "
+                    "give another folder, or --overwrite to replace "
+                    f"{'it' if len(foreign) == 1 else 'them'}")
         try:
             if not os.path.isdir(path):
                 os.mkdir(path)
@@ -368,7 +401,7 @@ class OutputFolder:
             for name in files:
                 os.replace(os.path.join(self.staging, name), os.path.join(self.path, name))
             self.moving, self.filled = False, True
-            for name in OUTPUT_NAMES:  # an earlier training's files that this one does not write
+            for name in sorted(self.ours):  # an earlier training's files that this one does not write
                 old = os.path.join(self.path, name)
                 if name not in files and os.path.isfile(old):
                     os.remove(old)
@@ -390,6 +423,8 @@ class OutputFolder:
             self.created = False
 
 
-def write_outputs(path: str, files: Mapping[str, Content]) -> list[str]:
+def write_outputs(path: str, files: Mapping[str, Content], overwrite: bool = False) -> list[str]:
     """Write all files into `path` (created if needed), all or nothing."""
-    return OutputFolder(path).write(files)
+    folder = OutputFolder(path)
+    folder.prepare(files.keys(), overwrite)
+    return folder.write(files)
