@@ -20,7 +20,7 @@ word, and the trace.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import repeat
 
 from .errors import WordPieceError
@@ -29,6 +29,7 @@ from .reference import new_token
 
 _NO_RANK = 1 << 62  # the rank of a pair that is no merge
 CACHE_WORDS = 100_000  # results kept per model for words seen before (as Hugging Face caches)
+TRACED_CHARS = 200  # a longer word's trace covers its first TRACED_CHARS characters (its tokens, all of it)
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,16 @@ class WordResult:
     initial_split: tuple[str, ...] = field(default=())
     unknown: bool = False  # WordPiece: the whole word became [UNK]
     reason: str = ""
+    traced_chars: int = 0  # when the trace covers only the word's first characters (TRACED_CHARS): how many
+
+
+def _with_bounded_trace(model: _CachedModel, word: str) -> WordResult:
+    """A long word's tokens, with the trace of its first TRACED_CHARS characters only: a trace grows with
+    the square of the word's length (BPE keeps the split after each merge), the tokens do not."""
+    result = model.tokenize(word)
+    head = model.tokenize(word[:TRACED_CHARS], True)
+    return replace(result, scan=head.scan, merges=head.merges, initial_split=head.initial_split,
+                   traced_chars=TRACED_CHARS)
 
 
 class _CachedModel:
@@ -88,6 +99,9 @@ class WordPieceModel(_CachedModel):
         self.unk_token = unk_token
         self.prefix = prefix
         self.max_chars = max_input_chars_per_word
+        # No piece longer than the vocabulary's longest token can match, so the scan tries none (the
+        # tokens are the same; the work per position is bounded by the vocabulary, not the word).
+        self.longest = max(map(len, vocab), default=0)
         # Hugging Face refuses to encode an uncoverable word when [UNK] is missing from the
         # vocabulary; with strict_unk=False the word still becomes [UNK] (with no id), which
         # is what a viewer wants to show for a toy vocabulary without special tokens.
@@ -110,6 +124,8 @@ class WordPieceModel(_CachedModel):
             if len(self._cache) < CACHE_WORDS:
                 self._cache[word] = result
             return result
+        if len(word) > TRACED_CHARS and len(word) <= self.max_chars:
+            return _with_bounded_trace(self, word)
         return self._tokenize(word, True)
 
     def _tokenize(self, word: str, trace: bool) -> WordResult:
@@ -120,8 +136,9 @@ class WordPieceModel(_CachedModel):
         spans: list[tuple[int, int]] = []
         scan: list[ScanStep] = []
         start, n = 0, len(word)
+        reach = self.longest - len(prefix)  # the most characters a piece after the first can hold
         while start < n:
-            end = n
+            end = min(n, start + (self.longest if start == 0 else reach))
             found = None
             tried: list[str] = []
             while start < end:
@@ -196,6 +213,8 @@ class BPEModel(_CachedModel):
             cached = self._cache.get(word)
             if cached is not None:
                 return cached
+        elif len(word) > TRACED_CHARS:
+            return _with_bounded_trace(self, word)
         symbols, spans = self.initial(word)
         # Every character known (spans is None, the common case): the spans follow from the
         # tokens' lengths at the end. Otherwise they are merged along with the tokens.

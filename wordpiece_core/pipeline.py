@@ -59,6 +59,8 @@ def word_trace_json(w: WordTrace) -> dict:
                           "split": list(m.split_after)} for m in r.merges]
     if r.unknown:
         out["unknown"] = r.reason
+    if r.traced_chars:
+        out["traced_chars"] = r.traced_chars  # the trace covers only the word's first characters
     return out
 
 

@@ -13,6 +13,8 @@ from typing import Any
 
 from .errors import WordPieceError
 
+MAX_INPUT_CHARS_PER_WORD = 100_000  # a file may ask for longer words: refused by name above this
+
 
 def _describe(value: Any) -> str:
     if value is None:
@@ -92,6 +94,10 @@ def validate_tokenizer_doc(doc: Any, name: str) -> None:
     for key in ("unk_token", "continuing_subword_prefix", "end_of_word_suffix"):
         c.text(model.get(key), f"model.{key}")
     c.whole(model.get("max_input_chars_per_word"), "model.max_input_chars_per_word")
+    if (model.get("max_input_chars_per_word") or 0) > MAX_INPUT_CHARS_PER_WORD:
+        raise WordPieceError(f"model.max_input_chars_per_word is {model['max_input_chars_per_word']:,}: this app "
+                             f"encodes words of at most {MAX_INPUT_CHARS_PER_WORD:,} characters (tokenizers' "
+                             "default is 100)")
     c.flag(model.get("byte_fallback"), "model.byte_fallback")
     c.flag(model.get("fuse_unk"), "model.fuse_unk")
     dropout = model.get("dropout")
