@@ -48,6 +48,7 @@ class TieGroups:
     def __init__(self, state: MergeState, heap: list[tuple[float, str]], latest: dict[str, float],
                  pairs_of: defaultdict[str, set[str]]):
         self.state = state
+        self.pc, self.tc = state.pc, state.tc  # (the state's dicts, read at every regroup)
         self.heap = heap
         self.latest = latest
         self.pairs_of = pairs_of
@@ -65,7 +66,7 @@ class TieGroups:
         Called for every pair whose count changed (`fresh`: it may be met in an earlier word now),
         and for the pairs of each token whose count changed (see WordPieceChooser.requeue)."""
         st = self.state
-        pc, tc = st.pc, st.tc
+        pc, tc = self.pc, self.tc
         c = pc.get(q, 0)
         new = None
         if c >= st.threshold and q[0] != q[1]:
@@ -107,10 +108,10 @@ class TieGroups:
         than the merge's new ones (regrouped already) only lose count, so while count(u) is above
         `bound[u]`, the largest count among them when last looked at, none can: only then are the
         pairs of u (thousands, for a token such as ##e) searched, in C."""
-        count = self.state.tc.get(u, 0)
+        count = self.tc.get(u, 0)
         now: Iterable[str] = ()
         if fell and count and count <= self.bound.get(u, 0):
-            pairs, get = self.pairs_of[u], self.state.pc.get
+            pairs, get = self.pairs_of[u], self.pc.get
             self.bound[u] = max(map(get, pairs, repeat(0)), default=0)
             now = compress(pairs, map(eq, map(get, pairs), repeat(count)))
         for q in self.sat_on.get(u, set()) | set(now):
@@ -122,7 +123,7 @@ class TieGroups:
         """The groups that may hold one of the `want` best pairs: (count(t), t), the best first.
 
         Taken in order until they hold `want` pairs, and every group tied with the last taken."""
-        heap, members, tc = self.by_count, self.members, self.state.tc
+        heap, members, tc = self.by_count, self.members, self.tc
         taken: list[tuple[int, str]] = []
         held = 0
         while heap:
