@@ -3,7 +3,8 @@
 - The sidebar's widgets live in app.py's run, so their values survive moving
   between pages. On a session's first run they are filled from the URL.
 - Every `st.session_state` key the app uses is named once, below.
-- What is shared between sessions (corpora, trainings, tables) lives in caches.py.
+- What is shared between sessions lives elsewhere: corpora in corpus_loading.py, trainings
+  in trained.py, the tables derived from them in caches.py.
 """
 
 from __future__ import annotations
