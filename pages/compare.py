@@ -106,12 +106,7 @@ for col, (name, tok) in zip(cols, tokenizers.items()):
             enc = tok.encode(held, add_special_tokens=False)
             st.markdown(chips.over_text(held, enc.tokens, enc.offsets, enc.ids, set(tok.special_tokens)), unsafe_allow_html=True)
             st.caption(f"{len(enc.tokens):,} tokens")
-rows = []
-for name, tok in tokenizers.items():
-    t = trainings[name]
-    rows.append({"tokenizer": name, "on": "corpus words"} | compare.corpus_metrics(tok, t.words, t.counts).row())
-    if held.strip():
-        rows.append({"tokenizer": name, "on": "held-out text"} | compare.text_metrics(tok, held).row())
+rows = compare.metrics_rows(tokenizers, trainings, held)
 st.dataframe(rows, hide_index=True, width="stretch",
              column_config={c: st.column_config.NumberColumn(format="%.2f") for c in rows[0] if c not in ("tokenizer", "on")})
 st.caption("Fertility = tokens per word; [UNK] words = words with a piece the vocabulary cannot spell; "
@@ -120,8 +115,7 @@ st.caption("Fertility = tokens per word; [UNK] words = words with a piece the vo
 example = caches.fertility_example(runs["BPE"], runs["WordPiece"])
 if example:
     st.markdown(example)
-top_words = [w for w, _ in sorted(zip(wp.words, wp.counts), key=lambda x: -x[1])[:12]]
-st.dataframe(compare.words_table(tokenizers, top_words), hide_index=True, width="stretch")
+st.dataframe(compare.words_table(tokenizers, compare.most_frequent(wp, 12)), hide_index=True, width="stretch")
 
 st.subheader("Token lengths in each vocabulary", anchor=False)
 caches.chart(charts.length_histogram(compare.length_histogram(trainings),

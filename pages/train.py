@@ -246,14 +246,11 @@ def vocabulary(step_no: int) -> None:
     with state.panel("Vocabulary so far", ":material/format_list_numbered:", state.VOCAB_OPEN) as box:
         if not box.open:
             return
-        vocab = caches.vocab_table(model)
-        so_far = vocab[vocab["added at step"] <= step_no].iloc[::-1]
-        st.caption(f"{len(so_far):,} tokens after step {step_no}; newest first, ★ = added by this step"
-                   + (f" (the newest {VOCAB_ROWS:,} shown; the download vocab.txt has them all)." if len(so_far) > VOCAB_ROWS else "."))
-        so_far = so_far.head(VOCAB_ROWS)  # what a step sends and draws stays small on long trainings
-        so_far = so_far.assign(new=so_far["added at step"].map(lambda s: "★" if s == step_no else ""))
-        st.dataframe(so_far[["new", "id", "token", "added at step", "kind"]], hide_index=True,
-                     width="stretch", height=320)
+        # At most VOCAB_ROWS rows: what a step sends and draws stays small on long trainings.
+        newest, size = tables.vocab_after(caches.vocab_table(model), step_no, VOCAB_ROWS)
+        st.caption(f"{size:,} tokens after step {step_no}; newest first, ★ = added by this step"
+                   + (f" (the newest {VOCAB_ROWS:,} shown; the download vocab.txt has them all)." if size > VOCAB_ROWS else "."))
+        st.dataframe(newest, hide_index=True, width="stretch", height=320)
 
 
 def over_all_steps(step_no: int) -> None:

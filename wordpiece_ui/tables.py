@@ -179,6 +179,14 @@ def vocab_frame(training: Training) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def vocab_after(vocab: pd.DataFrame, step: int, limit: int) -> tuple[pd.DataFrame, int]:
+    """The newest `limit` tokens of `vocab_frame` after merge `step` (★ by the one it added), and how many there are."""
+    so_far = vocab[vocab["added at step"] <= step].iloc[::-1]
+    newest = so_far.head(limit)
+    newest = newest.assign(new=newest["added at step"].map(lambda s: "★" if s == step else ""))
+    return newest[["new", "id", "token", "added at step", "kind"]], len(so_far)
+
+
 def token_steps(training: Training) -> dict[str, int]:
     """Each vocabulary token → the merge step that made it (0 = it was there from the start)."""
     steps = {t: 0 for t in training.initial_vocab}
