@@ -29,7 +29,7 @@ ready = trained.training(settings, counts) if counts else None
 if ready is None:
     st.stop()
 
-model = ready  # the training's handle, for every caches call below
+model = ready  # the training's handle (a name of its own: the functions below see it as never None)
 training = model.training
 n = len(training.steps)
 algorithm = training.config.algorithm
@@ -38,7 +38,8 @@ ranking = tables.RANKINGS[algorithm]
 summary, modes = st.columns([3, 2], vertical_alignment="center")
 if not presenting:  # presenter mode: the room sees the step, not the corpus's statistics
     summary.caption(
-        f"**{safe.md(model.counts.name)}**: {model.counts.types:,} distinct words, {model.counts.tokens:,} in all · {name} · "
+        f"**{safe.md(model.counts.name)}**: {model.counts.types:,} distinct words, {model.counts.tokens:,} in all · "
+        f"{name} · "
         f"start: {len(training.initial_vocab):,} tokens ({len(training.config.special_tokens)} special) · "
         f"{n:,} merges → {len(training.vocab):,} tokens"
         + ("" if len(training.vocab) >= settings.vocab_size else f" · stopped early: {training.stop_reason}")
