@@ -31,7 +31,8 @@ if not runs:
 trainings = {name: model.training for name, model in runs.items()}
 bpe, wp = trainings["BPE"], trainings["WordPiece"]
 
-timeline, first_diff = compare.timelines(trainings, st.session_state.get(state.kept(state.FOLLOW)), mark_ties=(HF_VARIANT,))
+timeline, first_diff = compare.timelines(trainings, st.session_state.get(state.kept(state.FOLLOW)),
+                                         mark_ties=(HF_VARIANT,))
 shared = compare.shared_steps("BPE", bpe, "WordPiece", wp)
 ov = compare.overlap(bpe, wp)
 m = st.columns(5)

@@ -39,8 +39,7 @@ summary, modes = st.columns([3, 2], vertical_alignment="center")
 if not presenting:  # presenter mode: the room sees the step, not the corpus's statistics
     summary.caption(
         f"**{safe.md(model.counts.name)}**: {model.counts.types:,} distinct words, {model.counts.tokens:,} in all · "
-        f"{name} · "
-        f"start: {len(training.initial_vocab):,} tokens ({len(training.config.special_tokens)} special) · "
+        f"{name} · start: {len(training.initial_vocab):,} tokens ({len(training.config.special_tokens)} special) · "
         f"{n:,} merges → {len(training.vocab):,} tokens"
         + ("" if len(training.vocab) >= settings.vocab_size else f" · stopped early: {training.stop_reason}")
     )

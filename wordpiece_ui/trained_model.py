@@ -17,6 +17,8 @@ from .settings import Settings
 
 @dataclass(frozen=True, eq=False)
 class TrainedModel:
+    """A training, the key all sessions share it under, and what it was trained on and with."""
+
     key: str  # the training's key in the server's store: the corpus digest and the trainer config
     training: Training
     settings: Settings  # the sidebar's settings it was trained with (its text settings encode with it)
