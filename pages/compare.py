@@ -6,8 +6,9 @@ from wordpiece_ui import navigation
 
 navigation.through_app()  # first, before the imports below: a page run alone goes through app.py (navigation.py)
 
-from wordpiece_ui import caches, charts, chips, compare, safe, state, tables
+from wordpiece_ui import caches, charts, chips, compare, corpus_loading, safe, state, tables, trained
 from wordpiece_ui.corpora import sample_by_id
+from wordpiece_ui.side_by_side import HF_VARIANT
 
 MAX_HELDOUT = 5_000
 URL_TEXT_LIMIT = 1_000
@@ -23,15 +24,15 @@ state.keep(state.HELDOUT, sample.heldout if sample else "")
 st.toggle("Also show what Hugging Face's WordPieceTrainer learns (BPE with the ## prefix)", key=state.HF_COLUMN,
           on_change=state.remember, args=(state.HF_COLUMN,))
 
-counts = caches.corpus(settings)
-runs = caches.trained_pair(settings, counts, st.session_state[state.HF_COLUMN]) if counts else {}
+counts = corpus_loading.word_counts(settings)
+runs = trained.compared(settings, counts, st.session_state[state.HF_COLUMN]) if counts else {}
 if not runs:
     st.stop()
-trainings = {name: t for name, (_, t) in runs.items()}
+trainings = {name: model.training for name, model in runs.items()}
 bpe, wp = trainings["BPE"], trainings["WordPiece"]
 
-HF_NAME = caches.HF_VARIANT
-timeline, first_diff = compare.timelines(trainings, st.session_state.get(state.kept(state.FOLLOW)), mark_ties=(HF_NAME,))
+timeline, first_diff = compare.timelines(trainings, st.session_state.get(state.kept(state.FOLLOW)),
+                                         mark_ties=(HF_VARIANT,))
 shared = compare.shared_steps("BPE", bpe, "WordPiece", wp)
 ov = compare.overlap(bpe, wp)
 m = st.columns(5)
@@ -48,9 +49,9 @@ if first_diff is not None:
     st.markdown(f"{agree}; **step {first_diff:,}** is the first whose new "
                 "tokens differ (marked ◆). The *… in …* columns say when the other algorithm learned the same token; "
                 "★ marks the steps that made the token you follow below.")
-if HF_NAME in trainings:
+if HF_VARIANT in trainings:
     st.caption(
-        f"The {HF_NAME} column is what Hugging Face's WordPieceTrainer learns: BPE on words written with ##, "
+        f"The {HF_VARIANT} column is what Hugging Face's WordPieceTrainer learns: BPE on words written with ##, "
         "trained here by this app with the sidebar's tie-break, so it is the same on every run. "
         "tokenizers itself breaks ties by token id and numbers the ## alphabet in hash-map order, so at the steps "
         "marked ⚖ (ties) its own order can change from one run to the next (tokenizers issue 1794).")
@@ -91,7 +92,7 @@ c3.caption(f"Only WordPiece learned ({len(ov.b_only):,})")
 c3.dataframe({"token": ov.b_only}, hide_index=True, width="stretch", height=220)
 
 st.subheader("The same words, tokenized by both", anchor=False)
-tokenizers = {name: caches.tokenizer(key, settings, t) for name, (key, t) in runs.items()}
+tokenizers = {name: caches.tokenizer(model) for name, model in runs.items()}
 st.text_area(f"Held-out text (not in the corpus; up to {MAX_HELDOUT:,} characters are encoded)", key=state.HELDOUT,
              on_change=state.remember, args=(state.HELDOUT,), height=90)
 heldout = st.session_state[state.HELDOUT] or ""
@@ -106,22 +107,16 @@ for col, (name, tok) in zip(cols, tokenizers.items()):
             enc = tok.encode(held, add_special_tokens=False)
             st.markdown(chips.over_text(held, enc.tokens, enc.offsets, enc.ids, set(tok.special_tokens)), unsafe_allow_html=True)
             st.caption(f"{len(enc.tokens):,} tokens")
-rows = []
-for name, tok in tokenizers.items():
-    t = trainings[name]
-    rows.append({"tokenizer": name, "on": "corpus words"} | compare.corpus_metrics(tok, t.words, t.counts).row())
-    if held.strip():
-        rows.append({"tokenizer": name, "on": "held-out text"} | compare.text_metrics(tok, held).row())
+rows = compare.metrics_rows(tokenizers, trainings, held)
 st.dataframe(rows, hide_index=True, width="stretch",
              column_config={c: st.column_config.NumberColumn(format="%.2f") for c in rows[0] if c not in ("tokenizer", "on")})
 st.caption("Fertility = tokens per word; [UNK] words = words with a piece the vocabulary cannot spell; "
            "continuation pieces = tokens after the first of their word (WordPiece writes them with ##). "
            "Corpus figures are weighted by word counts.")
-example = caches.fertility_example(runs)
+example = caches.fertility_example(runs["BPE"], runs["WordPiece"])
 if example:
     st.markdown(example)
-top_words = [w for w, _ in sorted(zip(wp.words, wp.counts), key=lambda x: -x[1])[:12]]
-st.dataframe(compare.words_table(tokenizers, top_words), hide_index=True, width="stretch")
+st.dataframe(compare.words_table(tokenizers, compare.most_frequent(wp, 12)), hide_index=True, width="stretch")
 
 st.subheader("Token lengths in each vocabulary", anchor=False)
 caches.chart(charts.length_histogram(compare.length_histogram(trainings),

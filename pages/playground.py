@@ -7,9 +7,11 @@ from wordpiece_ui import navigation
 navigation.through_app()  # first, before the imports below: a page run alone goes through app.py (navigation.py)
 
 from wordpiece_core.errors import WordPieceError
-from wordpiece_ui import caches, chips, encodings, safe, state
+from wordpiece_core.pipeline import Tokenizer
+from wordpiece_ui import caches, chips, corpus_loading, encodings, safe, state, trained
 from wordpiece_ui.corpora import sample_by_id
 from wordpiece_ui.stepper import Stepper
+from wordpiece_ui.trained_model import TrainedModel
 
 MAX_TEXT = 20_000  # characters encoded live; longer text is kept, and its start is encoded
 URL_TEXT_LIMIT = 1_000
@@ -25,17 +27,18 @@ state.keep(state.SPECIAL, True, bool)
 if st.session_state[state.SOURCE] not in SOURCES:
     st.session_state[state.SOURCE] = "trained"
 
-st.segmented_control("Tokenizer", list(SOURCES), format_func=SOURCES.get, key=state.SOURCE, required=True,
+st.segmented_control("Tokenizer", list(SOURCES), format_func=SOURCES.__getitem__, key=state.SOURCE, required=True,
                      on_change=state.remember, args=(state.SOURCE,))
-tokenizer, kind, label = None, None, ""
+tokenizer: Tokenizer | None = None
+model: TrainedModel | None = None  # the training behind the tokenizer, when it is the one trained in the sidebar
+kind, label = "", ""
 if st.session_state[state.SOURCE] == "trained":
-    counts = caches.corpus(settings)
-    training = caches.training(settings, counts) if counts else None
-    if training is not None:
-        key = caches.training_key(counts, caches.config_for(settings))
-        tokenizer = caches.tokenizer(key, settings, training)
+    counts = corpus_loading.word_counts(settings)
+    model = trained.training(settings, counts) if counts else None
+    if model is not None:
+        tokenizer = caches.tokenizer(model)
         kind = settings.algorithm
-        label = (f"{state.ALGORITHM_LABELS[kind]} trained on {safe.md(counts.name)}: {len(training.vocab):,} tokens · "
+        label = (f"{state.ALGORITHM_LABELS[kind]} trained on {safe.md(model.counts.name)}: {len(model.training.vocab):,} tokens · "
                  f"normalizer {settings.normalizer} · pre-tokenizer {settings.pre_tokenizer}")
 else:
     file = st.file_uploader(f"tokenizer.json (WordPiece or BPE) or a BERT vocab.txt, up to {encodings.MAX_TOKENIZER_MB} MB",
@@ -90,9 +93,7 @@ a, b = text[:MAX_TEXT], pair[:MAX_TEXT] if pair.strip() else None
 
 enc = tokenizer.encode(a, b, add_special_tokens=st.session_state[state.SPECIAL], trace=True)
 specials = set(tokenizer.special_tokens)
-dropped = encodings.dropped_characters(a, [enc.offsets[i] for i, t in enumerate(enc.type_ids) if t == 0 and not enc.special_tokens_mask[i]])
-if b:
-    dropped += encodings.dropped_characters(b, [enc.offsets[i] for i, t in enumerate(enc.type_ids) if t == 1 and not enc.special_tokens_mask[i]])
+dropped = encodings.dropped_in(enc, (a, b))
 missing = encodings.unencodable_words(enc, tokenizer)
 if missing:
     shown = ", ".join(repr(w) for w in missing[:12]) + (f" and {len(missing) - 12:,} more" if len(missing) > 12 else "")
@@ -110,12 +111,9 @@ m[4].metric("dropped characters", f"{dropped:,}", help="Characters the vocabular
 st.subheader("Tokens over the text", anchor=False)
 st.caption("Each chip is one token laid over the characters it came from (hover for the token and its id); "
            "dotted chips are special tokens; hatched chips with a double border are [UNK].")
-in_a = [i for i, t in enumerate(enc.type_ids) if t == 0]
-in_b = [i for i, t in enumerate(enc.type_ids) if t == 1]
-for seq_text, idx in ((a, in_a), (b, in_b)):
-    if idx:
-        st.markdown(chips.over_text(seq_text, [enc.tokens[i] for i in idx], [enc.offsets[i] for i in idx],
-                                    [enc.ids[i] for i in idx], specials), unsafe_allow_html=True)
+for sequence in encodings.by_sequence(enc, (a, b)):
+    st.markdown(chips.over_text(sequence.text, sequence.tokens, sequence.offsets, sequence.ids, specials),
+                unsafe_allow_html=True)
 ids = [i for i in enc.ids if i is not None]
 st.markdown("**ids:** `" + " ".join(str(i) if i is not None else "∅" for i in enc.ids) + "`")
 st.markdown("**decoded:** " + (safe.code(tokenizer.decode(ids)) if ids else "(nothing)"))
@@ -132,8 +130,8 @@ def word_view(position: int) -> None:
     st.markdown(encodings.word_sentence(w, kind))
     table = encodings.scan_frame(w) if kind == "wordpiece" else encodings.merges_frame(w)
     st.dataframe(table, hide_index=True, width="stretch")
-    if st.session_state[state.SOURCE] == "trained" and not w.result.unknown:  # why it is split like this
-        st.markdown(encodings.origins_sentence(w, caches.token_steps(key, training),
+    if model is not None and not w.result.unknown:  # why it is split like this
+        st.markdown(encodings.origins_sentence(w, caches.token_steps(model),
                                                lambda n: state.page_url(settings, step=n)))
 
 
@@ -142,12 +140,12 @@ if words:
 else:
     st.info("No words (only special tokens).")
 
-if st.session_state[state.SOURCE] == "trained":
+if model is not None:
     st.subheader("BPE and WordPiece on the same text", anchor=False)
-    runs = caches.trained_pair(settings, counts)
+    runs = trained.compared(settings, model.counts)
     cols = st.columns(2)
-    for col, (name, (key, t)) in zip(cols, runs.items()):
-        tok = caches.tokenizer(key, settings, t)
+    for col, (name, run) in zip(cols, runs.items()):
+        tok = caches.tokenizer(run)
         e = tok.encode(a, add_special_tokens=False)
         with col:
             st.markdown(f"**{name}**: {len(e.tokens):,} tokens, {encodings.unknown_count(e)} [UNK]")

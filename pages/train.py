@@ -8,8 +8,8 @@ from wordpiece_ui import navigation
 
 navigation.through_app()  # first, before the imports below: a page run alone goes through app.py (navigation.py)
 
-from wordpiece_ui import (algorithm_code, caches, charts, chips, glossary, handout, intro, notes, presenter,
-                          safe, state, tables)
+from wordpiece_ui import (algorithm_code, caches, charts, chips, corpus_loading, glossary, handout, intro, notes,
+                          presenter, safe, state, tables, trained)
 from wordpiece_ui.stepper import Stepper
 
 CORPUS_ROWS = 12
@@ -24,20 +24,22 @@ presenting = bool(st.session_state[state.PRESENT])
 presenter.style(presenting)
 if not presenting:
     st.title("Train step by step")
-counts = caches.corpus(settings)
-training = caches.training(settings, counts) if counts else None
-if training is None:
+counts = corpus_loading.word_counts(settings)
+ready = trained.training(settings, counts) if counts else None
+if ready is None:
     st.stop()
 
-key = caches.training_key(counts, caches.config_for(settings))
+model = ready  # the training's handle (a name of its own: the functions below see it as never None)
+training = model.training
 n = len(training.steps)
 algorithm = training.config.algorithm
 name = state.ALGORITHM_LABELS[algorithm]
+ranking = tables.RANKINGS[algorithm]
 summary, modes = st.columns([3, 2], vertical_alignment="center")
 if not presenting:  # presenter mode: the room sees the step, not the corpus's statistics
     summary.caption(
-        f"**{safe.md(counts.name)}**: {counts.types:,} distinct words, {counts.tokens:,} in all · {name} · "
-        f"start: {len(training.initial_vocab):,} tokens ({len(training.config.special_tokens)} special) · "
+        f"**{safe.md(model.counts.name)}**: {model.counts.types:,} distinct words, {model.counts.tokens:,} in all · "
+        f"{name} · start: {len(training.initial_vocab):,} tokens ({len(training.config.special_tokens)} special) · "
         f"{n:,} merges → {len(training.vocab):,} tokens"
         + ("" if len(training.vocab) >= settings.vocab_size else f" · stopped early: {training.stop_reason}")
     )
@@ -77,11 +79,11 @@ def step_view(step_no: int) -> None:
     # "all" recounts every pair: only while the table is open to show them
     show_all = st.session_state[state.CANDIDATE_ROWS] == "all" and state.is_open(state.CANDIDATES_OPEN)
     if hidden(step_no):
-        quiz_view(step_no, *caches.candidates(key, training, step_no, show_all))
+        quiz_view(step_no, *caches.candidates(model, step_no, show_all))
         return
     left_tok, right_tok, new_tok = (tables.fmt_token(t) for t in (step.left, step.right, step.new_token))
     st.header(safe.md(f"Step {step_no} of {n}:  {left_tok} + {right_tok} → {new_tok}"), anchor=False)  # sent first
-    table, complete = caches.candidates(key, training, step_no, show_all)
+    table, complete = caches.candidates(model, step_no, show_all)
     change, touched = tables.corpus_change(training, step_no, CORPUS_ROWS)
     merge_view(step_no, step, table, change, touched)
     if not presenting:
@@ -134,12 +136,11 @@ def quiz_view(step_no: int, table, complete: bool) -> None:
 def merge_view(step_no: int, step, table, change, touched: int) -> None:
     """The arithmetic and the top candidates under the heading (presenter mode: the corpus too, on one screen)."""
     left_tok, right_tok = tables.fmt_token(step.left), tables.fmt_token(step.right)
-    tied = [c for c in step.candidates if c.score == step.score]
     guesses = st.session_state.get(state.QUIZ_GUESSES, {})
     if quiz and step_no in guesses:
-        right, sentence = tables.judge_guess(table, guesses[step_no][0], algorithm)
+        correct, sentence = tables.judge_guess(table, guesses[step_no][0], algorithm)
         tally = sum(1 for _, ok in guesses.values() if ok)
-        (st.success if right else st.error)(safe.md(f"{sentence} Score this session: {tally} of {len(guesses)} right."))
+        (st.success if correct else st.error)(safe.md(f"{sentence} Score this session: {tally} of {len(guesses)} right."))
 
     left, right = st.columns([5, 6])
     with left:
@@ -151,10 +152,10 @@ def merge_view(step_no: int, step, table, change, touched: int) -> None:
             + ("" if presenting else "  (occurrences in the current splits, weighted by word counts)"),
             help=glossary.tip("score"))
         if not presenting:
-            tie_box(step, tied)
+            tie_box(step)
         if presenting:  # the corpus and the tie rule under the arithmetic, the chart beside them
             corpus_rows(step, change.head(4), touched)
-            tie_box(step, tied)
+            tie_box(step)
         else:
             st.markdown(f"Exact change of the corpus' unigram log-likelihood if merged: **{step.loglik_delta:+.3f}** "
                         "(the score approximates it)  \n"
@@ -162,15 +163,12 @@ def merge_view(step_no: int, step, table, change, touched: int) -> None:
                         help=glossary.tip("Δ log-likelihood"))
     with right:
         top = table.head(8 if presenting else 12)
-        value = "score" if algorithm == "wordpiece" else "count(ab)"
-        label = "shown" if algorithm == "wordpiece" else None
-        top = tables.with_bar_labels(top) if algorithm == "wordpiece" else top
-        caches.chart(charts.candidates_bar(top, value, f"Top {len(top)} candidates by {name} score", label,
+        caches.chart(charts.top_candidates(top, ranking, f"Top {len(top)} candidates by {name} score",
                                            dark=DARK, large=presenting))
 
 
-def tie_box(step, tied) -> None:
-    tie = safe.md(tables.tie_sentence(step, training.config.tie_break, tied))
+def tie_box(step) -> None:
+    tie = safe.md(tables.tie_sentence(step, training.config.tie_break))
     if step.ties > 1:
         st.warning(tie, icon="⚖️")
     else:
@@ -186,17 +184,17 @@ def candidate_tables(step_no: int, step, table, complete: bool) -> None:
 
 def candidate_tabs(step_no: int, step, table, complete: bool) -> None:
     # Only the open tab is drawn (each chart and table a step sends costs the browser time).
-    tabs = st.tabs([f"{name} ranking", "BPE view of the same pairs"] if algorithm == "wordpiece"
-                   else [f"{name} ranking"], key=f"candidates_tab {algorithm}", on_change="rerun")
+    tabs = st.tabs([f"{name} ranking"] + (["BPE view of the same pairs"] if ranking.bpe_view else []),
+                   key=f"candidates_tab {algorithm}", on_change="rerun")
     if tabs[0].open:
         with tabs[0]:
-            ranking(table, complete)
-    if algorithm == "wordpiece" and tabs[1].open:
+            ranked_table(table, complete)
+    if ranking.bpe_view and tabs[1].open:
         with tabs[1]:
             bpe_view(step, table, complete)
 
 
-def ranking(table, complete: bool) -> None:
+def ranked_table(table, complete: bool) -> None:
     size = st.segmented_control("Show", ["top 10", "top 25", "all"], key=state.CANDIDATE_ROWS, required=True,
                                 on_change=state.remember, args=(state.CANDIDATE_ROWS,))
     rows = table if size == "all" else table.head(10 if size == "top 10" else 25)
@@ -248,14 +246,11 @@ def vocabulary(step_no: int) -> None:
     with state.panel("Vocabulary so far", ":material/format_list_numbered:", state.VOCAB_OPEN) as box:
         if not box.open:
             return
-        vocab = caches.vocab_table(key, training)
-        so_far = vocab[vocab["added at step"] <= step_no].iloc[::-1]
-        st.caption(f"{len(so_far):,} tokens after step {step_no}; newest first, ★ = added by this step"
-                   + (f" (the newest {VOCAB_ROWS:,} shown; the download vocab.txt has them all)." if len(so_far) > VOCAB_ROWS else "."))
-        so_far = so_far.head(VOCAB_ROWS)  # what a step sends and draws stays small on long trainings
-        so_far = so_far.assign(new=so_far["added at step"].map(lambda s: "★" if s == step_no else ""))
-        st.dataframe(so_far[["new", "id", "token", "added at step", "kind"]], hide_index=True,
-                     width="stretch", height=320)
+        # At most VOCAB_ROWS rows: what a step sends and draws stays small on long trainings.
+        newest, size = tables.vocab_after(caches.vocab_table(model), step_no, VOCAB_ROWS)
+        st.caption(f"{size:,} tokens after step {step_no}; newest first, ★ = added by this step"
+                   + (f" (the newest {VOCAB_ROWS:,} shown; the download vocab.txt has them all)." if size > VOCAB_ROWS else "."))
+        st.dataframe(newest, hide_index=True, width="stretch", height=320)
 
 
 def over_all_steps(step_no: int) -> None:
@@ -266,15 +261,15 @@ def over_all_steps(step_no: int) -> None:
 
 
 def over_all_steps_charts(step_no: int) -> None:
-    chosen = ("score", "Chosen score per step") if algorithm == "wordpiece" else ("count(ab)", "Chosen count per step")
-    lines = [(*chosen, True, None), ("vocabulary", "Vocabulary size", False, len(training.initial_vocab)),
-             ("tokens per word", "Average tokens per word", False, caches.start_tokens_per_word(key, training))]
+    lines = [(ranking.column, ranking.per_step, True, None),
+             ("vocabulary", "Vocabulary size", False, len(training.initial_vocab)),
+             ("tokens per word", "Average tokens per word", False, caches.start_tokens_per_word(model))]
     # One chart at a time: only the open tab is drawn. The line is the same at every step; only the marker moves.
     tabs = st.tabs([title for _, title, _, _ in lines], key=f"over_steps_tab {algorithm}", on_change="rerun")
     for tab, (value, title, log, start) in zip(tabs, lines):
         if tab.open:
             with tab:
-                caches.chart(charts.mark_step(caches.steps_chart(key, value, title, log, start, training), step_no))
+                caches.chart(charts.mark_step(caches.steps_chart(model, value, title, log, start), step_no))
 
 
 Stepper(state.STEP, n, noun="step", hold=hidden, hold_help="Reveal this merge first: Play stops at every hidden merge.").run(
@@ -306,4 +301,4 @@ for col, (label, fmt, mime, make) in zip((html_col, md_col), [
         ("Handout (Markdown)", "md", "text/markdown", handout.as_markdown)]):
     col.download_button(label, icon=":material/print:", file_name=f"{stem}-handout-{first}-{last}.{fmt}", mime=mime,
                         width="stretch", on_click="ignore",
-                        data=functools.partial(make, training, settings.corpus, counts.name, first, last, link))
+                        data=functools.partial(make, training, settings.corpus, model.counts.name, first, last, link))

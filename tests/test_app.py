@@ -184,9 +184,9 @@ def test_ask_first_hides_the_merge_until_revealed():
 def test_a_long_training_shows_its_progress_and_stop_cancels_it(monkeypatch):
     """The page does not block while a large training runs: a progress view polls it, with
     a Stop button; stopping says so and offers to train again."""
-    from wordpiece_ui import trained
+    from wordpiece_ui import progress_view
 
-    monkeypatch.setattr(trained, "POLL_WAIT_SECONDS", 0.0)  # Stop at once, long before the training ends
+    monkeypatch.setattr(progress_view, "POLL_WAIT_SECONDS", 0.0)  # Stop at once, long before the training ends
     at = app(corpus="wordfreq-en", algorithm="wordpiece", vocab_size=19_990)
     assert not at.exception
     assert len(at.get("progress")) == 1 and "Training WordPiece" in at.get("progress")[0].proto.text
@@ -207,17 +207,17 @@ def test_a_long_training_shows_its_progress_and_stop_cancels_it(monkeypatch):
 def test_the_first_poll_reruns_the_page_as_soon_as_the_training_ends(monkeypatch):
     """The progress view's first call (in the page's run) waits for the trainings once it has drawn their
     bars: the page shows a training as soon as it ends, not at the next poll (half a second later)."""
-    from wordpiece_ui import trained
+    from wordpiece_ui import progress_view
 
-    monkeypatch.setattr(trained, "WAIT_SECONDS", 0.0)  # the progress view at once
-    monkeypatch.setattr(trained, "POLL_WAIT_SECONDS", 60.0)  # and its first call waits for the training
+    monkeypatch.setattr(progress_view, "WAIT_SECONDS", 0.0)  # the progress view at once
+    monkeypatch.setattr(progress_view, "POLL_WAIT_SECONDS", 60.0)  # and its first call waits for the training
     at = app(corpus="wordfreq-en", algorithm="wordpiece", vocab_size=5_123)  # (a size no other test trains)
     assert not at.exception and not at.get("progress")
     assert shown(at.header[0].value).startswith("Step 1 of ")
 
 
 def test_a_training_that_ends_within_the_first_wait_leaves_no_warm_up_behind():
-    """The table, chart and metric drawn for the browser to load their code (trained._warm_up_browser)
+    """The table, chart and metric drawn for the browser to load their code (progress_view._warm_up_browser)
     are taken away when the training ends before a progress view is needed."""
     app(corpus="course-toy")  # the pages' imports done, the training is still running when the page asks
     at = app(corpus="wordfreq-en", algorithm="bpe", vocab_size=400)
@@ -258,17 +258,17 @@ def test_a_one_megabyte_word_is_drawn_shortened():
 
 
 def test_a_training_larger_than_the_memory_budget_is_refused_with_its_size(monkeypatch):
-    from wordpiece_ui import caches
+    from wordpiece_ui import server
 
     monkeypatch.setenv("WORDPIECE_LAB_CACHE_MB", "16")
-    caches.shared.clear()  # the server's store is made anew with this budget
+    server.shared.clear()  # the server's store is made anew with this budget
     try:
         at = app(corpus="wordfreq-en", algorithm="wordpiece", vocab_size=50_000)
         assert not at.exception and not at.get("progress")
         errors = " ".join(shown(e.value) for e in at.error)
         assert "would need about" in errors and "(16 MB)" in errors and "at most 50,000" in errors
     finally:
-        caches.shared.clear()
+        server.shared.clear()
 
 
 def test_tokens_of_a_pasted_corpus_are_shown_as_text():

@@ -52,13 +52,13 @@ def test_compare_queues_both_trainings_at_once_and_stop_cancels_both(monkeypatch
     """A cold Compare page starts BPE and WordPiece together (at once, one worker per core; on a
     one-core machine the second waits in the queue), not the second after the first ends: one progress
     view shows both, and its Stop cancels both."""
-    from wordpiece_ui import trained
+    from wordpiece_ui import progress_view
 
     # BPE ends in about a second here (wordfreq-en has no more than 12,983 merges), about when the
     # page's first wait ends and the progress view's first wait begins (Stop is drawn after it): no
     # waits, so that the page shows both bars and its Stop comes before BPE ends, on any machine.
-    monkeypatch.setattr(trained, "WAIT_SECONDS", 0.0)
-    monkeypatch.setattr(trained, "POLL_WAIT_SECONDS", 0.0)
+    monkeypatch.setattr(progress_view, "WAIT_SECONDS", 0.0)
+    monkeypatch.setattr(progress_view, "POLL_WAIT_SECONDS", 0.0)
     at = page("pages/compare.py", corpus="wordfreq-en", vocab_size=19_990)
     bars = [b.proto.text for b in at.get("progress")]
     assert len(bars) == 2, bars

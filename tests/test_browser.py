@@ -191,7 +191,7 @@ def test_training_a_bigger_corpus_shows_a_progress_bar(server, page):
     page.goto(server.url + "/?corpus=wordfreq-en&vocab_size=15000&step=6000")  # trains for a few seconds
     page.wait_for_selector('[data-testid="stProgress"]', timeout=60_000)  # while training runs
     assert "merges" in page.locator('[data-testid="stProgress"]').inner_text()
-    # The table, chart and metric drawn to warm the browser up (trained._warm_up_browser) are out of
+    # The table, chart and metric drawn to warm the browser up (progress_view._warm_up_browser) are out of
     # the layout: hidden, with the element that holds them.
     warm = page.locator('[class*="st-key-wpl-warm-up"]')
     assert warm.count() == 1 and warm.is_hidden()

@@ -283,7 +283,7 @@ def test_start_early_starts_what_the_page_asks_for_and_nothing_the_page_would_re
 
     import streamlit as st
 
-    from wordpiece_ui import state, trained
+    from wordpiece_ui import server, state, trained
     from wordpiece_ui.settings import defaults_for
 
     joined = []
@@ -299,12 +299,12 @@ def test_start_early_starts_what_the_page_asks_for_and_nothing_the_page_would_re
             joined.append((key, config))
 
     store = BudgetStore(1_000_000_000)
-    monkeypatch.setattr(trained, "shared", lambda: (store, Service()))
+    monkeypatch.setattr(server, "shared", lambda: (store, Service()))
     st.session_state.pop(state.TRAINING_STOPPED, None)
     settings = replace(defaults_for("wordfreq-en"), vocab_size=8000)  # the sidebar's algorithm: WordPiece
     trained.start_early(settings, pair=True)
-    counts = store.get(("sample", "wordfreq-en", trained.TextSettings(settings.normalizer, settings.pre_tokenizer,
-                                                                       settings.add_prefix_space)))
+    counts = store.get(("sample", "wordfreq-en", TextSettings(settings.normalizer, settings.pre_tokenizer,
+                                                               settings.add_prefix_space)))
     pair = [trained.config_for(settings, "bpe"), trained.config_for(settings, "wordpiece")]
     assert joined == [(trained.training_key(counts, c), c) for c in pair]
     joined.clear()

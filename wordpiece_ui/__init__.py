@@ -1,7 +1,18 @@
-"""The app's glue: corpora, settings and URL state, trace → DataFrames and Altair charts.
+"""The app's glue: corpora, settings and URL state, trace → DataFrames, Altair charts and HTML.
 
-`wordpiece_core` computes; this package only reshapes the core's records for
-display. The Streamlit-specific parts are `state.py` (sidebar, URL, session keys) and
-`caches.py` (what all sessions share); `stores.py` and `jobs.py` bound and run them.
-The pages in `pages/` call these functions and lay out the screen.
+`wordpiece_core` computes; this package reshapes the core's records for display, and holds
+what the server shares and what a session remembers. The pages in `pages/` call these
+functions and lay out the screen.
+
+Streamlit is imported by these modules only (tests/test_ui_glue.py checks the list against the code):
+what every session of the server shares, `server.py` (the store and the training service),
+`corpus_loading.py` (the sidebar's corpus as word counts), `trained.py` (trainings as handles,
+started early by app.py) and `caches.py` (tables, charts and tokenizers derived from them);
+what a session sees and remembers, `state.py` (sidebar, URL, session keys), `navigation.py` (the
+pages behind app.py), `progress_view.py` (progress bars and Stop), `stepper.py` and `keys.py` (the
+step views and their keys), `intro.py` (the first-visit introduction), `presenter.py` (presenter
+mode's type sizes) and `glossary.py` (the candidate table's column tooltips, inside one function).
+
+The others draw nothing: they turn records into DataFrames, charts, HTML and text, or, as
+stores.py, jobs.py and train_worker.py, store and run trainings without a Streamlit session.
 """

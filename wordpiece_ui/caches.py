@@ -1,18 +1,21 @@
-"""What every session of the server shares, on top of trained.py: tables, charts, tokenizers; bounded in MB.
+"""Tables, charts and tokenizers derived from a training, shared by every session of the server.
 
 A teacher's server holds one copy of each corpus, training and derived table for
-the whole class, in one least-recently-used store bounded in bytes (stores.py;
-`WORDPIECE_LAB_CACHE_MB`, default 400). Values are shared, never copied or
+the whole class, in one least-recently-used store bounded in bytes (server.py,
+stores.py; `WORDPIECE_LAB_CACHE_MB`, default 400). Values are shared, never copied or
 unpickled per rerun, so the pages must not mutate them.
 
-Corpora and trainings live in trained.py (without pandas or Altair, so app.py can
-start a page's trainings before the page's imports); the pages reach them through
-the names re-exported here. Downloads are built when clicked and not kept.
+Each function takes a training's handle (trained_model.py) and stores what it makes
+under the training's key. Corpora and trainings themselves come from corpus_loading.py
+and trained.py (without pandas or Altair, so app.py can start a page's trainings before
+the page's imports). Downloads are built when clicked and not kept.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
+from typing import Any
 from urllib.parse import urlencode
 
 import altair as alt
@@ -21,20 +24,14 @@ import streamlit as st
 
 from wordpiece_core.corpus import TextSettings
 from wordpiece_core.models import CACHE_WORDS as CACHED_WORDS
+from wordpiece_core.pipeline import Tokenizer
 from wordpiece_core.replay import candidates_at
 from wordpiece_core.trace import Training
 
-from . import charts, compare, tables
-from .corpora import load_sample, samples
+from . import charts, compare, corpus_loading, server, tables
+from .corpora import samples
 from .settings import Settings, defaults_for
-from .stores import BudgetStore
-# Corpora and trainings, as the pages and tests name them here:
-from .trained import HF_VARIANT, config_for, corpus, shared, trained_pair, training, training_key  # noqa: F401
-
-
-def _store() -> BudgetStore:
-    return shared()[0]
-
+from .trained_model import TrainedModel
 
 FULL_TABLE_WORDS = 3_000  # below this many distinct words the full candidate table is always shown
 
@@ -42,35 +39,37 @@ FULL_TABLE_WORDS = 3_000  # below this many distinct words the full candidate ta
 # Shared like the training itself, under the training's key, in the same bounded store.
 
 
-def _derived(kind: str, key: str, *args, make):
-    return _store().get_or_make((kind, key, *args), make)
+def _derived(kind: str, model: TrainedModel, *args: object, make: Callable[[], Any],
+             size: Callable[[Any], int] | None = None) -> Any:
+    """What `make` makes from a training, stored under (kind, the training's key, *args)."""
+    return server.store().get_or_make((kind, model.key, *args), make, size)
 
 
-def steps_table(key: str, training: Training) -> pd.DataFrame:
-    return _derived("steps", key, make=lambda: tables.steps_frame(training))
+def steps_table(model: TrainedModel) -> pd.DataFrame:
+    return _derived("steps", model, make=lambda: tables.steps_frame(model.training))
 
 
-def vocab_table(key: str, training: Training) -> pd.DataFrame:
-    return _derived("vocab", key, make=lambda: tables.vocab_frame(training))
+def vocab_table(model: TrainedModel) -> pd.DataFrame:
+    return _derived("vocab", model, make=lambda: tables.vocab_frame(model.training))
 
 
-def token_steps(key: str, training: Training) -> dict[str, int]:
-    return _derived("token steps", key, make=lambda: tables.token_steps(training))
+def token_steps(model: TrainedModel) -> dict[str, int]:
+    return _derived("token steps", model, make=lambda: tables.token_steps(model.training))
 
 
-def fertility_example(runs: dict[str, tuple[str, Training]]) -> str | None:
+def fertility_example(bpe: TrainedModel, wordpiece: TrainedModel) -> str | None:
     """The Compare page's explanation of fertility, from BPE's and WordPiece's trainings (kept per pair)."""
-    (bpe_key, bpe), (wp_key, wp) = runs["BPE"], runs["WordPiece"]
-    return _derived("fertility", bpe_key, wp_key, make=lambda: compare.fertility_example(bpe, wp))
+    return _derived("fertility", bpe, wordpiece.key,
+                    make=lambda: compare.fertility_example(bpe.training, wordpiece.training))
 
 
-def start_tokens_per_word(key: str, training: Training) -> float:
-    return _derived("start", key, make=lambda: tables.start_tokens_per_word(training))
+def start_tokens_per_word(model: TrainedModel) -> float:
+    return _derived("start", model, make=lambda: tables.start_tokens_per_word(model.training))
 
 
-def steps_chart(key: str, value: str, title: str, log: bool, start: float | None, training: Training) -> dict:
-    return _derived("chart", key, value, title, log, start,
-                    make=lambda: charts.over_steps(steps_table(key, training), value, title, log=log, start=start))
+def steps_chart(model: TrainedModel, value: str, title: str, log: bool, start: float | None) -> dict:
+    return _derived("chart", model, value, title, log, start,
+                    make=lambda: charts.over_steps(steps_table(model), value, title, log=log, start=start))
 
 
 def chart(spec: dict | alt.TopLevelMixin) -> None:
@@ -78,21 +77,23 @@ def chart(spec: dict | alt.TopLevelMixin) -> None:
     st.vega_lite_chart(spec=spec if isinstance(spec, dict) else charts.spec(spec), width="stretch")
 
 
-def full_candidates(key: str, step: int, training: Training) -> pd.DataFrame:
-    store = _store()
-    hit = store.get(("replay", key, step))
+def full_candidates(model: TrainedModel, step: int) -> pd.DataFrame:
+    """Every pair's counts and score at `step`, recounted (under a spinner the first time)."""
+    store, key, training = server.store(), ("replay", model.key, step), model.training
+    hit = store.get(key)
     if hit is not None:
         return hit
     with st.spinner("Recounting every pair at this step…"):
-        return store.get_or_make(("replay", key, step), lambda: tables.candidates_frame(
+        return store.get_or_make(key, lambda: tables.candidates_frame(
             candidates_at(training, step), training.config.algorithm))
 
 
-def candidates(key: str, training: Training, step: int, show_all: bool) -> tuple[pd.DataFrame, bool]:
+def candidates(model: TrainedModel, step: int, show_all: bool) -> tuple[pd.DataFrame, bool]:
     """The candidate table at `step`: all pairs when asked or cheap, else the recorded top ones."""
+    training = model.training
     if show_all or len(training.words) <= FULL_TABLE_WORDS:
-        return full_candidates(key, step, training), True
-    return _derived("top", key, step, make=lambda: tables.candidates_frame(
+        return full_candidates(model, step), True
+    return _derived("top", model, step, make=lambda: tables.candidates_frame(
         training.steps.candidates(step - 1), training.config.algorithm)), False
 
 
@@ -127,8 +128,7 @@ def samples_table() -> pd.DataFrame:
     def make() -> pd.DataFrame:
         rows = []
         for s in samples():
-            text_settings = TextSettings(s.normalizer, s.pre_tokenizer)
-            counts = _store().get_or_make(("sample", s.id, text_settings), lambda: load_sample(s.id, text_settings))
+            counts = corpus_loading.sample_counts(s.id, TextSettings(s.normalizer, s.pre_tokenizer))
             rows.append({
                 "corpus": s.title,
                 "id": s.id,
@@ -140,24 +140,25 @@ def samples_table() -> pd.DataFrame:
             })
         return pd.DataFrame(rows)
 
-    return _store().get_or_make(("samples table",), make)
+    return server.store().get_or_make(("samples table",), make)
 
 
-def tokenizer(key: str, settings: Settings, training: Training):
+def tokenizer(model: TrainedModel) -> Tokenizer:
     """The trained tokenizer (the one its tokenizer.json describes), ready to encode."""
+    settings = model.settings
     text = (settings.normalizer, settings.pre_tokenizer, settings.add_prefix_space)
 
-    def make():
+    def make() -> Tokenizer:
         from wordpiece_core.loading import tokenizer_from_training
 
-        tok = tokenizer_from_training(training, *text)
+        tok = tokenizer_from_training(model.training, *text)
         tok.model.strict_unk = False  # a vocabulary without [UNK] still shows unknown words as [UNK]
         return tok
 
-    return _store().get_or_make(("tokenizer", key, *text), make, size=_tokenizer_size)
+    return _derived("tokenizer", model, *text, make=make, size=_tokenizer_size)
 
 
-def _tokenizer_size(tok) -> int:
+def _tokenizer_size(tok: Tokenizer) -> int:
     """A tokenizer's vocabulary, merges and (full) cache of encoded words, about."""
     return 150 * len(tok.vocab) + 300 * CACHED_WORDS
 
@@ -166,12 +167,12 @@ def uploaded_file_kind(name: str, data: bytes) -> str:
     """What an uploaded tokenizer file is (read once per file, not at every rerun of the playground)."""
     from .encodings import file_kind
 
-    return _store().get_or_make(("file kind", name, hashlib.sha256(data).hexdigest()), lambda: file_kind(name, data))
+    return server.store().get_or_make(("file kind", name, hashlib.sha256(data).hexdigest()), lambda: file_kind(name, data))
 
 
-def uploaded_tokenizer(name: str, data: bytes, lowercase: bool | None = None):
+def uploaded_tokenizer(name: str, data: bytes, lowercase: bool | None = None) -> Tokenizer:
     from .encodings import load_uploaded_tokenizer
 
     digest = hashlib.sha256(data).hexdigest()
-    return _store().get_or_make(("uploaded tokenizer", name, digest, lowercase),
-                                lambda: load_uploaded_tokenizer(name, data, lowercase), size=_tokenizer_size)
+    return server.store().get_or_make(("uploaded tokenizer", name, digest, lowercase),
+                                      lambda: load_uploaded_tokenizer(name, data, lowercase), size=_tokenizer_size)

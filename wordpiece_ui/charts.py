@@ -9,6 +9,8 @@ from functools import lru_cache
 import altair as alt
 import pandas as pd
 
+from .tables import Ranking, with_bar_labels
+
 CHOSEN = "#D55E00"  # vermillion: the merge taken
 TIED = "#E69F00"  # orange: tied with it, not taken
 OTHER = "#0072B2"  # blue: the rest
@@ -78,6 +80,13 @@ def candidates_bar(frame: pd.DataFrame, value: str, title: str, label: str | Non
     rows = json.loads(data[columns].to_json(orient="records"))
     spec = _bar_template(value, title, highlight is not None, fields, "#fafafa" if dark else "#31333f", large)
     return {**spec, "datasets": {"candidates": rows}}
+
+
+def top_candidates(top: pd.DataFrame, ranking: Ranking, title: str, dark: bool = False, large: bool = False) -> dict:
+    """The best candidates as bars of what the algorithm ranks by, labelled with their scores when it says so."""
+    if ranking.labelled:
+        return candidates_bar(with_bar_labels(top), ranking.column, title, "shown", dark=dark, large=large)
+    return candidates_bar(top, ranking.column, title, dark=dark, large=large)
 
 
 def _thin(frame: pd.DataFrame) -> pd.DataFrame:

@@ -155,6 +155,22 @@ def text_metrics(tokenizer: Tokenizer, text: str) -> Metrics:
     return m
 
 
+def metrics_rows(tokenizers: dict[str, Tokenizer], trainings: dict[str, Training], text: str) -> list[dict[str, object]]:
+    """Each tokenizer's metrics on its training's corpus words, and on `text` when it is not blank."""
+    rows: list[dict[str, object]] = []
+    for name, tok in tokenizers.items():
+        t = trainings[name]
+        rows.append({"tokenizer": name, "on": "corpus words", **corpus_metrics(tok, t.words, t.counts).row()})
+        if text.strip():
+            rows.append({"tokenizer": name, "on": "held-out text", **text_metrics(tok, text).row()})
+    return rows
+
+
+def most_frequent(training: Training, limit: int) -> list[str]:
+    """The corpus' `limit` most frequent words (equal counts in the corpus' order)."""
+    return [w for w, _ in sorted(zip(training.words, training.counts), key=lambda x: -x[1])[:limit]]
+
+
 def words_table(tokenizers: dict[str, Tokenizer], words: list[str]) -> pd.DataFrame:
     rows = []
     for w in words:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from typing import NamedTuple
 
 import pandas as pd
 
@@ -103,6 +104,36 @@ def dropped_characters(text: str, offsets: list[tuple[int, int]]) -> int:
     for s, e in offsets:
         covered[s:e] = b"\x01" * (e - s)
     return sum(1 for i, ch in enumerate(text) if not covered[i] and not ch.isspace())
+
+
+class Sequence(NamedTuple):
+    """One input sequence of an encoding, with its tokens (special ones included) and their places in it."""
+
+    text: str
+    tokens: list[str]
+    offsets: list[tuple[int, int]]  # into `text`
+    ids: list[int | None]
+
+
+def _positions(enc: Encoding, sequence: int) -> list[int]:
+    return [i for i, t in enumerate(enc.type_ids) if t == sequence]
+
+
+def by_sequence(enc: Encoding, texts: tuple[str, str | None]) -> list[Sequence]:
+    """The text and the second sentence (when there is one), each with the tokens it has."""
+    out = []
+    for sequence, text in enumerate(texts):
+        at = _positions(enc, sequence)
+        if at and text is not None:
+            out.append(Sequence(text, [enc.tokens[i] for i in at], [enc.offsets[i] for i in at], [enc.ids[i] for i in at]))
+    return out
+
+
+def dropped_in(enc: Encoding, texts: tuple[str, str | None]) -> int:
+    """Non-space characters of the text and the second sentence that none of their tokens covers."""
+    return sum(dropped_characters(text, [enc.offsets[i] for i in _positions(enc, sequence)
+                                         if not enc.special_tokens_mask[i]])
+               for sequence, text in enumerate(texts) if text)
 
 
 def unencodable_words(enc: Encoding, tokenizer: Tokenizer) -> list[str]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 import re
 
+from wordpiece_core.reference import TIE_RULES
 from wordpiece_core.trace import Training
 
 from . import notes, tables
@@ -47,7 +48,6 @@ def steps_content(training: Training, corpus: str, first: int, last: int) -> lis
         step = training.steps[i - 1]
         table = tables.candidates_frame(step.candidates, algorithm)
         change, _ = tables.corpus_change(training, i, CORPUS_ROWS)
-        tied = [c for c in step.candidates if c.score == step.score]
         out.append({
             "step": i,
             "merge": f"{tables.fmt_token(step.left)} + {tables.fmt_token(step.right)} → {tables.fmt_token(step.new_token)}",
@@ -58,7 +58,7 @@ def steps_content(training: Training, corpus: str, first: int, last: int) -> lis
                            for c in step.candidates[:CANDIDATE_ROWS]],
             "recorded": len(step.candidates),
             "winner": tables.arithmetic(step, algorithm),
-            "tie": tables.tie_sentence(step, training.config.tie_break, tied),
+            "tie": tables.tie_sentence(step, training.config.tie_break),
             "notes": notes.for_step(corpus, training, step, table, False, change),
         })
     return out
@@ -77,7 +77,7 @@ def as_html(training: Training, corpus: str, corpus_title: str, first: int, last
              f"<style>{_CSS}</style></head><body>",
              f"<h1>{e(_title(training, corpus_title, first, last))}</h1>",
              f"<p>{e(tables.formula(training.config.algorithm))}. Tie rule '{e(training.config.tie_break)}': "
-             f"{e(tables.TIE_RULES[training.config.tie_break])}. Made with WordPiece Lab; the same view online: "
+             f"{e(TIE_RULES[training.config.tie_break])}. Made with WordPiece Lab; the same view online: "
              f"<a href='{e(link)}'>{e(link)}</a></p>"]
     for k, s in enumerate(steps_content(training, corpus, first, last)):
         first_class = " class='first'" if k == 0 else ""
@@ -102,7 +102,7 @@ def as_markdown(training: Training, corpus: str, corpus_title: str, first: int, 
     first, last = _bounds(training, first, last)
     lines = [f"# {_title(training, corpus_title, first, last)}", "",
              f"{tables.formula(training.config.algorithm)}. Tie rule '{training.config.tie_break}': "
-             f"{tables.TIE_RULES[training.config.tie_break]}. Made with WordPiece Lab: <{link}>", ""]
+             f"{TIE_RULES[training.config.tie_break]}. Made with WordPiece Lab: <{link}>", ""]
 
     def cell(text: object) -> str:
         return str(text).replace("|", "\\|")

@@ -18,9 +18,11 @@ from wordpiece_core.trace import Training
 
 from . import sources
 from .safe import code
-from .tables import arithmetic, fmt_score, fmt_token
+from .tables import arithmetic, fmt_score, fmt_token, tied_candidates
 
 RECOUNT_WORDS = 5_000  # beyond this many distinct words, the other tie rule's pick is not recounted
+# The tie rules' short names (what each rule does, in words: wordpiece_core.reference.TIE_RULES).
+RULE_NAMES = {"first": "first seen (the course)", "hf": "smallest ids (Hugging Face's tokenizers)"}
 
 
 def _pair(c: MergeStep | Candidate) -> str:
@@ -61,19 +63,18 @@ def tie_decided(training: Training, step: MergeStep) -> str | None:
     """When several pairs share the best score: what the other tie rule would have merged."""
     if step.ties <= 1:
         return None
-    tied = [c for c in step.candidates if c.score == step.score]
+    tied = tied_candidates(step)
     rule = training.config.tie_break
+    other_name = RULE_NAMES["hf" if rule == "first" else "first"]
     if rule == "first":
         vocab = training.vocab_at(step.step - 1)
         other = min(tied, key=lambda c: (vocab.index(c.left), vocab.index(c.right)))
-        other_name = "smallest ids (Hugging Face's tokenizers)"
     elif len(training.words) <= RECOUNT_WORDS:
         pairs, _, first = reference.count(splits_at(training, step.step), list(training.counts))
         other = min(tied, key=lambda c: first[c.left, c.right])
-        other_name = "first seen (the course)"
     else:
         return (f"**A tie decided this step** ({step.ties} pairs at {exact_text(step.score)}). The other rule, "
-                "first seen (the course), may pick another of them: switch *Tie-break* in the sidebar to see.")
+                f"{other_name}, may pick another of them: switch *Tie-break* in the sidebar to see.")
     same = (other.left, other.right) == (step.left, step.right)
     return (f"**A tie decided this step**: {step.ties} pairs score {exact_text(step.score)}. "
             + (f"The other rule, {other_name}, would pick the same pair." if same else

@@ -3,7 +3,8 @@
 - The sidebar's widgets live in app.py's run, so their values survive moving
   between pages. On a session's first run they are filled from the URL.
 - Every `st.session_state` key the app uses is named once, below.
-- What is shared between sessions (corpora, trainings, tables) lives in caches.py.
+- What is shared between sessions lives elsewhere: corpora in corpus_loading.py, trainings
+  in trained.py, the tables derived from them in caches.py.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
+from wordpiece_core.config import TrainerConfig
 from wordpiece_core.normalizers import NORMALIZERS
 from wordpiece_core.pre_tokenizers import PRE_TOKENIZERS
 
@@ -26,6 +28,12 @@ FIELDS = ("corpus", "algorithm", "vocab_size", "normalizer", "pre_tokenizer", "t
 BYTE_FIELDS = ("byte_alphabet", "prefix_space")  # drawn only with the byte-level pre-tokenizer
 ALGORITHM_LABELS = {"wordpiece": "WordPiece", "bpe": "BPE"}
 CUSTOM_LABELS = {"paste": "Paste your own text…", "upload": "Upload a file (.txt or .tsv)…"}
+
+
+def training_label(config: TrainerConfig) -> str:
+    """A training's name on screen: its algorithm, and "with ##" for BPE with a prefix."""
+    return ALGORITHM_LABELS[config.algorithm] + (" with ##" if config.algorithm == "bpe" and config.prefix else "")
+
 
 # ----- the session keys, named once ---------------------------------------------------------
 SETTINGS = "settings"  # the sidebar's Settings, for the page that runs after app.py

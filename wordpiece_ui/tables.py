@@ -6,6 +6,7 @@ beyond arithmetic on recorded totals (tokens per word after each step).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
 
 import pandas as pd
@@ -54,15 +55,38 @@ def arithmetic(step: MergeStep | Candidate, algorithm: str) -> str:
     return f"{step.pair_count:,} / ({step.left_count:,} × {step.right_count:,}) = {exact} {sign} {shown}"
 
 
+@dataclass(frozen=True)
+class Ranking:
+    """What an algorithm ranks its candidates by, and how the Train page shows it."""
+
+    column: str  # the score's column in the candidate and step tables
+    per_step: str  # the title of the chosen score's line over all steps
+    labelled: bool  # its bars carry their scores (WordPiece's are fractions, not counts one reads off an axis)
+    bpe_view: bool  # the same pairs ranked by BPE's count(ab) are worth a view of their own
+
+
+RANKINGS = {
+    "wordpiece": Ranking("score", "Chosen score per step", labelled=True, bpe_view=True),
+    "bpe": Ranking("count(ab)", "Chosen count per step", labelled=False, bpe_view=False),
+}
+
+
 def formula(algorithm: str) -> str:
     if algorithm == "bpe":
         return "score = count(ab), the number of times the pair a b occurs"
     return "score = count(ab) / (count(a) × count(b))"
 
 
-def tie_sentence(step: MergeStep, tie_break: str, tied: list[Candidate]) -> str:
+def tied_candidates(step: MergeStep) -> list[Candidate]:
+    """The recorded candidates with the step's best score, in the trainer's order (the winner first)."""
+    return [c for c in step.candidates if c.score == step.score]
+
+
+def tie_sentence(step: MergeStep, tie_break: str) -> str:
+    """How many pairs tied, which, and what the tie rule (in the core's words) takes."""
     if step.ties <= 1:
         return "No tie: this pair's score is strictly the best."
+    tied = tied_candidates(step)
     names = ", ".join(f"{fmt_token(c.left)} + {fmt_token(c.right)}" for c in tied[:12])
     more = f" and {step.ties - len(tied[:12])} more" if step.ties > len(tied[:12]) else ""
     return (
@@ -153,6 +177,14 @@ def vocab_frame(training: Training) -> pd.DataFrame:
         if not existed:
             rows.append({"id": vocab_size[i] - 1, "token": fmt_token(token), "added at step": i + 1, "kind": "merge"})
     return pd.DataFrame(rows)
+
+
+def vocab_after(vocab: pd.DataFrame, step: int, limit: int) -> tuple[pd.DataFrame, int]:
+    """The newest `limit` tokens of `vocab_frame` after merge `step` (★ by the one it added), and how many there are."""
+    so_far = vocab[vocab["added at step"] <= step].iloc[::-1]
+    newest = so_far.head(limit)
+    newest = newest.assign(new=newest["added at step"].map(lambda s: "★" if s == step else ""))
+    return newest[["new", "id", "token", "added at step", "kind"]], len(so_far)
 
 
 def token_steps(training: Training) -> dict[str, int]:

@@ -1,0 +1,38 @@
+"""What the server holds once for all its sessions: the store and the training service.
+
+The store (stores.py) keeps the corpora, trainings and derived tables of every session
+under one budget in MB (`WORDPIECE_LAB_CACHE_MB`, default 400); the training service
+(jobs.py) trains each key once however many sessions ask. No pandas or Altair here.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import streamlit as st
+
+from . import state
+from .jobs import TrainingService
+from .stores import BudgetStore, budget_from_env
+
+
+@st.cache_resource(show_spinner=False)
+def shared() -> tuple[BudgetStore, TrainingService]:
+    """The server's one store and training service (made on the first visit)."""
+    store = BudgetStore(budget_from_env())
+    return store, TrainingService(store)
+
+
+def store() -> BudgetStore:
+    return shared()[0]
+
+
+def service() -> TrainingService:
+    return shared()[1]
+
+
+def session_id() -> str:
+    """This session's name for the training service (a waiting session polls under it)."""
+    if state.SESSION_ID not in st.session_state:
+        st.session_state[state.SESSION_ID] = uuid.uuid4().hex
+    return st.session_state[state.SESSION_ID]

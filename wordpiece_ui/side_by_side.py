@@ -1,0 +1,22 @@
+"""The trainings the Compare page sets side by side, by the name each column shows.
+
+BPE and WordPiece on the same corpus and settings, and optionally Hugging Face's
+WordPieceTrainer (BPE with the ## prefix). The Compare page's other glue is compare.py;
+these few names live apart from it because app.py starts the pair's trainings before the
+page imports pandas (trained.start_early), and compare.py needs pandas. The playground's
+last section encodes its text with the same pair.
+"""
+
+from __future__ import annotations
+
+from wordpiece_core.config import Algorithm
+
+Wanted = dict[str, tuple[Algorithm, str | None]]  # a column's name → the algorithm and its prefix
+
+HF_VARIANT = "HF WordPieceTrainer (BPE with ##)"  # the Compare page's optional third column
+PAIR: Wanted = {"BPE": ("bpe", None), "WordPiece": ("wordpiece", "##")}
+
+
+def wanted(hf_variant: bool = False) -> Wanted:
+    """BPE and WordPiece, and with `hf_variant` BPE with ## too."""
+    return PAIR | {HF_VARIANT: ("bpe", "##")} if hf_variant else dict(PAIR)
