@@ -312,3 +312,22 @@ def test_the_trace_writers_score_terms_equal_the_rules_score(ab, a, b, algorithm
 
     exact = reference.score(algorithm, ab, a, b)
     assert score_terms(ab, a * b if algorithm == "wordpiece" else 1) == (float(exact), exact_text(exact))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet="ab#c\u00e9", min_size=1, max_size=6), min_size=1, max_size=10),
+       st.sampled_from(["wordpiece", "bpe"]), st.sampled_from([None, "##", "@"]),
+       st.sampled_from([(), ("a",), ("##b", "[UNK]")]))
+def test_the_engines_start_is_the_rules_initial_split_and_alphabet(words, algorithm, prefix, specials):
+    """The engine builds the alphabet and the words' first splits with C-speed set and translate operations
+    (engine/state.py); they must be reference.alphabet and reference.initial_split."""
+    from wordpiece_core import reference
+    from wordpiece_core.engine.state import MergeState, initial_alphabet
+
+    if algorithm == "wordpiece" and not prefix:
+        prefix = "##"
+    cfg = TrainerConfig(algorithm=algorithm, prefix=prefix, special_tokens=specials)
+    assert initial_alphabet(words, cfg) == reference.alphabet(words, algorithm, prefix, specials)
+    state = MergeState(dict.fromkeys(words, 1), cfg)
+    assert [[state.id_to_tok[ord(t)] for t in split] for split in state.words] == \
+        [reference.initial_split(w, prefix) for w in dict.fromkeys(words)]

@@ -19,7 +19,7 @@ A training of thousands of merges holds that interpreter for seconds, so:
   train at once (one per core), the rest queue. A child runs at a lower CPU
   priority (`WORKER_NICENESS`), so the server's clicks still come first when every
   core trains: on a 2-core machine the Compare page's two trainings run at once
-  and the class's steps stay fast (issue 10's benchmark, README). Tiny trainings
+  and the class's steps stay fast (benchmarks/bench_class.py). Tiny trainings
   (the course's toy corpus) run in the calling thread: starting a process would
   cost more than the training.
 - Finished trainings go into the memory-bounded store (stores.py).
