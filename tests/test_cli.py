@@ -269,7 +269,7 @@ def test_encode_lowercase_or_not_for_a_vocab_txt(tmp_path):
 
 
 def test_the_files_swept_from_an_earlier_training_are_exactly_the_ones_we_write():
-    from corpora import TOY
+    from helpers import TOY
     from trainers import train_bpe, train_wordpiece
     from wordpiece_core.formats import OUTPUT_NAMES, output_files
 

@@ -16,7 +16,7 @@ merges hu+##g; the arithmetic says hu+##gs alone has 1/15 and wins.
 
 from fractions import Fraction
 
-from corpora import BERT_SPECIALS, COURSE, TOY
+from helpers import BERT_SPECIALS, COURSE, TOY
 from trainers import train_bpe, train_wordpiece
 from wordpiece_core import TextSettings, count_words
 from wordpiece_core.replay import candidates_at, splits_at

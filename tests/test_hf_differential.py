@@ -13,7 +13,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from unicode_sets import unicode_text
-from corpora import COURSE
+from helpers import COURSE
 from trainers import train_bpe
 from wordpiece_core import TextSettings, count_words
 from wordpiece_core.normalizers import normalize

@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from corpora import TOY
+from helpers import TOY
 from gc_walk import tracked_reachable
 from wordpiece_core.corpus import TextSettings
 from wordpiece_core.engine import train

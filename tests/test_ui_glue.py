@@ -1,6 +1,6 @@
 """The app's glue (wordpiece_ui) without Streamlit: tables, charts, chips, settings, comparison."""
 
-from corpora import TOY
+from helpers import TOY
 
 from trainers import train_bpe, train_wordpiece
 from wordpiece_core.loading import tokenizer_from_training

@@ -7,7 +7,7 @@ import pytest
 
 from shown import shown
 
-from test_app import ROOT
+from test_pages_train import ROOT
 
 AppTest = pytest.importorskip("streamlit.testing.v1").AppTest
 
@@ -192,7 +192,7 @@ def test_playground_bad_tokenizer_files_give_a_message(name, data, message):
 def test_playground_loads_a_trained_tokenizer_json():
     from trainers import train_wordpiece
     from wordpiece_core.formats import tokenizer_json
-    from corpora import BERT_SPECIALS, TOY
+    from helpers import BERT_SPECIALS, TOY
 
     doc = tokenizer_json(train_wordpiece(TOY, 30, special_tokens=BERT_SPECIALS), "none", "whitespace")
     at = upload_tokenizer(page("pages/playground.py", corpus="course-toy", text="hugs bun"),
@@ -250,7 +250,7 @@ def tokens_shown(at):
 
 @pytest.mark.parametrize("case", ["added_tokens holding ints", "normalizer a string", "100,000 levels of nesting"])
 def test_playground_malformed_tokenizer_json_gives_a_message(case):
-    from test_malformed_tokenizers import CASES
+    from test_loading import CASES
 
     text, words = CASES[case]
     at = upload_tokenizer(page("pages/playground.py", corpus="course-toy", text="hug"), "tokenizer.json", text.encode())

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from corpora import TOY
+from helpers import TOY
 from trainers import train_bpe, train_wordpiece
 from wordpiece_core.errors import WordPieceError
 from wordpiece_core.formats import tokenizer_json

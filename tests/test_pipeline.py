@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from unicode_sets import unicode_text
-from corpora import BERT_SPECIALS, COURSE, TOY  # noqa: F401
+from helpers import BERT_SPECIALS, COURSE, TOY  # noqa: F401
 from trainers import train_bpe, train_wordpiece
 from wordpiece_core import TextSettings, count_words
 from wordpiece_core.formats import output_files, write_outputs

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from corpora import TOY
+from helpers import TOY
 from wordpiece_core.corpus import TextSettings
 from wordpiece_core.errors import WordPieceError
 from wordpiece_core.formats import pretty_json, step_json, tokenizer_json, trace_jsonl, trace_lines

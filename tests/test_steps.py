@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from corpora import TOY
+from helpers import TOY
 from gc_walk import tracked_reachable
 from wordpiece_core.corpus import TextSettings
 from wordpiece_core.engine import train
