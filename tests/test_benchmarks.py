@@ -1,17 +1,16 @@
 """The benchmark scripts measure what they say (their figures are in the README and the issues' notes)."""
 
-import os
 import sys
 
 import pytest
 
-BENCHMARKS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks")
+from helpers import ROOT
 
 
 @pytest.fixture
 def bench_phases(monkeypatch):
     """benchmarks/bench_phases.py as a module (sys.path as it was, afterwards: bench_train adds to it)."""
-    monkeypatch.setattr(sys, "path", [BENCHMARKS, *sys.path])
+    monkeypatch.setattr(sys, "path", [str(ROOT / "benchmarks"), *sys.path])
     import bench_phases
     import bench_train
 

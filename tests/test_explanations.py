@@ -2,44 +2,21 @@
 (no file numbers on screen), the plain algorithm with the step's values, notes computed
 from the step, "why is this word split like this", the handout and the fertility note."""
 
-import os
 import re
 
 import pytest
 
-from shown import shown
+from helpers import TOY, app, everything
 from wordpiece_core.engine import train
 from wordpiece_core.config import TrainerConfig
 from wordpiece_ui import algorithm_code, compare, glossary, handout, state
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-AppTest = pytest.importorskip("streamlit.testing.v1").AppTest
-TOY = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}
+pytest.importorskip("streamlit.testing.v1")  # AppTest
 FILE_NUMBER = re.compile(r"\bseeds? 0\d\d", re.IGNORECASE)
 
 
-def run(page=None, **params):
-    at = AppTest.from_file(os.path.join(ROOT, "app.py"), default_timeout=180)
-    for k, v in params.items():
-        at.query_params[k] = str(v)
-    (at.switch_page(page) if page else at).run()
-    assert not at.exception, at.exception
-    return at
-
-
-def everything(at) -> str:
-    """All the text a page shows: Markdown, headings, captions, alerts, code, labels, table columns."""
-    parts = []
-    for kind in ("markdown", "header", "subheader", "title", "caption", "warning", "success", "info", "error", "code"):
-        parts += [e.value for e in getattr(at, kind)]
-    parts += [e.label for e in at.expander] + [e.label for e in at.button] + [e.label for e in at.toggle]
-    parts += [" ".join(map(str, d.value.columns)) for d in at.dataframe]
-    parts += [e.label + " " + " ".join(map(str, e.options)) for e in at.selectbox]
-    return shown("\n".join(parts)).replace("**", "")
-
-
 def test_the_introduction_shows_once_and_is_dismissed_for_the_session():
-    at = run(corpus="course-toy", algorithm="wordpiece", step=1)
+    at = app(corpus="course-toy", algorithm="wordpiece", step=1)
     body = everything(at)
     assert "New here?" in body and "h ##u ##g ##s" in body and "5 / (20 × 5) = 1/20" in body
     next(b for b in at.button if b.label == "Got it").click().run()
@@ -50,10 +27,10 @@ def test_the_introduction_shows_once_and_is_dismissed_for_the_session():
 
 
 def test_no_source_is_named_by_its_file_number_on_any_page():
-    screens = [run(corpus="course-toy", algorithm="wordpiece", step=s) for s in (1, 3)]
-    screens.append(run(corpus="low-lower-newest-widest", algorithm="wordpiece", step=1))
-    screens += [run("pages/compare.py", corpus="course-toy"), run("pages/playground.py", corpus="course-toy"),
-                run("pages/corpora.py", corpus="course-toy")]
+    screens = [app(corpus="course-toy", algorithm="wordpiece", step=s) for s in (1, 3)]
+    screens.append(app(corpus="low-lower-newest-widest", algorithm="wordpiece", step=1))
+    screens += [app("pages/compare.py", corpus="course-toy"), app("pages/playground.py", corpus="course-toy"),
+                app("pages/corpora.py", corpus="course-toy")]
     for at in screens:
         body = everything(at)
         assert body.strip()
@@ -66,7 +43,7 @@ def test_no_source_is_named_by_its_file_number_on_any_page():
 
 
 def test_the_code_expander_shows_the_plain_trainer_with_this_steps_values():
-    at = run(corpus="course-toy", algorithm="wordpiece", step=2)
+    at = app(corpus="course-toy", algorithm="wordpiece", step=2)
     assert not any("def train(" in c.value for c in at.code)  # drawn only when opened
     at.session_state[state.CODE_OPEN] = True  # the expander opened
     at.run()
@@ -84,24 +61,24 @@ def test_every_anchor_of_the_code_view_is_a_line_of_the_reference_trainer():
 
 
 def test_notes_fit_the_toy_steps():
-    first = everything(run(corpus="course-toy", algorithm="wordpiece", step=1))
+    first = everything(app(corpus="course-toy", algorithm="wordpiece", step=1))
     assert "Why ##g + ##s and not h + ##u? 5 / (20 × 5) = 1/20 = 0.05 against 15 / (15 × 36) = 1/36" in first
     assert "its second part is rarer on its own: count(b) 5 against 36" in first
     assert "BPE would merge ##u + ##g here (count(ab) = 20" in first
-    second = everything(run(corpus="course-toy", algorithm="wordpiece", step=2))
+    second = everything(app(corpus="course-toy", algorithm="wordpiece", step=2))
     assert "A tie decided this step: 6 pairs score 1/36" in second
     assert "smallest ids (Hugging Face's tokenizers), would merge ##u + ##g instead" in second  # ids 3, 0
-    third = everything(run(corpus="course-toy", algorithm="wordpiece", step=3))
+    third = everything(app(corpus="course-toy", algorithm="wordpiece", step=3))
     assert "A whole word becomes one token: hugs (×5)" in third
     assert "The course's step 3" in third
-    hf = everything(run(corpus="course-toy", algorithm="wordpiece", step=2, tie_break="hf"))
+    hf = everything(app(corpus="course-toy", algorithm="wordpiece", step=2, tie_break="hf"))
     assert "first seen (the course), would merge h + ##u instead" in hf
-    bpe = everything(run(corpus="course-toy", algorithm="bpe", step=1))
+    bpe = everything(app(corpus="course-toy", algorithm="bpe", step=1))
     assert "Why u + g? It occurs 20 times" in bpe
 
 
 def test_the_playground_links_each_token_to_the_step_that_made_it():
-    at = run("pages/playground.py", corpus="course-toy", algorithm="wordpiece", text="hugs bun")
+    at = app("pages/playground.py", corpus="course-toy", algorithm="wordpiece", text="hugs bun")
     body = "\n".join(m.value for m in at.markdown)
     link = re.search(r"`hugs` was learned at \[step 3\]\(([^)]+)\)", body)
     assert link and "step=3" in link.group(1) and "corpus=course-toy" in link.group(1)

@@ -1,33 +1,12 @@
 """AppTest for the Compare and Playground pages (issue 5): rendering, URL state, bad input."""
 
 import json
-import os
 
 import pytest
 
-from shown import shown
+from helpers import app as page, markdown, metrics, shown
 
-from test_pages_train import ROOT
-
-AppTest = pytest.importorskip("streamlit.testing.v1").AppTest
-
-
-def page(path, **params):
-    """Open a page the way a shared link does: the first run already goes to that page."""
-    at = AppTest.from_file(os.path.join(ROOT, "app.py"), default_timeout=180)
-    for k, v in params.items():
-        at.query_params[k] = str(v)
-    at.switch_page(path).run()
-    assert not at.exception, at.exception
-    return at
-
-
-def markdown(at):
-    return shown("\n".join(m.value for m in at.markdown))
-
-
-def metrics(at):
-    return {m.label: m.value for m in at.metric}
+pytest.importorskip("streamlit.testing.v1")  # AppTest
 
 
 # ---------------------------------------------------------------- compare
@@ -190,7 +169,7 @@ def test_playground_bad_tokenizer_files_give_a_message(name, data, message):
 
 
 def test_playground_loads_a_trained_tokenizer_json():
-    from trainers import train_wordpiece
+    from helpers import train_wordpiece
     from wordpiece_core.formats import tokenizer_json
     from helpers import BERT_SPECIALS, TOY
 
@@ -250,7 +229,7 @@ def tokens_shown(at):
 
 @pytest.mark.parametrize("case", ["added_tokens holding ints", "normalizer a string", "100,000 levels of nesting"])
 def test_playground_malformed_tokenizer_json_gives_a_message(case):
-    from test_loading import CASES
+    from helpers import CASES
 
     text, words = CASES[case]
     at = upload_tokenizer(page("pages/playground.py", corpus="course-toy", text="hug"), "tokenizer.json", text.encode())
@@ -298,7 +277,7 @@ def test_the_playground_recognises_tokenizer_files_by_content(name, data, messag
 
 
 def test_a_tokenizer_json_under_another_name_is_still_read_as_one(tmp_path):
-    from trainers import train_wordpiece
+    from helpers import train_wordpiece
     from wordpiece_core.formats import tokenizer_json
     import json
     doc = tokenizer_json(train_wordpiece({"hug": 10, "hugs": 5}, 20), "none", "whitespace")

@@ -1,22 +1,12 @@
 """Page tests with Streamlit's AppTest: every page renders, the step control works,
 the URL is honoured, bad input gives a message (not a traceback)."""
 
-import os
-
 import pytest
 
-from shown import shown
+from helpers import app, shown
 from wordpiece_ui.sources import ALL as ALL_SOURCES
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-AppTest = pytest.importorskip("streamlit.testing.v1").AppTest
-
-
-def app(**params):
-    at = AppTest.from_file(os.path.join(ROOT, "app.py"), default_timeout=120)
-    for k, v in params.items():
-        at.query_params[k] = str(v)
-    return at.run()
+pytest.importorskip("streamlit.testing.v1")  # AppTest
 
 
 def texts(at):

@@ -10,24 +10,18 @@ h+ug give hug.
 """
 
 import json
-import os
-import subprocess
-import sys
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from unicode_sets import unicode_text
-from helpers import BERT_SPECIALS, COURSE, TOY  # noqa: F401
-from trainers import train_bpe, train_wordpiece
+from helpers import BERT_SPECIALS, COURSE, TOY, run_cli, train_bpe, train_wordpiece
+from test_hf_differential import unicode_text
 from wordpiece_core import TextSettings, count_words
 from wordpiece_core.formats import output_files, write_outputs
 from wordpiece_core.loading import load_tokenizer, tokenizer_from_training
 from wordpiece_core.models import BPEModel, WordPieceModel
 from wordpiece_core.sampling import sample_lines
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def course_wordpiece():
@@ -167,11 +161,6 @@ def test_bert_vocab_txt_loads(tmp_path):
     p.write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "hello", "world", "!", "##s", "w"]) + "\n")
     tok = load_tokenizer(str(p))
     assert tok.encode("Hello worlds!").tokens == ["[CLS]", "hello", "world", "##s", "!", "[SEP]"]
-
-
-def run_cli(*args, stdin=None):
-    return subprocess.run([sys.executable, "-m", "wordpiece_core", *args], input=stdin, capture_output=True,
-                          text=True, env={**os.environ, "PYTHONPATH": ROOT})
 
 
 def test_encode_cli(tmp_path):

@@ -16,8 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import TOY
-from gc_walk import tracked_reachable
+from helpers import TOY, tracked_reachable
 from wordpiece_core.corpus import TextSettings
 from wordpiece_core.engine import train
 from wordpiece_core.replay import candidates_at, splits_at

@@ -8,21 +8,17 @@ they are for is measured by benchmarks/bench_class.py.
 import threading
 import time
 import tomllib
-from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from helpers import TOY
-from gc_walk import tracked_reachable
+from helpers import ROOT, TOY, tracked_reachable
 from wordpiece_core.corpus import TextSettings
 from wordpiece_core.engine import train
 from wordpiece_core.config import TrainerConfig
 from wordpiece_ui import tables
 from wordpiece_ui.jobs import TrainingService
 from wordpiece_ui.stores import BudgetStore, size_of
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 # ----- the store ------------------------------------------------------------------------------

@@ -1,8 +1,6 @@
 """The app's glue (wordpiece_ui) without Streamlit: tables, charts, chips, settings, comparison."""
 
-from helpers import TOY
-
-from trainers import train_bpe, train_wordpiece
+from helpers import TOY, train_bpe, train_wordpiece
 from wordpiece_core.loading import tokenizer_from_training
 from wordpiece_ui import charts, chips, compare, tables
 from wordpiece_ui.settings import Settings, from_query
