@@ -1,4 +1,5 @@
-"""The train command line: its files, and one clear line for every bad input."""
+"""wordpiece_core/cli.py: the train command line (`python -m wordpiece_core train`, `wordpiece-lab`):
+its files, and one clear line for every bad input."""
 
 import json
 import os
@@ -190,22 +191,6 @@ def test_a_second_training_leaves_only_its_own_files(tmp_path, toy_tsv):
     assert sorted(os.listdir(out)) == ["notes.md", "tokenizer.json", "trace.jsonl", "training.json", "vocab.txt"]
 
 
-def test_the_files_are_staged_inside_the_output_folder(tmp_path, toy_tsv, monkeypatch):
-    """Staged inside --out itself, so a mount point as --out never sees a cross-device rename."""
-    from wordpiece_core import formats
-
-    out = tmp_path / "out"
-    folder = formats.OutputFolder(str(out))
-    folder.prepare()
-    assert os.path.dirname(folder.staging) == str(out)
-    renames = []
-    real = os.replace
-    monkeypatch.setattr(formats.os, "replace", lambda a, b: (renames.append((a, b)), real(a, b)))
-    folder.write({"vocab.txt": "a\n"})
-    assert renames and all(os.path.dirname(os.path.dirname(a)) == str(out) for a, _ in renames)
-    assert os.listdir(out) == ["vocab.txt"]  # no staging folder left
-
-
 def test_sigterm_while_training_leaves_nothing_behind(tmp_path):
     import signal
     import time
@@ -246,25 +231,6 @@ def test_counts_too_large_are_refused_with_the_limit(tmp_path, count):
     proc, out = train(tmp_path, "--word-counts", str(tsv), "--algorithm", "wordpiece", "--vocab-size", "20")
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert "9,223,372,036,854,775,807 (2^63 − 1)" in proc.stderr and not out.exists()
-
-
-def test_encode_lowercase_or_not_for_a_vocab_txt(tmp_path):
-    vocab = tmp_path / "vocab.txt"
-    vocab.write_text("[PAD]\n[UNK]\n[CLS]\n[SEP]\nhug\n##s\nh\n##u\n##g\n", encoding="utf-8")
-    guessed = json.loads(run_cli("encode", "--tokenizer", str(vocab), "HUGS").stdout)
-    lower = json.loads(run_cli("encode", "--tokenizer", str(vocab), "--lowercase", "HUGS").stdout)
-    cased = json.loads(run_cli("encode", "--tokenizer", str(vocab), "--no-lowercase", "HUGS").stdout)
-    assert guessed["tokens"] == lower["tokens"] == ["[CLS]", "hug", "##s", "[SEP]"]
-    assert cased["tokens"] == ["[CLS]", "[UNK]", "[SEP]"]
-
-
-def test_the_files_swept_from_an_earlier_training_are_exactly_the_ones_we_write():
-    from helpers import TOY, train_bpe, train_wordpiece
-    from wordpiece_core.formats import OUTPUT_NAMES, output_files
-
-    written = set(output_files(train_bpe(TOY, 20), "none", "whitespace"))
-    written |= set(output_files(train_wordpiece(TOY, 20), "none", "whitespace"))
-    assert written == set(OUTPUT_NAMES)
 
 
 def test_a_word_count_file_with_a_header_line_is_read_and_the_header_named(tmp_path):

@@ -1,95 +1,14 @@
-"""AppTest for the Compare and Playground pages (issue 5): rendering, URL state, bad input."""
+"""pages/playground.py in AppTest (issue 5): encoding typed text with the tokenizer trained in the sidebar
+or with an uploaded tokenizer file; rendering, URL state, bad input."""
 
 import json
+import re
 
 import pytest
 
 from helpers import app as page, markdown, metrics, shown
 
 pytest.importorskip("streamlit.testing.v1")  # AppTest
-
-
-# ---------------------------------------------------------------- compare
-
-
-def test_compare_toy_corpus_first_difference_and_overlap():
-    at = page("pages/compare.py", corpus="course-toy")
-    m = metrics(at)
-    assert m["first different step"] == "1"  # BPE: u + g; WordPiece: ##g + ##s
-    assert m["BPE merges"] == "7" and m["WordPiece merges"] == "9"
-    timeline = at.dataframe[0].value
-    assert timeline.loc[0, "BPE"] == "u + g → ug"
-    assert timeline.loc[0, "WordPiece"] == "##g + ##s → ##gs"
-    # BPE's step 3 makes hug; WordPiece made hug at its step 4 (hu + ##g), and the row says so
-    assert timeline.loc[2, "BPE"] == "h + ug → hug"
-    assert timeline.loc[2, "BPE token in WordPiece"] == "step 4"
-    assert timeline.loc[0, "BPE token in WordPiece"] == "—"  # WordPiece never learns ##ug
-    assert "Jaccard" in markdown(at)
-
-
-def test_compare_queues_both_trainings_at_once_and_stop_cancels_both(monkeypatch):
-    """A cold Compare page starts BPE and WordPiece together (at once, one worker per core; on a
-    one-core machine the second waits in the queue), not the second after the first ends: one progress
-    view shows both, and its Stop cancels both."""
-    from wordpiece_ui import trained
-
-    # BPE ends in about a second here (wordfreq-en has no more than 12,983 merges), about when the
-    # page's first wait ends and the progress view's first wait begins (Stop is drawn after it): no
-    # waits, so that the page shows both bars and its Stop comes before BPE ends, on any machine.
-    monkeypatch.setattr(trained, "WAIT_SECONDS", 0.0)
-    monkeypatch.setattr(trained, "POLL_WAIT_SECONDS", 0.0)
-    at = page("pages/compare.py", corpus="wordfreq-en", vocab_size=19_990)
-    bars = [b.proto.text for b in at.get("progress")]
-    assert len(bars) == 2, bars
-    assert bars[0].startswith("Training BPE") and bars[1].startswith("Training WordPiece")
-    assert [b.label for b in at.button].count("Stop") == 1
-    next(b for b in at.button if b.label == "Stop").click().run()
-    assert not at.exception and not at.get("progress")
-    assert any("You stopped the BPE and WordPiece trainings" in shown(i.value) for i in at.info)
-    next(b for b in at.button if b.label == "Train again").click().run()
-    assert len(at.get("progress")) == 2  # both start again
-    next(b for b in at.button if b.label == "Stop").click().run()
-
-
-def test_compare_hf_variant_and_follow_are_in_the_url():
-    at = page("pages/compare.py", corpus="course-toy")
-    at.toggle(key="hf").set_value(True).run()
-    assert not at.exception
-    assert "HF WordPieceTrainer (BPE with ##)" in at.dataframe[0].value.columns
-    assert at.query_params.get("hf") in ("1", ["1"])
-    token = at.selectbox(key="follow").options[1]
-    at.selectbox(key="follow").set_value(token).run()
-    assert at.query_params.get("follow") in (token, [token])
-    assert f"learned {token} at" in markdown(at)
-    marks = at.dataframe[0].value[""]
-    assert marks.str.contains("★").sum() >= 2  # the step in BPE and the step in WordPiece
-
-
-def test_compare_opens_from_a_link_with_heldout_text():
-    at = page("pages/compare.py", corpus="course-toy", heldout="hug mug", hf="1")
-    assert at.text_area(key="heldout").value == "hug mug"
-    assert at.toggle(key="hf").value is True
-    rows = [d.value for d in at.dataframe if "tokenizer" in getattr(d.value, "columns", [])]
-    assert rows, "metrics table missing"
-    held = rows[0][rows[0]["on"] == "held-out text"]
-    wp = held[held["tokenizer"] == "WordPiece"].iloc[0]
-    assert wp["[UNK] words (%)"] == 50.0  # "mug": m is not in the toy alphabet
-
-
-@pytest.mark.parametrize("corpus", ["wordfreq-de", "english-paragraphs"])
-def test_compare_real_corpora(corpus):
-    at = page("pages/compare.py", corpus=corpus)
-    assert int(metrics(at)["shared tokens"].replace(",", "")) > 10
-
-
-def test_compare_huge_heldout_text_is_cut_with_a_message():
-    at = page("pages/compare.py", corpus="course-toy")
-    at.text_area(key="heldout").set_value("hug " * 250_000).run()
-    assert not at.exception
-    assert any("first 5,000 are encoded" in shown(w.value) for w in at.warning)
-
-
-# ---------------------------------------------------------------- playground
 
 
 def test_playground_encodes_from_the_url():
@@ -186,33 +105,6 @@ def test_playground_loads_a_bert_vocab_txt():
     assert list(at.dataframe[0].value["token"]) == ["[CLS]", "un", "##aff", "##able", "[SEP]"]
 
 
-@pytest.mark.parametrize("path", ["pages/compare.py", "pages/playground.py", "pages/corpora.py"])
-def test_a_bad_upload_gives_a_message_on_every_page(path):
-    at = page(path, corpus="upload")
-    at.file_uploader(key="upload_file").set_value(("notes.txt", b"\xff\xfe\x00\x00" * 3000, "text/plain")).run()
-    assert not at.exception
-    if path != "pages/corpora.py":  # the corpora page does not train
-        assert any("Cannot use this corpus" in e.value for e in at.error), [e.value for e in at.error]
-
-
-@pytest.mark.parametrize("params,message", [
-    ({"min_frequency": "1000000"}, "no pair occurs at least 1000000 times"),
-    ({"vocab_size": "3"}, "already fill the vocabulary size"),
-])
-def test_settings_that_allow_no_merge_explain_why(params, message):
-    at = page("pages/train.py", corpus="course-toy", **params)
-    assert any(message in w.value for w in at.warning), [w.value for w in at.warning]
-
-
-def test_the_share_box_holds_the_current_link():
-    at = page("pages/train.py", corpus="course-toy", algorithm="wordpiece", step="2")
-    assert not at.code  # the Share popover is drawn only while open
-    at.session_state["share_open "] = True  # opened
-    at.run()
-    link = at.code[0].value
-    assert "corpus=course-toy" in link and "algorithm=wordpiece" in link and "step=2" in link
-
-
 def test_playground_vocab_txt_cased_or_uncased_is_a_visible_choice():
     vocab = b"[PAD]\n[UNK]\n[CLS]\n[SEP]\nhug\n##s\nh\n##u\n##g\n"
     at = upload_tokenizer(page("pages/playground.py", corpus="course-toy", text="HUGS"), "vocab.txt", vocab)
@@ -244,26 +136,6 @@ def test_playground_vocabulary_without_unk_names_what_it_cannot_encode():
     assert "hug" in tokens_shown(at)
 
 
-def test_compare_hf_column_marks_its_ties_and_says_why_they_matter():
-    at = page("pages/compare.py", corpus="course-toy")
-    at.toggle(key="hf").set_value(True).run()
-    column = at.dataframe[0].value["HF WordPieceTrainer (BPE with ##)"]
-    assert any("⚖" in cell and "-way tie" in cell for cell in column)
-    assert "⚖" not in " ".join(at.dataframe[0].value["WordPiece"])
-    captions = " ".join(shown(c.value) for c in at.caption)
-    assert "tokenizers issue 1794" in captions and "hash-map order" in captions
-
-
-def test_an_uploaded_word_count_file_with_a_header_trains_and_says_so():
-    at = page("pages/compare.py", corpus="upload")
-    at.file_uploader(key="upload_file").set_value(
-        ("counts.tsv", b"word\tcount\nhug\t10\npug\t5\npun\t12\nbun\t4\nhugs\t5\n", "text/tab-separated-values")).run()
-    assert not at.exception and not at.error
-    assert any("was read as a header line and skipped" in i.value for i in at.sidebar.info)
-    overlap = next(m.value for m in at.markdown if m.value.startswith("As learned:"))
-    assert "BPE **19** tokens, WordPiece **21**" in overlap  # 14 and 16 as learned, plus the 5 special tokens
-
-
 @pytest.mark.parametrize("name,data,message", [
     ("merges.txt", b"#version: 0.2\nu g\nh ug\n", "is a merges.txt"),
     ("notes.txt", b"Tokenizers learn a vocabulary.\nThis is prose, not tokens.\n", "is not a vocabulary"),
@@ -287,19 +159,8 @@ def test_a_tokenizer_json_under_another_name_is_still_read_as_one(tmp_path):
     assert "hugs" in list(at.dataframe[0].value["token"])
 
 
-def test_byte_level_options_are_in_the_sidebar_and_the_link():
-    at = page("pages/train.py", corpus="english-paragraphs", algorithm="bpe", pre_tokenizer="byte-level",
-              specials="endoftext", vocab_size=300)
-    labels = [c.label for c in at.sidebar.checkbox]
-    assert labels == ["All 256 bytes in the alphabet", "Add a prefix space"]
-    assert at.query_params.get("byte_alphabet") in ("0", ["0"])
-    small = next(c.value for c in at.caption if "start:" in c.value)
-    at.sidebar.checkbox[0].check().run()  # every byte value in the starting alphabet
-    assert not at.exception and at.query_params.get("byte_alphabet") in ("1", ["1"])
-    large = next(c.value for c in at.caption if "start:" in c.value)
-    assert "start: 257 tokens (1 special)" in shown(large) and "start: 257" not in shown(small)
-    at = page("pages/playground.py", corpus="english-paragraphs", algorithm="bpe", pre_tokenizer="byte-level",
-              specials="endoftext", vocab_size=300, byte_alphabet=1, prefix_space=1, text="Hello 😀 東京")
-    dropped = next(m.value for m in at.metric if m.label == "dropped characters")
-    assert dropped == "0"  # with all 256 bytes, any text can be spelled
-    assert page("pages/train.py", corpus="course-toy").sidebar.checkbox.len == 0  # only for byte-level
+def test_the_playground_links_each_token_to_the_step_that_made_it():
+    at = page("pages/playground.py", corpus="course-toy", algorithm="wordpiece", text="hugs bun")
+    body = "\n".join(m.value for m in at.markdown)
+    link = re.search(r"`hugs` was learned at \[step 3\]\(([^)]+)\)", body)
+    assert link and "step=3" in link.group(1) and "corpus=course-toy" in link.group(1)

@@ -1,9 +1,11 @@
-"""Page tests with Streamlit's AppTest: every page renders, the step control works,
-the URL is honoured, bad input gives a message (not a traceback)."""
+"""pages/train.py in AppTest: the page renders from a shared link, the step control works and the URL
+follows it, bad input gives a message (not a traceback), long trainings show their progress and stop,
+and the page explains itself (introduction, notes, the algorithm in code)."""
 
 import pytest
 
-from helpers import app, shown
+from helpers import app, everything, shown
+from wordpiece_ui import state
 from wordpiece_ui.sources import ALL as ALL_SOURCES
 
 pytest.importorskip("streamlit.testing.v1")  # AppTest
@@ -135,25 +137,6 @@ def test_a_good_tsv_upload_trains():
     at.file_uploader(key="upload_file").set_value(("toy.tsv", b"hug\t10\npug\t5\npun\t12\nbun\t4\nhugs\t5\n", "text/plain")).run()
     assert not at.exception
     assert shown(at.header[0].value) == "Step 1 of 9:  ##g + ##s → ##gs"
-
-
-def test_sidebar_settings_survive_a_page_switch():
-    at = app(corpus="course-toy", algorithm="bpe", vocab_size=20)
-    at.switch_page("pages/corpora.py").run()
-    assert not at.exception
-    assert at.radio(key="s_algorithm").value == "bpe"
-    assert at.number_input(key="s_vocab_size").value == 20
-    at.switch_page("pages/train.py").run()
-    assert not at.exception
-    assert "u + g → ug" in shown(at.header[0].value)
-
-
-def test_corpora_page_lists_every_sample():
-    at = app()
-    at.switch_page("pages/corpora.py").run()
-    assert not at.exception
-    frame = at.dataframe[0].value
-    assert {"course-toy", "course-sentences", "low-lower-newest-widest", "wordfreq-fi"} <= set(frame["id"])
 
 
 def test_ask_first_hides_the_merge_until_revealed():
@@ -367,3 +350,61 @@ def test_all_pairs_are_recounted_when_the_open_table_comes_back_after_a_page_swi
     at.switch_page("pages/train.py").run()
     assert not at.exception
     assert "candidates shown from every pair" in texts(at) and len(at.dataframe[0].value) > 25
+
+
+def test_the_introduction_shows_once_and_is_dismissed_for_the_session():
+    at = app(corpus="course-toy", algorithm="wordpiece", step=1)
+    body = everything(at)
+    assert "New here?" in body and "h ##u ##g ##s" in body and "5 / (20 × 5) = 1/20" in body
+    next(b for b in at.button if b.label == "Got it").click().run()
+    assert "New here?" not in everything(at)
+    at.session_state["step_value"] = 2
+    at.run()
+    assert "New here?" not in everything(at)  # remembered
+
+
+def test_the_code_expander_shows_the_plain_trainer_with_this_steps_values():
+    at = app(corpus="course-toy", algorithm="wordpiece", step=2)
+    assert not any("def train(" in c.value for c in at.code)  # drawn only when opened
+    at.session_state[state.CODE_OPEN] = True  # the expander opened
+    at.run()
+    code = next(c.value for c in at.code if "def train(" in c.value)
+    assert "# ← step 2: count(h ##u) = 15, count(h) = 15, count(##u) = 36" in code
+    assert "# ← step 2: 15 / (15 × 36) = 1/36 ≈ 0.0278" in code
+    assert "tie_break = 'first': 6 pairs tied at 1/36" in code
+    assert "new = 'hu'" in code
+
+
+def test_notes_fit_the_toy_steps():
+    first = everything(app(corpus="course-toy", algorithm="wordpiece", step=1))
+    assert "Why ##g + ##s and not h + ##u? 5 / (20 × 5) = 1/20 = 0.05 against 15 / (15 × 36) = 1/36" in first
+    assert "its second part is rarer on its own: count(b) 5 against 36" in first
+    assert "BPE would merge ##u + ##g here (count(ab) = 20" in first
+    second = everything(app(corpus="course-toy", algorithm="wordpiece", step=2))
+    assert "A tie decided this step: 6 pairs score 1/36" in second
+    assert "smallest ids (Hugging Face's tokenizers), would merge ##u + ##g instead" in second  # ids 3, 0
+    third = everything(app(corpus="course-toy", algorithm="wordpiece", step=3))
+    assert "A whole word becomes one token: hugs (×5)" in third
+    assert "The course's step 3" in third
+    hf = everything(app(corpus="course-toy", algorithm="wordpiece", step=2, tie_break="hf"))
+    assert "first seen (the course), would merge h + ##u instead" in hf
+    bpe = everything(app(corpus="course-toy", algorithm="bpe", step=1))
+    assert "Why u + g? It occurs 20 times" in bpe
+
+
+@pytest.mark.parametrize("params,message", [
+    ({"min_frequency": "1000000"}, "no pair occurs at least 1000000 times"),
+    ({"vocab_size": "3"}, "already fill the vocabulary size"),
+])
+def test_settings_that_allow_no_merge_explain_why(params, message):
+    at = app("pages/train.py", corpus="course-toy", **params)
+    assert any(message in w.value for w in at.warning), [w.value for w in at.warning]
+
+
+def test_the_share_box_holds_the_current_link():
+    at = app("pages/train.py", corpus="course-toy", algorithm="wordpiece", step="2")
+    assert not at.code  # the Share popover is drawn only while open
+    at.session_state["share_open "] = True  # opened
+    at.run()
+    link = at.code[0].value
+    assert "corpus=course-toy" in link and "algorithm=wordpiece" in link and "step=2" in link

@@ -1,0 +1,52 @@
+"""wordpiece_core/models.py: how one pre-tokenized word becomes tokens, with a trace of how.
+
+Seed 000: after three WordPiece merges on the toy corpus the vocabulary holds
+##gs, hu and hugs (our arithmetic; the course's prose has hug instead, see
+test_golden). "bugs": b is the longest prefix in the vocabulary, then ##u, then
+##gs. "mug": no piece starts with m, so the whole word is [UNK]; "bum": b, ##u,
+then nothing matches ##m, so again the WHOLE word is [UNK].
+Seed 002: BPE after u+g, u+n, h+ug: "thug" → t is unknown → [UNK], then u+g and
+h+ug give hug.
+"""
+
+from helpers import COURSE, TOY, train_bpe, train_wordpiece
+from wordpiece_core import TextSettings, count_words
+from wordpiece_core.loading import tokenizer_from_training
+from wordpiece_core.models import BPEModel, WordPieceModel
+
+
+def test_toy_wordpiece_after_three_merges():
+    t = train_wordpiece(TOY, 11, special_tokens=["[UNK]"])
+    model = tokenizer_from_training(t, "none", "whitespace").model
+    assert [model.tokenize(w).tokens for w in ["hugs", "bugs", "mug", "bum", "pugs"]] == [
+        ("hugs",), ("b", "##u", "##gs"), ("[UNK]",), ("[UNK]",), ("p", "##u", "##gs")]
+    scan = model.tokenize("bum", trace=True).scan
+    assert [s.found for s in scan] == ["b", "##u", None]
+    assert scan[0].tried == ("bum", "bu", "b")
+    assert model.tokenize("x" * 101).tokens == ("[UNK]",)
+
+
+def test_toy_bpe_after_three_merges():
+    t = train_bpe(TOY, 11, special_tokens=["[UNK]"])
+    model = tokenizer_from_training(t, "none", "whitespace").model
+    assert [model.tokenize(w).tokens for w in ["bug", "mug", "thug", "unhug"]] == [
+        ("b", "ug"), ("[UNK]", "ug"), ("[UNK]", "hug"), ("un", "hug")]
+    steps = model.tokenize("thug", trace=True).merges
+    assert [(m.left, m.right, m.split_after) for m in steps] == [("u", "g", ("[UNK]", "h", "ug")),
+                                                                  ("h", "ug", ("[UNK]", "hug"))]
+
+
+def test_rank_order_and_learned_order_differ_only_for_hand_made_merges():
+    model = BPEModel({"a": 0, "b": 1, "c": 2, "bc": 3, "abc": 4}, [("a", "bc"), ("b", "c")])
+    assert model.tokenize("abc").tokens == ("abc",)
+    assert model.apply_in_order("abc") == ["a", "bc"]
+    t = train_bpe(count_words(COURSE, TextSettings("none", "whitespace")), 120)
+    tok = tokenizer_from_training(t, "none", "whitespace")
+    for word in t.words:
+        assert list(tok.model.tokenize(word).tokens) == tok.model.apply_in_order(word)
+
+
+def test_an_unknown_word_names_the_character_counted_from_one():
+    model = WordPieceModel({"[UNK]": 0, "hug": 1, "##g": 2})
+    result = model.tokenize("hugger", trace=True)
+    assert result.unknown and "from character 5 ('e') on" in result.reason
