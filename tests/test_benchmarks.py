@@ -17,6 +17,7 @@ def bench_phases(monkeypatch):
     return bench_phases, bench_train
 
 
+@pytest.mark.slow
 def test_the_phases_benchmark_times_every_stage_of_the_real_command(tmp_path, bench_phases):
     """bench_phases.py runs the command line with a timer around each stage: every stage is timed (a stage
     the timers missed, say because the command line stopped calling it through its module, fails here,

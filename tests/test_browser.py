@@ -10,6 +10,8 @@ import pytest
 
 from browser import CHROMIUM, CHROMIUM_ARGS, SHOTS, StreamlitServer, wait_idle
 
+pytestmark = [pytest.mark.browser, pytest.mark.slow]  # each starts Chromium pages against a real server
+
 playwright = pytest.importorskip("playwright.sync_api")
 if not os.path.exists(CHROMIUM):
     pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium); .ci/run installs it", allow_module_level=True)

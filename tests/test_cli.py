@@ -48,6 +48,7 @@ def test_wordpiece_files_and_trace(tmp_path, toy_tsv):
     assert [s["ties"] for s in steps] == [1, 6, 1]
 
 
+@pytest.mark.slow
 def test_bpe_files_load_in_hf_tokenizers(tmp_path, course_txt):
     tokenizers = pytest.importorskip("tokenizers")
     proc, out = train(tmp_path, "--algorithm", "bpe", "--vocab-size", "50", "--pre-tokenizer", "byte-level",
@@ -117,6 +118,7 @@ BAD = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("files,args,message", BAD, ids=[b[2] + "-" + str(i) for i, b in enumerate(BAD)])
 def test_bad_input_one_clear_line(tmp_path, files, args, message):
     for name, data in files.items():
@@ -142,6 +144,7 @@ def test_unreachable_vocab_size_says_how_far_it_got(tmp_path, toy_tsv):
     assert len((out / "vocab.txt").read_text().splitlines()) == 15
 
 
+@pytest.mark.slow
 def test_long_word_and_odd_unicode_train(tmp_path):
     p = tmp_path / "odd.txt"
     word = ("abcdefghij" * 20_000)
@@ -181,6 +184,7 @@ def test_a_folder_that_cannot_be_written_is_refused_before_training(tmp_path, co
     assert proc.returncode == 2 and "cannot be written" in proc.stderr
 
 
+@pytest.mark.slow
 def test_a_second_training_leaves_only_its_own_files(tmp_path, toy_tsv):
     out = tmp_path / "out"
     assert run_cli("train", "--word-counts", str(toy_tsv), "--algorithm", "bpe", "--vocab-size", "20", "--out", str(out)).returncode == 0
@@ -191,6 +195,7 @@ def test_a_second_training_leaves_only_its_own_files(tmp_path, toy_tsv):
     assert sorted(os.listdir(out)) == ["notes.md", "tokenizer.json", "trace.jsonl", "training.json", "vocab.txt"]
 
 
+@pytest.mark.slow
 def test_sigterm_while_training_leaves_nothing_behind(tmp_path):
     import signal
     import time
@@ -247,6 +252,7 @@ def test_a_word_count_file_with_a_header_line_is_read_and_the_header_named(tmp_p
     assert r.returncode != 0 and "line 2: the count 'many' is not a whole number" in r.stderr
 
 
+@pytest.mark.slow
 def test_the_project_installs_with_a_wordpiece_lab_command(tmp_path, toy_tsv):
     """pyproject.toml: `pip install .` into a fresh virtual environment gives the command line as `wordpiece-lab`."""
     import venv

@@ -67,6 +67,7 @@ def test_two_files_counted_in_two_processes_each_equal_one_process(tmp_path, mon
 streamed_text = st.text(alphabet="ab Σσ\n\r\t\ufeffé\u0301\u00a0\u3000\x1c\x00日🙂.,'", max_size=60)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(streamed_text, st.sampled_from(["none", "lowercase", "bert", "bert-cased"]),
        st.sampled_from(["whitespace", "whitespace-split", "bert", "byte-level"]),

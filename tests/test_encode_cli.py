@@ -29,6 +29,7 @@ def test_encode_cli(tmp_path):
     assert len(lines) == 2 and lines[0]["trace"][0]["scan"][0]["tried"][0] == "bum"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("content,message", [
     (b"", "is empty"),
     (b"{not json", "not valid JSON"),

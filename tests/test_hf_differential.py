@@ -111,6 +111,7 @@ def prose():
     return sample_lines("en", 60_000, top_n=20_000, seed=7)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pre", sorted(HF_PRE))
 def test_real_prose_thousands_of_merges_match_bpe_trainer(prose, pre):
     a_merges, a_vocab = ours(prose, "none", pre, 3000, ["[UNK]"])
@@ -124,6 +125,7 @@ def test_min_frequency_matches_bpe_trainer(prose):
     assert ours(prose[:300], "lowercase", "whitespace", 5000, [], 3) == hf_merges(prose[:300], "lowercase", "whitespace", 5000, [], 3)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(unicode_text)
 @example("\U0002f800")  # a CJK compatibility ideograph: spaces around it, then NFD makes it U+4E3D (found by hypothesis)
@@ -150,6 +152,7 @@ any_code_point = st.characters(min_codepoint=0, max_codepoint=0x10FFFF, blacklis
     lambda ch: ord(ch) not in BERT_KNOWN_DIFFERENT)
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(st.text(alphabet=any_code_point, max_size=40))
 def test_bert_normalizer_matches_over_every_code_point(text):
@@ -165,6 +168,7 @@ def test_bert_normalizer_keeps_unassigned_code_points_and_drops_private_use():
     assert "\U0001FA77" in normalize(text, "bert") and "\ue000" not in normalize(text, "bert")
 
 
+@pytest.mark.slow
 def test_bert_normalizer_differs_only_where_the_readme_says():
     """Every code point, one by one: the differences are exactly the documented ones."""
     differing = set()
@@ -205,6 +209,7 @@ def exported(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow
 @settings(max_examples=250, deadline=None)
 @given(text=unicode_text, name=st.sampled_from(["wordpiece-bert", "bpe-byte-level", "bpe-chars", "wordpiece-cased"]))
 def test_exported_tokenizer_encodes_like_hf(exported, text, name):

@@ -58,6 +58,7 @@ def _until(condition, seconds=30):
     return condition()
 
 
+@pytest.mark.slow
 def test_a_training_every_session_stopped_is_cancelled_at_once():
     service = TrainingService(BudgetStore(100_000_000), inline_work=0, grace=60)
     counts, big = _big_job(service, "slow")
@@ -76,6 +77,7 @@ def test_a_training_every_session_stopped_is_cancelled_at_once():
     assert c is not a and c.wait(30) and c.state == "done"  # asking again starts afresh
 
 
+@pytest.mark.slow
 def test_a_training_nobody_polls_any_more_is_cancelled_after_the_grace():
     service = TrainingService(BudgetStore(100_000_000), inline_work=0, grace=0.6)
     counts, big = _big_job(service, "left", vocab_size=20000)  # several seconds
@@ -132,6 +134,7 @@ def test_a_queued_training_that_everyone_left_never_starts():
     assert running.wait(10)
 
 
+@pytest.mark.slow
 def test_a_result_too_large_for_the_budget_says_so_and_is_not_retrained():
     service = TrainingService(BudgetStore(100_000), inline_work=10**12)
     counts, _ = _big_job(service, "huge")

@@ -47,6 +47,7 @@ def test_compare_queues_both_trainings_at_once_and_stop_cancels_both(monkeypatch
     next(b for b in at.button if b.label == "Stop").click().run()
 
 
+@pytest.mark.slow
 def test_compare_hf_variant_and_follow_are_in_the_url():
     at = page("pages/compare.py", corpus="course-toy")
     at.toggle(key="hf").set_value(True).run()
@@ -72,12 +73,14 @@ def test_compare_opens_from_a_link_with_heldout_text():
     assert wp["[UNK] words (%)"] == 50.0  # "mug": m is not in the toy alphabet
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("corpus", ["wordfreq-de", "english-paragraphs"])
 def test_compare_real_corpora(corpus):
     at = page("pages/compare.py", corpus=corpus)
     assert int(metrics(at)["shared tokens"].replace(",", "")) > 10
 
 
+@pytest.mark.slow
 def test_compare_huge_heldout_text_is_cut_with_a_message():
     at = page("pages/compare.py", corpus="course-toy")
     at.text_area(key="heldout").set_value("hug " * 250_000).run()
@@ -85,6 +88,7 @@ def test_compare_huge_heldout_text_is_cut_with_a_message():
     assert any("first 5,000 are encoded" in shown(w.value) for w in at.warning)
 
 
+@pytest.mark.slow
 def test_compare_hf_column_marks_its_ties_and_says_why_they_matter():
     at = page("pages/compare.py", corpus="course-toy")
     at.toggle(key="hf").set_value(True).run()

@@ -53,6 +53,7 @@ def test_playground_empty_text_asks_for_text(text):
     assert any("Type or paste" in i.value for i in at.info)
 
 
+@pytest.mark.slow
 def test_playground_one_megabyte_paste_is_kept_and_its_start_encoded():
     at = page("pages/playground.py", corpus="english-paragraphs")
     big = ("Tokenizers learn merges from counts. " * 30_000)[:1_000_000]
@@ -105,6 +106,7 @@ def test_playground_loads_a_bert_vocab_txt():
     assert list(at.dataframe[0].value["token"]) == ["[CLS]", "un", "##aff", "##able", "[SEP]"]
 
 
+@pytest.mark.slow
 def test_playground_vocab_txt_cased_or_uncased_is_a_visible_choice():
     vocab = b"[PAD]\n[UNK]\n[CLS]\n[SEP]\nhug\n##s\nh\n##u\n##g\n"
     at = upload_tokenizer(page("pages/playground.py", corpus="course-toy", text="HUGS"), "vocab.txt", vocab)
@@ -119,6 +121,7 @@ def tokens_shown(at):
     return " ".join(m.value for m in at.markdown if "wpl-chip" in m.value)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", ["added_tokens holding ints", "normalizer a string", "100,000 levels of nesting"])
 def test_playground_malformed_tokenizer_json_gives_a_message(case):
     from helpers import CASES

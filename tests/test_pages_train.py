@@ -35,6 +35,7 @@ def test_shared_link_step_2_shows_the_six_way_tie():
         assert pair in shown(at.warning[0].value)
 
 
+@pytest.mark.slow
 def test_the_url_follows_the_step_control():
     at = app(corpus="course-toy", algorithm="wordpiece", step=1)
     next_button = next(b for b in at.button if b.label == "Next")
@@ -55,6 +56,7 @@ def test_course_toy_step_3_note_explains_the_course_miscount():
     assert "2/45" in texts(at) and "hu + ##gs scores 5 / (15 × 5) = 1/15" in texts(at)
 
 
+@pytest.mark.slow
 def test_the_likelihood_examples_miscount_is_noted_at_its_step_only():
     at = app(corpus="low-lower-newest-widest", algorithm="wordpiece", step=1)
     assert "6 × 2 + 2 + 3 = 17" in texts(at) and "2/45" not in texts(at)
@@ -64,6 +66,7 @@ def test_the_likelihood_examples_miscount_is_noted_at_its_step_only():
     assert "6 × 2 + 2 + 3 = 17" not in texts(at)
 
 
+@pytest.mark.slow
 def test_bpe_on_the_toy_corpus_counts_pairs():
     at = app(corpus="course-toy", algorithm="bpe", step=1)
     assert not at.exception
@@ -94,6 +97,7 @@ def test_a_step_past_the_end_is_clamped():
     assert shown(at.header[0].value).startswith("Step 9 of 9")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("corpus", ["course-sentences", "english-paragraphs", "wordfreq-tr"])
 def test_sample_corpora_train_and_render(corpus):
     at = app(corpus=corpus, step=5)
@@ -101,6 +105,7 @@ def test_sample_corpora_train_and_render(corpus):
     assert shown(at.header[0].value).startswith("Step 5 of")
 
 
+@pytest.mark.slow
 def test_changing_the_corpus_applies_its_suggested_settings():
     at = app(corpus="course-toy")
     at.selectbox(key="s_corpus").set_value("course-sentences").run()
@@ -139,6 +144,7 @@ def test_a_good_tsv_upload_trains():
     assert shown(at.header[0].value) == "Step 1 of 9:  ##g + ##s → ##gs"
 
 
+@pytest.mark.slow
 def test_ask_first_hides_the_merge_until_revealed():
     at = app(corpus="course-toy", algorithm="wordpiece", step=2)
     at.toggle(key="quiz").set_value(True).run()
@@ -154,6 +160,7 @@ def test_ask_first_hides_the_merge_until_revealed():
     assert "which pair merges next?" in shown(at.header[0].value)  # the next step is hidden again
 
 
+@pytest.mark.slow
 def test_a_long_training_shows_its_progress_and_stop_cancels_it(monkeypatch):
     """The page does not block while a large training runs: a progress view polls it, with
     a Stop button; stopping says so and offers to train again."""
@@ -177,6 +184,7 @@ def test_a_long_training_shows_its_progress_and_stop_cancels_it(monkeypatch):
     next(b for b in at.button if b.label == "Stop").click().run()
 
 
+@pytest.mark.slow
 def test_the_first_poll_reruns_the_page_as_soon_as_the_training_ends(monkeypatch):
     """The progress view's first call (in the page's run) waits for the trainings once it has drawn their
     bars: the page shows a training as soon as it ends, not at the next poll (half a second later)."""
@@ -189,6 +197,7 @@ def test_the_first_poll_reruns_the_page_as_soon_as_the_training_ends(monkeypatch
     assert shown(at.header[0].value).startswith("Step 1 of ")
 
 
+@pytest.mark.slow
 def test_a_training_that_ends_within_the_first_wait_leaves_no_warm_up_behind():
     """The table, chart and metric drawn for the browser to load their code (trained._warm_up_browser)
     are taken away when the training ends before a progress view is needed."""
@@ -199,6 +208,7 @@ def test_a_training_that_ends_within_the_first_wait_leaves_no_warm_up_behind():
     assert not any(m.label == "warm-up" for m in at.metric)
 
 
+@pytest.mark.slow
 def test_pasted_text_is_kept_when_another_corpus_is_chosen_in_between():
     at = app(corpus="paste")
     at.text_area(key="paste_text").set_value("low lower lowest\n").run()
@@ -208,6 +218,7 @@ def test_pasted_text_is_kept_when_another_corpus_is_chosen_in_between():
     assert shown(at.header[0].value).startswith("Step 1 of")
 
 
+@pytest.mark.slow
 def test_a_one_megabyte_word_is_drawn_shortened():
     at = app(corpus="paste")
     at.text_area(key="paste_text").set_value("ab" * 499_000).run()
@@ -244,6 +255,7 @@ def test_a_training_larger_than_the_memory_budget_is_refused_with_its_size(monke
         caches.shared.clear()
 
 
+@pytest.mark.slow
 def test_tokens_of_a_pasted_corpus_are_shown_as_text():
     at = app(corpus="paste", pre_tokenizer="whitespace-split", algorithm="bpe", vocab_size=200)
     at.text_area(key="paste_text").set_value("**b** **b** [l](http://evil.example) [l](http://evil.example)\n" * 3).run()
@@ -261,6 +273,7 @@ def test_tokens_of_a_pasted_corpus_are_shown_as_text():
         assert "](http" not in outside_code.replace("\\](http", "")  # … and no live Markdown link anywhere
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("count", ["1" + "0" * 30, "1" + "0" * 400])
 def test_an_uploaded_count_too_large_is_refused_with_the_limit(count):
     at = app(corpus="upload")
@@ -270,6 +283,7 @@ def test_an_uploaded_count_too_large_is_refused_with_the_limit(count):
     assert "9,223,372,036,854,775,807 (2^63 − 1)" in errors
 
 
+@pytest.mark.slow
 def test_quiz_guesses_are_judged_with_both_scores_and_counted():
     at = app(corpus="course-toy", algorithm="wordpiece", step=1, quiz=1)
     assert shown(at.header[0].value) == "Step 1 of 9:  which pair merges next?"
@@ -318,6 +332,7 @@ def test_a_step_draws_its_panels_only_while_open_and_they_stay_open():
     assert at.dataframe[0].value["pair"].iloc[0] == "hu + ##gs"
 
 
+@pytest.mark.slow
 def test_the_candidate_tables_choice_and_its_panel_survive_a_hidden_quiz_step_and_a_page_switch():
     from wordpiece_ui import state
 
@@ -336,6 +351,7 @@ def test_the_candidate_tables_choice_and_its_panel_survive_a_hidden_quiz_step_an
     assert at.expander[0].label.startswith("Candidate table") and len(at.dataframe) == 1  # open, with its table
 
 
+@pytest.mark.slow
 def test_all_pairs_are_recounted_when_the_open_table_comes_back_after_a_page_switch():
     """On a corpus too large for the full table by default, "all" must still mean every pair after
     the table's panel is drawn anew (another page and back), not the trainer's recorded top ones."""
@@ -375,6 +391,7 @@ def test_the_code_expander_shows_the_plain_trainer_with_this_steps_values():
     assert "new = 'hu'" in code
 
 
+@pytest.mark.slow
 def test_notes_fit_the_toy_steps():
     first = everything(app(corpus="course-toy", algorithm="wordpiece", step=1))
     assert "Why ##g + ##s and not h + ##u? 5 / (20 × 5) = 1/20 = 0.05 against 15 / (15 × 36) = 1/36" in first
@@ -392,6 +409,7 @@ def test_notes_fit_the_toy_steps():
     assert "Why u + g? It occurs 20 times" in bpe
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("params,message", [
     ({"min_frequency": "1000000"}, "no pair occurs at least 1000000 times"),
     ({"vocab_size": "3"}, "already fill the vocabulary size"),
@@ -401,6 +419,7 @@ def test_settings_that_allow_no_merge_explain_why(params, message):
     assert any(message in w.value for w in at.warning), [w.value for w in at.warning]
 
 
+@pytest.mark.slow
 def test_the_share_box_holds_the_current_link():
     at = app("pages/train.py", corpus="course-toy", algorithm="wordpiece", step="2")
     assert not at.code  # the Share popover is drawn only while open

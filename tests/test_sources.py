@@ -13,6 +13,7 @@ pytest.importorskip("streamlit.testing.v1")  # AppTest
 FILE_NUMBER = re.compile(r"\bseeds? 0\d\d", re.IGNORECASE)
 
 
+@pytest.mark.slow
 def test_no_source_is_named_by_its_file_number_on_any_page():
     screens = [app(corpus="course-toy", algorithm="wordpiece", step=s) for s in (1, 3)]
     screens.append(app(corpus="low-lower-newest-widest", algorithm="wordpiece", step=1))

@@ -28,6 +28,7 @@ def test_a_bad_upload_gives_a_message_on_every_page(path):
         assert any("Cannot use this corpus" in e.value for e in at.error), [e.value for e in at.error]
 
 
+@pytest.mark.slow
 def test_byte_level_options_are_in_the_sidebar_and_the_link():
     at = app("pages/train.py", corpus="english-paragraphs", algorithm="bpe", pre_tokenizer="byte-level",
              specials="endoftext", vocab_size=300)

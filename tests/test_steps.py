@@ -28,6 +28,7 @@ words = st.text(alphabet="abcab", min_size=1, max_size=7)
 corpora = st.dictionaries(words, st.integers(min_value=1, max_value=9), min_size=1, max_size=12)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(corpora, st.sampled_from(["wordpiece", "bpe"]), st.sampled_from(["first", "hf"]), st.sampled_from([1, 4]))
 def test_records_equal_a_plain_recount_at_every_step(corpus, algorithm, tie_break, top_k):
@@ -78,6 +79,7 @@ def test_counts_that_do_not_fit_machine_integers_stay_exact_in_a_column():
     assert int_column([1, 10**30]) == (1, 10**30)
 
 
+@pytest.mark.slow
 def test_a_long_trace_is_small_and_nearly_invisible_to_the_garbage_collector():
     from wordpiece_ui.corpora import load_sample
 
@@ -109,6 +111,7 @@ def test_the_step_recorder_declares_every_column():
     assert all(len(getattr(steps, name)) == 0 for name in STEP_INTS + CANDIDATE_INTS)
 
 
+@pytest.mark.slow
 @settings(max_examples=120, deadline=None)
 @given(st.dictionaries(st.text(alphabet="aab#", min_size=1, max_size=9), st.integers(min_value=1, max_value=9),
                        min_size=1, max_size=12),

@@ -114,6 +114,7 @@ def test_streamlit_does_not_collect_after_every_run():
     assert config["runner"]["postScriptGC"] is False
 
 
+@pytest.mark.slow
 def test_what_the_collector_walks_does_not_grow_with_the_trainings_cached():
     """A full collection walks the tracked objects; caching more (and longer) trainings with
     their tables must add a few containers each, never one per step or candidate."""

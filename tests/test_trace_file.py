@@ -145,6 +145,7 @@ def test_a_writer_that_fails_at_the_end_is_replaced_by_this_process(tmp_path, mo
     _assert_written(trace, t, tmp_path)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(st.dictionaries(st.text(alphabet="abc\u00e9", min_size=1, max_size=7), st.integers(1, 9), min_size=1, max_size=12),
        st.sampled_from([("wordpiece", "##"), ("bpe", None), ("bpe", "##")]), st.sampled_from([0, 1, 3]),
