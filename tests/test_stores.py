@@ -5,9 +5,11 @@ and what is stored keeps Streamlit's and Python's garbage collection cheap.
 benchmarks/bench_class.py.)
 """
 
+import gc
+import os
+import sys
 import threading
 import time
-import tomllib
 
 import pandas as pd
 import pytest
@@ -109,9 +111,44 @@ def test_single_flight_a_failure_is_not_stored_and_the_next_caller_tries_again()
 # ----- garbage collection ---------------------------------------------------------------------
 
 
-def test_streamlit_does_not_collect_after_every_run():
-    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
-    assert config["runner"]["postScriptGC"] is False
+def test_streamlit_does_not_collect_after_every_run(monkeypatch):
+    """Streamlit runs a full collection, gc.collect(2), after every script run unless runner.postScriptGC is
+    off: with the project's .streamlit/config.toml, as Streamlit itself reads it, a run ends without one;
+    with Streamlit's default, the same run ends with one (so the test sees the collection it rules out)."""
+    from streamlit import config
+    from streamlit.runtime.scriptrunner.script_runner import ScriptRunner
+    from streamlit.testing.v1 import AppTest, app_test
+    from streamlit.testing.v1.local_script_runner import LocalScriptRunner
+
+    class ServersRunner(LocalScriptRunner):  # AppTest's runner leaves out the server's after-run step: put it back
+        _on_script_finished = ScriptRunner._on_script_finished
+
+    monkeypatch.setattr(app_test, "LocalScriptRunner", ServersRunner)
+    by_streamlit = []
+    collect = gc.collect
+
+    def watched(*args):
+        if sys._getframe(1).f_globals.get("__name__") == ScriptRunner.__module__:
+            by_streamlit.append(args)
+        return collect(*args)
+
+    monkeypatch.setattr(gc, "collect", watched)
+
+    def collections_after_a_run():
+        by_streamlit.clear()
+        AppTest.from_string("import streamlit as st\nst.write('one run')").run()
+        return list(by_streamlit)
+
+    here = os.getcwd()
+    os.chdir(ROOT)  # Streamlit reads .streamlit/config.toml from the working directory
+    try:
+        config.get_config_options(force_reparse=True)
+        assert collections_after_a_run() == []
+        config.set_option("runner.postScriptGC", config.get_config_options()["runner.postScriptGC"].default_val)
+        assert collections_after_a_run() == [(2,)]
+    finally:
+        os.chdir(here)
+        config.get_config_options(force_reparse=True)  # the options as they were read before
 
 
 @pytest.mark.slow
