@@ -1,4 +1,7 @@
-"""Helpers for the browser tests: a real `streamlit run` and Debian's Chromium via Playwright."""
+"""Helpers for the browser tests: a real `streamlit run` and Debian's Chromium via Playwright.
+
+benchmarks/bench_browser.py imports this module too, outside pytest: so it finds the project root
+from its own place, where the tests take it from pytest's configuration (tests/helpers.py)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,8 @@
-import os
-import sys
+"""pytest's hooks for every test. The imports come from pytest.ini (`pythonpath = . tests`); the shared
+helpers and data are in tests/helpers.py, whose ROOT is pytest's rootdir, set here."""
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
-TESTS = os.path.dirname(os.path.abspath(__file__))
-if TESTS not in sys.path:
-    sys.path.insert(0, TESTS)
+import helpers
+
+
+def pytest_configure(config):
+    helpers.ROOT = config.rootpath  # the folder of pytest.ini: the project root

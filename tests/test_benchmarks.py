@@ -1,23 +1,23 @@
 """The benchmark scripts measure what they say (their figures are in the README and the issues' notes)."""
 
-import os
 import sys
 
 import pytest
 
-BENCHMARKS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks")
+from helpers import ROOT
 
 
 @pytest.fixture
 def bench_phases(monkeypatch):
     """benchmarks/bench_phases.py as a module (sys.path as it was, afterwards: bench_train adds to it)."""
-    monkeypatch.setattr(sys, "path", [BENCHMARKS, *sys.path])
+    monkeypatch.setattr(sys, "path", [str(ROOT / "benchmarks"), *sys.path])
     import bench_phases
     import bench_train
 
     return bench_phases, bench_train
 
 
+@pytest.mark.slow
 def test_the_phases_benchmark_times_every_stage_of_the_real_command(tmp_path, bench_phases):
     """bench_phases.py runs the command line with a timer around each stage: every stage is timed (a stage
     the timers missed, say because the command line stopped calling it through its module, fails here,

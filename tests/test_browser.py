@@ -5,10 +5,13 @@ JavaScript page error, and saves a screenshot under artifacts/screenshots/.
 """
 
 import os
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
 from browser import CHROMIUM, CHROMIUM_ARGS, SHOTS, StreamlitServer, wait_idle
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]  # each starts Chromium pages against a real server
 
 playwright = pytest.importorskip("playwright.sync_api")
 if not os.path.exists(CHROMIUM):
@@ -147,11 +150,13 @@ def test_compare_page_on_a_real_corpus(server, page):
 def test_playground_types_text_and_steps_the_trace(server, page):
     visit(page, server.url + "/playground?corpus=course-sentences&text=This%20is%20the%20course.", "How each word was cut", 60_000)
     box = page.get_by_label("Text (the first 20,000 characters are encoded)")
-    box.fill("Hello 😀 wörld, 東京 שלום tokenization!")
+    typed = "Hello 😀 wörld, 東京 שלום tokenization!"
+    box.fill(typed)
     box.press("Control+Enter")
     page.get_by_text("Word 1 of").first.wait_for(timeout=30_000)
     wait_idle(page)
-    assert "tokenization" in page.url or "text=" in page.url
+    # The link follows the text: its text= is now what was typed, no longer the link's "This is the course."
+    assert parse_qs(urlsplit(page.url).query)["text"] == [typed], page.url
     assert page.locator(".wpl-unk").count() >= 1
     page.get_by_role("slider").first.focus()
     page.keyboard.press("ArrowRight")

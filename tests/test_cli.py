@@ -1,4 +1,5 @@
-"""The train command line: its files, and one clear line for every bad input."""
+"""wordpiece_core/cli.py: the train command line (`python -m wordpiece_core train`, `wordpiece-lab`):
+its files, and one clear line for every bad input."""
 
 import json
 import os
@@ -7,20 +8,12 @@ import sys
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def run(*args, cwd=None):
-    proc = subprocess.run(
-        [sys.executable, "-m", "wordpiece_core", *args],
-        capture_output=True, text=True, cwd=cwd, env={**os.environ, "PYTHONPATH": ROOT},
-    )
-    return proc
+from helpers import ROOT, cli_env, run_cli
 
 
 def train(tmp_path, *extra, files=None):
     out = tmp_path / "out"
-    return run("train", *(files or []), *extra, "--out", str(out)), out
+    return run_cli("train", *(files or []), *extra, "--out", str(out)), out
 
 
 @pytest.fixture
@@ -55,6 +48,7 @@ def test_wordpiece_files_and_trace(tmp_path, toy_tsv):
     assert [s["ties"] for s in steps] == [1, 6, 1]
 
 
+@pytest.mark.slow
 def test_bpe_files_load_in_hf_tokenizers(tmp_path, course_txt):
     tokenizers = pytest.importorskip("tokenizers")
     proc, out = train(tmp_path, "--algorithm", "bpe", "--vocab-size", "50", "--pre-tokenizer", "byte-level",
@@ -124,6 +118,7 @@ BAD = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("files,args,message", BAD, ids=[b[2] + "-" + str(i) for i, b in enumerate(BAD)])
 def test_bad_input_one_clear_line(tmp_path, files, args, message):
     for name, data in files.items():
@@ -131,7 +126,7 @@ def test_bad_input_one_clear_line(tmp_path, files, args, message):
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_bytes(data)
     base = ["train", "--algorithm", "wordpiece", "--vocab-size", "50", "--out", "out"]
-    proc = run(*base, *args, cwd=tmp_path)
+    proc = run_cli(*base, *args, cwd=tmp_path)
     assert proc.returncode != 0
     assert "Traceback" not in proc.stderr
     lines = proc.stderr.strip().splitlines()
@@ -149,6 +144,7 @@ def test_unreachable_vocab_size_says_how_far_it_got(tmp_path, toy_tsv):
     assert len((out / "vocab.txt").read_text().splitlines()) == 15
 
 
+@pytest.mark.slow
 def test_long_word_and_odd_unicode_train(tmp_path):
     p = tmp_path / "odd.txt"
     word = ("abcdefghij" * 20_000)
@@ -158,7 +154,7 @@ def test_long_word_and_odd_unicode_train(tmp_path):
     p.write_text(word + "\n" + odd + "\n" + odd + "\n", encoding="utf-8")
     for algo, pre, norm in [("wordpiece", "bert", "bert"), ("bpe", "byte-level", "none"), ("wordpiece", "whitespace", "lowercase")]:
         out = tmp_path / f"out-{algo}-{pre}"
-        proc = run("train", str(p), "--algorithm", algo, "--vocab-size", "300", "--pre-tokenizer", pre,
+        proc = run_cli("train", str(p), "--algorithm", algo, "--vocab-size", "300", "--pre-tokenizer", pre,
                    "--normalizer", norm, "--out", str(out))
         assert proc.returncode == 0, proc.stderr
         assert "Traceback" not in proc.stderr
@@ -166,7 +162,7 @@ def test_long_word_and_odd_unicode_train(tmp_path):
 
 
 def test_help_documents_defaults():
-    proc = run("train", "--help")
+    proc = run_cli("train", "--help")
     assert proc.returncode == 0
     for word in ["--word-counts", "--special-tokens", "--tie-break", "--min-frequency", "default"]:
         assert word in proc.stdout
@@ -176,7 +172,7 @@ def test_help_documents_defaults():
 
 
 def test_a_folder_that_cannot_be_written_is_refused_before_training(tmp_path, course_txt):
-    proc = run("train", str(course_txt), "--algorithm", "wordpiece", "--vocab-size", "60", "--out", "/proc/wordpiece-out")
+    proc = run_cli("train", str(course_txt), "--algorithm", "wordpiece", "--vocab-size", "60", "--out", "/proc/wordpiece-out")
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert proc.stderr.startswith("error: --out /proc/wordpiece-out cannot be written")
     readonly = tmp_path / "readonly"
@@ -184,36 +180,22 @@ def test_a_folder_that_cannot_be_written_is_refused_before_training(tmp_path, co
     readonly.chmod(0o555)
     if os.access(readonly, os.W_OK):  # root ignores permissions: a read-only bind is not available everywhere
         pytest.skip("running as root: permissions do not stop writes here")
-    proc = run("train", str(course_txt), "--algorithm", "wordpiece", "--vocab-size", "60", "--out", str(readonly / "x"))
+    proc = run_cli("train", str(course_txt), "--algorithm", "wordpiece", "--vocab-size", "60", "--out", str(readonly / "x"))
     assert proc.returncode == 2 and "cannot be written" in proc.stderr
 
 
+@pytest.mark.slow
 def test_a_second_training_leaves_only_its_own_files(tmp_path, toy_tsv):
     out = tmp_path / "out"
-    assert run("train", "--word-counts", str(toy_tsv), "--algorithm", "bpe", "--vocab-size", "20", "--out", str(out)).returncode == 0
+    assert run_cli("train", "--word-counts", str(toy_tsv), "--algorithm", "bpe", "--vocab-size", "20", "--out", str(out)).returncode == 0
     assert {"merges.txt", "vocab.json"} <= set(os.listdir(out))
     (out / "notes.md").write_text("mine")  # not ours: kept
-    assert run("train", "--word-counts", str(toy_tsv), "--algorithm", "wordpiece", "--vocab-size", "20",
+    assert run_cli("train", "--word-counts", str(toy_tsv), "--algorithm", "wordpiece", "--vocab-size", "20",
                "--out", str(out)).returncode == 0
     assert sorted(os.listdir(out)) == ["notes.md", "tokenizer.json", "trace.jsonl", "training.json", "vocab.txt"]
 
 
-def test_the_files_are_staged_inside_the_output_folder(tmp_path, toy_tsv, monkeypatch):
-    """Staged inside --out itself, so a mount point as --out never sees a cross-device rename."""
-    from wordpiece_core import formats
-
-    out = tmp_path / "out"
-    folder = formats.OutputFolder(str(out))
-    folder.prepare()
-    assert os.path.dirname(folder.staging) == str(out)
-    renames = []
-    real = os.replace
-    monkeypatch.setattr(formats.os, "replace", lambda a, b: (renames.append((a, b)), real(a, b)))
-    folder.write({"vocab.txt": "a\n"})
-    assert renames and all(os.path.dirname(os.path.dirname(a)) == str(out) for a, _ in renames)
-    assert os.listdir(out) == ["vocab.txt"]  # no staging folder left
-
-
+@pytest.mark.slow
 def test_sigterm_while_training_leaves_nothing_behind(tmp_path):
     import signal
     import time
@@ -225,7 +207,7 @@ def test_sigterm_while_training_leaves_nothing_behind(tmp_path):
     out = tmp_path / "out"
     proc = subprocess.Popen([sys.executable, "-m", "wordpiece_core", "train", str(big), "--algorithm", "wordpiece",
                              "--vocab-size", "40000", "--out", str(out)], stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONPATH": ROOT})
+                            env=cli_env())
     deadline = time.time() + 30
     while not (out.exists() and any(p.startswith(".wordpiece-") for p in os.listdir(out))) and time.time() < deadline:
         time.sleep(0.05)
@@ -240,10 +222,8 @@ def test_sigterm_while_training_leaves_nothing_behind(tmp_path):
 
 def test_dash_reads_the_corpus_from_standard_input(tmp_path):
     out = tmp_path / "out"
-    proc = subprocess.run([sys.executable, "-m", "wordpiece_core", "train", "-", "--algorithm", "wordpiece",
-                           "--vocab-size", "20", "--out", str(out)],
-                          input="hug hug pug pun bun hugs\n" * 3, capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": ROOT})
+    proc = run_cli("train", "-", "--algorithm", "wordpiece", "--vocab-size", "20", "--out", str(out),
+                   stdin="hug hug pug pun bun hugs\n" * 3)
     assert proc.returncode == 0, proc.stderr
     steps = [json.loads(line) for line in (out / "trace.jsonl").read_text().splitlines()]
     assert (steps[0]["left"], steps[0]["right"]) == ("##g", "##s")
@@ -258,40 +238,21 @@ def test_counts_too_large_are_refused_with_the_limit(tmp_path, count):
     assert "9,223,372,036,854,775,807 (2^63 − 1)" in proc.stderr and not out.exists()
 
 
-def test_encode_lowercase_or_not_for_a_vocab_txt(tmp_path):
-    vocab = tmp_path / "vocab.txt"
-    vocab.write_text("[PAD]\n[UNK]\n[CLS]\n[SEP]\nhug\n##s\nh\n##u\n##g\n", encoding="utf-8")
-    guessed = json.loads(run("encode", "--tokenizer", str(vocab), "HUGS").stdout)
-    lower = json.loads(run("encode", "--tokenizer", str(vocab), "--lowercase", "HUGS").stdout)
-    cased = json.loads(run("encode", "--tokenizer", str(vocab), "--no-lowercase", "HUGS").stdout)
-    assert guessed["tokens"] == lower["tokens"] == ["[CLS]", "hug", "##s", "[SEP]"]
-    assert cased["tokens"] == ["[CLS]", "[UNK]", "[SEP]"]
-
-
-def test_the_files_swept_from_an_earlier_training_are_exactly_the_ones_we_write():
-    from corpora import TOY
-    from trainers import train_bpe, train_wordpiece
-    from wordpiece_core.formats import OUTPUT_NAMES, output_files
-
-    written = set(output_files(train_bpe(TOY, 20), "none", "whitespace"))
-    written |= set(output_files(train_wordpiece(TOY, 20), "none", "whitespace"))
-    assert written == set(OUTPUT_NAMES)
-
-
 def test_a_word_count_file_with_a_header_line_is_read_and_the_header_named(tmp_path):
     tsv = tmp_path / "counts.tsv"
     tsv.write_text("word\tcount\nhug\t10\npug\t5\npun\t12\nbun\t4\nhugs\t5\n", encoding="utf-8")
-    r = run("train", "--word-counts", str(tsv), "--algorithm", "wordpiece", "--vocab-size", "10",
+    r = run_cli("train", "--word-counts", str(tsv), "--algorithm", "wordpiece", "--vocab-size", "10",
             "--special-tokens", "", "--out", str(tmp_path / "out"))
     assert r.returncode == 0, r.stderr
     assert "line 1: 'word\\tcount' was read as a header line and skipped" in r.stderr
     assert "word" not in (tmp_path / "out" / "vocab.txt").read_text(encoding="utf-8").split("\n")
     bad = tmp_path / "bad.tsv"
     bad.write_text("hug\t10\npug\tmany\n", encoding="utf-8")  # only a first line can be a header
-    r = run("train", "--word-counts", str(bad), "--algorithm", "wordpiece", "--vocab-size", "10", "--out", str(tmp_path / "out2"))
+    r = run_cli("train", "--word-counts", str(bad), "--algorithm", "wordpiece", "--vocab-size", "10", "--out", str(tmp_path / "out2"))
     assert r.returncode != 0 and "line 2: the count 'many' is not a whole number" in r.stderr
 
 
+@pytest.mark.slow
 def test_the_project_installs_with_a_wordpiece_lab_command(tmp_path, toy_tsv):
     """pyproject.toml: `pip install .` into a fresh virtual environment gives the command line as `wordpiece-lab`."""
     import venv
@@ -304,8 +265,8 @@ def test_the_project_installs_with_a_wordpiece_lab_command(tmp_path, toy_tsv):
     src = tmp_path / "src"  # a copy: building in place would leave build/ and *.egg-info in the checkout
     src.mkdir()
     for name in ("pyproject.toml", "README.md"):
-        shutil.copy(os.path.join(ROOT, name), src / name)
-    shutil.copytree(os.path.join(ROOT, "wordpiece_core"), src / "wordpiece_core",
+        shutil.copy(ROOT / name, src / name)
+    shutil.copytree(ROOT / "wordpiece_core", src / "wordpiece_core",
                     ignore=shutil.ignore_patterns("__pycache__"))
     install = subprocess.run([str(py), "-m", "pip", "install", "-q", str(src)],
                              capture_output=True, text=True)
@@ -329,12 +290,12 @@ def test_a_users_own_files_of_our_names_stop_the_run_unless_overwrite(tmp_path, 
     for name, text in mine.items():
         (out / name).write_text(text)
     args = ("train", "--word-counts", str(toy_tsv), "--algorithm", "bpe", "--vocab-size", "20", "--out", str(out))
-    proc = run(*args)
+    proc = run_cli(*args)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert proc.stderr.count("\n") == 1 and "tokenizer.json, merges.txt, vocab.json" in proc.stderr
     assert "--overwrite" in proc.stderr
     assert {name: (out / name).read_text() for name in mine} == mine and sorted(os.listdir(out)) == sorted(mine)
-    assert run(*args, "--overwrite").returncode == 0
+    assert run_cli(*args, "--overwrite").returncode == 0
     assert (out / "vocab.json").read_text() != mine["vocab.json"]
     listed = json.loads((out / "training.json").read_text())["files"]
     assert sorted(listed) == sorted(os.listdir(out))
@@ -344,7 +305,7 @@ def test_only_files_an_earlier_training_listed_are_removed(tmp_path, toy_tsv):
     out = tmp_path / "out"
     out.mkdir()
     (out / "merges.txt").write_text("mine\n")  # not a name WordPiece writes: left alone, no error
-    assert run("train", "--word-counts", str(toy_tsv), "--algorithm", "wordpiece", "--vocab-size", "20",
+    assert run_cli("train", "--word-counts", str(toy_tsv), "--algorithm", "wordpiece", "--vocab-size", "20",
                "--out", str(out)).returncode == 0
     assert (out / "merges.txt").read_text() == "mine\n"
     # A folder of an earlier version (training.json without "files") counts as ours: its files are replaced.
@@ -352,6 +313,6 @@ def test_only_files_an_earlier_training_listed_are_removed(tmp_path, toy_tsv):
     del summary["files"]
     (out / "training.json").write_text(json.dumps(summary))
     (out / "vocab.json").write_text("{}")
-    assert run("train", "--word-counts", str(toy_tsv), "--algorithm", "wordpiece", "--vocab-size", "20",
+    assert run_cli("train", "--word-counts", str(toy_tsv), "--algorithm", "wordpiece", "--vocab-size", "20",
                "--out", str(out)).returncode == 0
     assert sorted(os.listdir(out)) == ["tokenizer.json", "trace.jsonl", "training.json", "vocab.txt"]

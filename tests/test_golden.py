@@ -16,8 +16,7 @@ merges hu+##g; the arithmetic says hu+##gs alone has 1/15 and wins.
 
 from fractions import Fraction
 
-from corpora import BERT_SPECIALS, COURSE, TOY
-from trainers import train_bpe, train_wordpiece
+from helpers import BERT_SPECIALS, COURSE, ROOT, TOY, train_bpe, train_wordpiece
 from wordpiece_core import TextSettings, count_words
 from wordpiece_core.replay import candidates_at, splits_at
 
@@ -87,9 +86,8 @@ def test_benchmark_course_loop_is_the_course():
     """benchmarks/course_loop.py, the slow reference of bench_train.py's course row, is the course's code:
     on the course's corpus it prints the course's vocabulary (and our trainer's, above)."""
     import importlib.util
-    import os
 
-    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks", "course_loop.py")
+    path = ROOT / "benchmarks" / "course_loop.py"
     spec = importlib.util.spec_from_file_location("course_loop", path)
     assert spec is not None and spec.loader is not None
     course_loop = importlib.util.module_from_spec(spec)

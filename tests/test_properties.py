@@ -7,6 +7,7 @@ which is where an incremental trainer goes wrong.
 
 from fractions import Fraction
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -15,6 +16,8 @@ from wordpiece_core.reference import train as oracle_train
 from wordpiece_core.replay import candidates_at, splits_at, splits_by_rank
 from wordpiece_core.config import TrainerConfig
 from wordpiece_core.reference import new_token
+
+pytestmark = pytest.mark.slow  # hundreds of random trainings per test
 
 words = st.text(alphabet="abcab", min_size=1, max_size=7)
 corpora = st.dictionaries(words, st.integers(min_value=1, max_value=9), min_size=1, max_size=12)

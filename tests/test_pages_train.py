@@ -1,22 +1,14 @@
-"""Page tests with Streamlit's AppTest: every page renders, the step control works,
-the URL is honoured, bad input gives a message (not a traceback)."""
-
-import os
+"""pages/train.py in AppTest: the page renders from a shared link, the step control works and the URL
+follows it, bad input gives a message (not a traceback), long trainings show their progress and stop,
+and the page explains itself (introduction, notes, the algorithm in code)."""
 
 import pytest
 
-from shown import shown
+from helpers import app, everything, shown
+from wordpiece_ui import state
 from wordpiece_ui.sources import ALL as ALL_SOURCES
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-AppTest = pytest.importorskip("streamlit.testing.v1").AppTest
-
-
-def app(**params):
-    at = AppTest.from_file(os.path.join(ROOT, "app.py"), default_timeout=120)
-    for k, v in params.items():
-        at.query_params[k] = str(v)
-    return at.run()
+pytest.importorskip("streamlit.testing.v1")  # AppTest
 
 
 def texts(at):
@@ -43,13 +35,14 @@ def test_shared_link_step_2_shows_the_six_way_tie():
         assert pair in shown(at.warning[0].value)
 
 
+@pytest.mark.slow
 def test_the_url_follows_the_step_control():
     at = app(corpus="course-toy", algorithm="wordpiece", step=1)
     next_button = next(b for b in at.button if b.label == "Next")
     next_button.click().run()
     assert not at.exception
     assert "h + ##u → hu" in shown(at.header[0].value)
-    assert at.query_params["step"] == ["2"] or at.query_params["step"] == "2"
+    assert at.query_params["step"] == "2"
     at.slider(key="step_value:slider").set_value(3).run()
     assert "hu + ##gs → hugs" in shown(at.header[0].value)
     assert "5 / (15 × 5) = 1/15 ≈ 0.0667" in texts(at)
@@ -63,6 +56,7 @@ def test_course_toy_step_3_note_explains_the_course_miscount():
     assert "2/45" in texts(at) and "hu + ##gs scores 5 / (15 × 5) = 1/15" in texts(at)
 
 
+@pytest.mark.slow
 def test_the_likelihood_examples_miscount_is_noted_at_its_step_only():
     at = app(corpus="low-lower-newest-widest", algorithm="wordpiece", step=1)
     assert "6 × 2 + 2 + 3 = 17" in texts(at) and "2/45" not in texts(at)
@@ -72,6 +66,7 @@ def test_the_likelihood_examples_miscount_is_noted_at_its_step_only():
     assert "6 × 2 + 2 + 3 = 17" not in texts(at)
 
 
+@pytest.mark.slow
 def test_bpe_on_the_toy_corpus_counts_pairs():
     at = app(corpus="course-toy", algorithm="bpe", step=1)
     assert not at.exception
@@ -83,7 +78,7 @@ def test_seed_004_corpus_opens_with_its_settings_and_note():
     at = app(corpus="low-lower-newest-widest", algorithm="wordpiece")
     assert not at.exception
     assert "w + ##i → wi" in shown(at.header[0].value)
-    assert "count(e) = 17" in texts(at) or "6 × 2 + 2 + 3 = 17" in texts(at)
+    assert "6 × 2 + 2 + 3 = 17" in texts(at)  # the note on the source's miscount (count(e) = 17 is the Corpora page's)
     assert at.number_input(key="s_min_frequency").value == 1
 
 
@@ -102,6 +97,7 @@ def test_a_step_past_the_end_is_clamped():
     assert shown(at.header[0].value).startswith("Step 9 of 9")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("corpus", ["course-sentences", "english-paragraphs", "wordfreq-tr"])
 def test_sample_corpora_train_and_render(corpus):
     at = app(corpus=corpus, step=5)
@@ -109,6 +105,7 @@ def test_sample_corpora_train_and_render(corpus):
     assert shown(at.header[0].value).startswith("Step 5 of")
 
 
+@pytest.mark.slow
 def test_changing_the_corpus_applies_its_suggested_settings():
     at = app(corpus="course-toy")
     at.selectbox(key="s_corpus").set_value("course-sentences").run()
@@ -147,25 +144,7 @@ def test_a_good_tsv_upload_trains():
     assert shown(at.header[0].value) == "Step 1 of 9:  ##g + ##s → ##gs"
 
 
-def test_sidebar_settings_survive_a_page_switch():
-    at = app(corpus="course-toy", algorithm="bpe", vocab_size=20)
-    at.switch_page("pages/corpora.py").run()
-    assert not at.exception
-    assert at.radio(key="s_algorithm").value == "bpe"
-    assert at.number_input(key="s_vocab_size").value == 20
-    at.switch_page("pages/train.py").run()
-    assert not at.exception
-    assert "u + g → ug" in shown(at.header[0].value)
-
-
-def test_corpora_page_lists_every_sample():
-    at = app()
-    at.switch_page("pages/corpora.py").run()
-    assert not at.exception
-    frame = at.dataframe[0].value
-    assert {"course-toy", "course-sentences", "low-lower-newest-widest", "wordfreq-fi"} <= set(frame["id"])
-
-
+@pytest.mark.slow
 def test_ask_first_hides_the_merge_until_revealed():
     at = app(corpus="course-toy", algorithm="wordpiece", step=2)
     at.toggle(key="quiz").set_value(True).run()
@@ -181,6 +160,7 @@ def test_ask_first_hides_the_merge_until_revealed():
     assert "which pair merges next?" in shown(at.header[0].value)  # the next step is hidden again
 
 
+@pytest.mark.slow
 def test_a_long_training_shows_its_progress_and_stop_cancels_it(monkeypatch):
     """The page does not block while a large training runs: a progress view polls it, with
     a Stop button; stopping says so and offers to train again."""
@@ -204,6 +184,7 @@ def test_a_long_training_shows_its_progress_and_stop_cancels_it(monkeypatch):
     next(b for b in at.button if b.label == "Stop").click().run()
 
 
+@pytest.mark.slow
 def test_the_first_poll_reruns_the_page_as_soon_as_the_training_ends(monkeypatch):
     """The progress view's first call (in the page's run) waits for the trainings once it has drawn their
     bars: the page shows a training as soon as it ends, not at the next poll (half a second later)."""
@@ -216,6 +197,7 @@ def test_the_first_poll_reruns_the_page_as_soon_as_the_training_ends(monkeypatch
     assert shown(at.header[0].value).startswith("Step 1 of ")
 
 
+@pytest.mark.slow
 def test_a_training_that_ends_within_the_first_wait_leaves_no_warm_up_behind():
     """The table, chart and metric drawn for the browser to load their code (progress_view._warm_up_browser)
     are taken away when the training ends before a progress view is needed."""
@@ -226,6 +208,7 @@ def test_a_training_that_ends_within_the_first_wait_leaves_no_warm_up_behind():
     assert not any(m.label == "warm-up" for m in at.metric)
 
 
+@pytest.mark.slow
 def test_pasted_text_is_kept_when_another_corpus_is_chosen_in_between():
     at = app(corpus="paste")
     at.text_area(key="paste_text").set_value("low lower lowest\n").run()
@@ -235,6 +218,7 @@ def test_pasted_text_is_kept_when_another_corpus_is_chosen_in_between():
     assert shown(at.header[0].value).startswith("Step 1 of")
 
 
+@pytest.mark.slow
 def test_a_one_megabyte_word_is_drawn_shortened():
     at = app(corpus="paste")
     at.text_area(key="paste_text").set_value("ab" * 499_000).run()
@@ -271,6 +255,7 @@ def test_a_training_larger_than_the_memory_budget_is_refused_with_its_size(monke
         server.shared.clear()
 
 
+@pytest.mark.slow
 def test_tokens_of_a_pasted_corpus_are_shown_as_text():
     at = app(corpus="paste", pre_tokenizer="whitespace-split", algorithm="bpe", vocab_size=200)
     at.text_area(key="paste_text").set_value("**b** **b** [l](http://evil.example) [l](http://evil.example)\n" * 3).run()
@@ -288,6 +273,7 @@ def test_tokens_of_a_pasted_corpus_are_shown_as_text():
         assert "](http" not in outside_code.replace("\\](http", "")  # … and no live Markdown link anywhere
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("count", ["1" + "0" * 30, "1" + "0" * 400])
 def test_an_uploaded_count_too_large_is_refused_with_the_limit(count):
     at = app(corpus="upload")
@@ -297,6 +283,7 @@ def test_an_uploaded_count_too_large_is_refused_with_the_limit(count):
     assert "9,223,372,036,854,775,807 (2^63 − 1)" in errors
 
 
+@pytest.mark.slow
 def test_quiz_guesses_are_judged_with_both_scores_and_counted():
     at = app(corpus="course-toy", algorithm="wordpiece", step=1, quiz=1)
     assert shown(at.header[0].value) == "Step 1 of 9:  which pair merges next?"
@@ -345,6 +332,7 @@ def test_a_step_draws_its_panels_only_while_open_and_they_stay_open():
     assert at.dataframe[0].value["pair"].iloc[0] == "hu + ##gs"
 
 
+@pytest.mark.slow
 def test_the_candidate_tables_choice_and_its_panel_survive_a_hidden_quiz_step_and_a_page_switch():
     from wordpiece_ui import state
 
@@ -363,6 +351,7 @@ def test_the_candidate_tables_choice_and_its_panel_survive_a_hidden_quiz_step_an
     assert at.expander[0].label.startswith("Candidate table") and len(at.dataframe) == 1  # open, with its table
 
 
+@pytest.mark.slow
 def test_all_pairs_are_recounted_when_the_open_table_comes_back_after_a_page_switch():
     """On a corpus too large for the full table by default, "all" must still mean every pair after
     the table's panel is drawn anew (another page and back), not the trainer's recorded top ones."""
@@ -377,3 +366,64 @@ def test_all_pairs_are_recounted_when_the_open_table_comes_back_after_a_page_swi
     at.switch_page("pages/train.py").run()
     assert not at.exception
     assert "candidates shown from every pair" in texts(at) and len(at.dataframe[0].value) > 25
+
+
+def test_the_introduction_shows_once_and_is_dismissed_for_the_session():
+    at = app(corpus="course-toy", algorithm="wordpiece", step=1)
+    body = everything(at)
+    assert "New here?" in body and "h ##u ##g ##s" in body and "5 / (20 × 5) = 1/20" in body
+    next(b for b in at.button if b.label == "Got it").click().run()
+    assert "New here?" not in everything(at)
+    at.session_state["step_value"] = 2
+    at.run()
+    assert "New here?" not in everything(at)  # remembered
+
+
+def test_the_code_expander_shows_the_plain_trainer_with_this_steps_values():
+    at = app(corpus="course-toy", algorithm="wordpiece", step=2)
+    assert not any("def train(" in c.value for c in at.code)  # drawn only when opened
+    at.session_state[state.CODE_OPEN] = True  # the expander opened
+    at.run()
+    code = next(c.value for c in at.code if "def train(" in c.value)
+    assert "# ← step 2: count(h ##u) = 15, count(h) = 15, count(##u) = 36" in code
+    assert "# ← step 2: 15 / (15 × 36) = 1/36 ≈ 0.0278" in code
+    assert "tie_break = 'first': 6 pairs tied at 1/36" in code
+    assert "new = 'hu'" in code
+
+
+@pytest.mark.slow
+def test_notes_fit_the_toy_steps():
+    first = everything(app(corpus="course-toy", algorithm="wordpiece", step=1))
+    assert "Why ##g + ##s and not h + ##u? 5 / (20 × 5) = 1/20 = 0.05 against 15 / (15 × 36) = 1/36" in first
+    assert "its second part is rarer on its own: count(b) 5 against 36" in first
+    assert "BPE would merge ##u + ##g here (count(ab) = 20" in first
+    second = everything(app(corpus="course-toy", algorithm="wordpiece", step=2))
+    assert "A tie decided this step: 6 pairs score 1/36" in second
+    assert "smallest ids (Hugging Face's tokenizers), would merge ##u + ##g instead" in second  # ids 3, 0
+    third = everything(app(corpus="course-toy", algorithm="wordpiece", step=3))
+    assert "A whole word becomes one token: hugs (×5)" in third
+    assert "The course's step 3" in third
+    hf = everything(app(corpus="course-toy", algorithm="wordpiece", step=2, tie_break="hf"))
+    assert "first seen (the course), would merge h + ##u instead" in hf
+    bpe = everything(app(corpus="course-toy", algorithm="bpe", step=1))
+    assert "Why u + g? It occurs 20 times" in bpe
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("params,message", [
+    ({"min_frequency": "1000000"}, "no pair occurs at least 1000000 times"),
+    ({"vocab_size": "3"}, "already fill the vocabulary size"),
+])
+def test_settings_that_allow_no_merge_explain_why(params, message):
+    at = app("pages/train.py", corpus="course-toy", **params)
+    assert any(message in w.value for w in at.warning), [w.value for w in at.warning]
+
+
+@pytest.mark.slow
+def test_the_share_box_holds_the_current_link():
+    at = app("pages/train.py", corpus="course-toy", algorithm="wordpiece", step="2")
+    assert not at.code  # the Share popover is drawn only while open
+    at.session_state["share_open "] = True  # opened
+    at.run()
+    link = at.code[0].value
+    assert "corpus=course-toy" in link and "algorithm=wordpiece" in link and "step=2" in link

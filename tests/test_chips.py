@@ -1,0 +1,41 @@
+"""wordpiece_ui/chips.py: tokens as escaped HTML chips over the text they cover."""
+
+from helpers import TOY, train_wordpiece
+from wordpiece_core.loading import tokenizer_from_training
+from wordpiece_ui import chips
+
+
+def test_chips_escape_tokens():
+    html = chips.over_text("<b>x</b>", ["<b>x</b>"], [(0, 8)], [1])
+    assert "<b>x</b>" not in html.replace('<span class="wpl-chip', "") and "&lt;b&gt;" in html
+
+
+def test_chips_cover_the_text_and_mark_unknowns():
+    t = train_wordpiece(TOY, 30, special_tokens=["[UNK]", "[CLS]", "[SEP]"])
+    tok = tokenizer_from_training(t, "none", "whitespace")
+    enc = tok.encode("hugs mug")
+    html = chips.over_text("hugs mug", enc.tokens, enc.offsets, enc.ids, set(tok.special_tokens))
+    assert html.count("wpl-unk") == 2  # the CSS rule and the chip for "mug"
+    assert ">mug<" in html and "[CLS]" in html
+
+
+def test_unknown_chips_are_told_apart_without_colour():
+    html = chips.over_text("hug mug", ["hug", "[UNK]"], [(0, 3), (4, 7)], [5, 0])
+    import html as html_lib
+    unk = html_lib.unescape(html[html.index('class="wpl-chip wpl-unk"'):])
+    assert "[UNK] (unknown token) for 'mug' · id 0" in unk
+    assert "double" in chips.STYLE.split(".wpl-unk", 1)[1].split("}", 1)[0]  # a border style of its own …
+    assert "#CC79A7" not in chips.PALETTE  # … and no ordinary token wears the hue [UNK] used to have
+
+
+def test_a_byte_level_space_is_drawn_as_its_tokens_content():
+    import html as html_lib
+    # 'hello  world' as byte-level BPE encodes it (the same tokens and offsets as tokenizers)
+    drawn = html_lib.unescape(chips.over_text("hello  world", ["hello", "Ġ", "Ġworld"], [(0, 5), (6, 6), (7, 12)],
+                                              [1, 2, 3]))
+    body = drawn.split('<div class="wpl-text"', 1)[1]
+    assert "wpl-special" not in body and "wpl-skipped" not in body  # no dotted chip, nothing struck through
+    assert ">␣<" in body and ">␣world<" in body
+    # a character no token covers is still struck through
+    drawn = html_lib.unescape(chips.over_text("a?b", ["a", "b"], [(0, 1), (2, 3)], [1, 2]))
+    assert 'wpl-skipped' in drawn and ">?<" in drawn

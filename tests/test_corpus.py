@@ -1,0 +1,116 @@
+"""wordpiece_core/corpus.py: from input files to word counts.
+
+Its fast paths count as the plain way does: a file read block by block, and in two forked
+processes, gives the counts of its whole text in the same order (and the same message for a bad
+byte); two files in two processes each equal one process; a pipe is read whole.
+"""
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from wordpiece_core.corpus import TextSettings
+from wordpiece_core.errors import WordPieceError
+from wordpiece_core.sampling import sample_lines
+
+
+def _counts_both_ways(path, settings_, monkeypatch):
+    import wordpiece_core.corpus as corpus
+
+    one = corpus.load_word_counts([str(path)], [], settings_, workers=1)
+    monkeypatch.setattr(corpus, "_PARALLEL_MIN_BYTES", 100)
+    two = corpus.load_word_counts([str(path)], [], settings_, workers=2)
+    return one, two
+
+
+@pytest.mark.parametrize("pre", ["whitespace", "whitespace-split", "bert", "byte-level"])
+def test_forked_file_reading_equals_one_process(tmp_path, monkeypatch, pre):
+    lines = sample_lines("en", 2000, top_n=2000, seed=5) + ["Ünïcödé — 日本語 🙂 e\u0301"]
+    path = tmp_path / "c.txt"
+    path.write_bytes(("\ufeff" + "\r\n".join(lines) + "\r\n").encode("utf-8"))  # BOM and CRLF
+    one, two = _counts_both_ways(path, TextSettings("none", pre), monkeypatch)
+    assert list(one.items()) == list(two.items())
+    assert "\ufeff" not in "".join(two)
+
+
+def test_forked_file_reading_reports_a_bad_byte_in_the_second_half(tmp_path, monkeypatch):
+    from wordpiece_core.errors import WordPieceError
+
+    path = tmp_path / "bad.txt"
+    path.write_bytes(b"good words here\n" * 200 + b"bad \xff byte\n")
+    messages = []
+    for workers_min in (10**9, 100):
+        import wordpiece_core.corpus as corpus
+
+        monkeypatch.setattr(corpus, "_PARALLEL_MIN_BYTES", workers_min)
+        with pytest.raises(WordPieceError) as err:
+            corpus.load_word_counts([str(path)], [], TextSettings(), workers=2)
+        messages.append(str(err.value))
+    assert messages[0] == messages[1]
+    assert "line 201, column 5" in messages[1]
+
+
+def test_two_files_counted_in_two_processes_each_equal_one_process(tmp_path, monkeypatch):
+    import wordpiece_core.corpus as corpus
+
+    paths = []
+    for seed in (1, 2):
+        path = tmp_path / f"c{seed}.txt"
+        path.write_text("\n".join(sample_lines("en", 1500, top_n=3000, seed=seed)) + "\n", encoding="utf-8")
+        paths.append(str(path))
+    one = corpus.load_word_counts(paths, [], TextSettings(), workers=1)
+    monkeypatch.setattr(corpus, "_PARALLEL_MIN_BYTES", 100)
+    two = corpus.load_word_counts(paths, [], TextSettings(), workers=2)
+    assert list(one.items()) == list(two.items())
+
+
+streamed_text = st.text(alphabet="ab Σσ\n\r\t\ufeffé\u0301\u00a0\u3000\x1c\x00日🙂.,'", max_size=60)
+
+
+@pytest.mark.slow
+@settings(max_examples=300, deadline=None)
+@given(streamed_text, st.sampled_from(["none", "lowercase", "bert", "bert-cased"]),
+       st.sampled_from(["whitespace", "whitespace-split", "bert", "byte-level"]),
+       st.integers(1, 12), st.sampled_from([1, 2]))
+def test_a_file_read_block_by_block_counts_as_the_whole_text(tmp_path_factory, text, normalizer, pre, block, workers):
+    """Counting a file in blocks (and in two processes) gives the counts of its whole text, in the
+    same order; tiny blocks put block ends everywhere (a BOM, a final Σ, CRLF split, odd spaces)."""
+    import wordpiece_core.corpus as corpus
+
+    path = tmp_path_factory.mktemp("blocks") / "c.txt"
+    path.write_bytes(text.encode("utf-8"))
+    settings_ = TextSettings(normalizer, pre)
+
+    def outcome(count):
+        try:
+            return list(count().items())
+        except WordPieceError as exc:  # a binary-looking file: the same message both ways
+            return str(exc)
+
+    whole = outcome(lambda: corpus.count_text(corpus.read_text_file(str(path)), settings_))
+    saved = corpus._BLOCK_BYTES, corpus._PARALLEL_MIN_BYTES
+    corpus._BLOCK_BYTES, corpus._PARALLEL_MIN_BYTES = block, 1
+    try:
+        streamed = outcome(lambda: corpus.load_word_counts([str(path)], [], settings_, workers=workers))
+    finally:
+        corpus._BLOCK_BYTES, corpus._PARALLEL_MIN_BYTES = saved
+    assert streamed == whole
+
+
+def test_a_corpus_from_a_pipe_is_read_whole(tmp_path):
+    """A pipe cannot be read in blocks from an offset (nor forked in halves): it is read whole, as before."""
+    import os
+    import threading
+
+    import wordpiece_core.corpus as corpus
+
+    fifo = tmp_path / "corpus.fifo"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_text("hug pug hug pun bun hugs\n" * 50_000, encoding="utf-8"))
+    writer.start()
+    try:
+        counts = corpus.load_word_counts([str(fifo)], [], TextSettings(), workers=2)
+    finally:
+        writer.join()
+    assert list(counts.items()) == [("hug", 100_000), ("pug", 50_000), ("pun", 50_000), ("bun", 50_000),
+                                    ("hugs", 50_000)]

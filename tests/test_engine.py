@@ -1,0 +1,57 @@
+"""wordpiece_core/engine: the incremental trainer's own behaviour.
+
+That it makes reference.py's merges is checked in test_properties.py, the seeds' numbers in
+test_golden.py. Here: it leaves the garbage collector as it was, ranks scores that are one float
+exactly, and takes counts up to 2^63 − 1, refusing larger ones with the limit.
+"""
+
+import gc
+from fractions import Fraction
+
+import pytest
+
+from helpers import TOY
+from wordpiece_core.config import TrainerConfig
+from wordpiece_core.engine import train
+
+
+def test_training_restores_the_garbage_collector():
+    assert gc.isenabled()
+    train(TOY, TrainerConfig(algorithm="wordpiece", vocab_size=15))
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        train(TOY, TrainerConfig(algorithm="wordpiece", vocab_size=15))
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+@pytest.mark.parametrize("top_k", [0, 1, 10])
+def test_scores_that_round_to_the_same_float_are_ranked_exactly(top_k):
+    """WordPiece's engine compares scores as floats and checks near-equal ones exactly: here
+    1/2^54 and 1/(2^54 + 1) are one float, so a float-only tie would hand the merge to a + ##b
+    (smaller ids, the hf rule) though c + ##d scores higher, and call it a 2-way tie."""
+    words = {"cd": 2**54, "ab": 2**54 + 1}
+    assert 1 / 2**54 == 1 / (2**54 + 1)
+    training = train(words, TrainerConfig(algorithm="wordpiece", vocab_size=6, tie_break="hf", top_k=top_k))
+    first = training.steps[0]
+    assert (first.left, first.right, first.ties) == ("c", "##d", 1)
+    if top_k > 1:
+        assert [(c.left, c.right) for c in first.candidates] == [("c", "##d"), ("a", "##b")]
+
+
+def test_the_largest_counts_a_training_takes():
+    from wordpiece_core.errors import WordPieceError
+    from wordpiece_core.engine import MAX_TOTAL
+
+    t = train({"hug": MAX_TOTAL // 8, "pug": 5}, TrainerConfig(algorithm="wordpiece", vocab_size=12, top_k=2))
+    s = t.steps[0]
+    assert s.score == Fraction(s.pair_count, s.left_count * s.right_count)
+    for count in (10**30, 10**400):
+        try:
+            train({"hug": count}, TrainerConfig(algorithm="wordpiece", vocab_size=12))
+        except WordPieceError as exc:
+            assert "9,223,372,036,854,775,807 (2^63 − 1)" in str(exc) and "'hug'" in str(exc)
+        else:
+            raise AssertionError("too large a count was accepted")

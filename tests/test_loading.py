@@ -1,0 +1,64 @@
+"""wordpiece_core/loading.py (with the checks of tokenizer_schema.py): reading tokenizer files.
+
+A BERT vocab.txt loads; malformed tokenizer files get one sentence naming the problem, never a
+traceback, through the playground's loader (wordpiece_ui/encodings.py); a null field is refused or
+read as absent. (The same from `encode --tokenizer`: test_encode_cli.py.)"""
+
+import pytest
+
+from helpers import BPE, CASES, WP, changed
+from wordpiece_core.errors import WordPieceError
+from wordpiece_core.loading import load_tokenizer
+from wordpiece_ui.encodings import load_uploaded_tokenizer
+
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_the_playground_loader_names_the_field(case):
+    text, words = CASES[case]
+    with pytest.raises(WordPieceError) as err:
+        load_uploaded_tokenizer("tokenizer.json", text.encode())
+    assert words in str(err.value)
+
+
+NULLS = {
+    "added_tokens": (WP, ["added_tokens"]),
+    "model.merges": (BPE, ["model", "merges"]),
+    "model.max_input_chars_per_word": (WP, ["model", "max_input_chars_per_word"]),
+    "model.unk_token": (WP, ["model", "unk_token"]),
+    "normalizer.normalizers": (WP, ["normalizer"], {"type": "Sequence", "normalizers": None}),
+    "pre_tokenizer.pretokenizers": (WP, ["pre_tokenizer"], {"type": "Sequence", "pretokenizers": None}),
+    "post_processor.processors": (WP, ["post_processor"], {"type": "Sequence", "processors": None}),
+    "post_processor.single": (WP, ["post_processor", "single"]),
+    "type_id": (WP, ["post_processor", "single"], [{"SpecialToken": {"id": "[CLS]", "type_id": None}},
+                                                     {"Sequence": {"id": "A", "type_id": None}}]),
+}
+
+
+@pytest.mark.parametrize("field", sorted(NULLS))
+def test_a_null_field_is_refused_or_read_as_absent_never_a_traceback(field):
+    doc, path, *value = NULLS[field]
+    text = changed(doc, path, value[0] if value else None)
+    try:
+        tok = load_uploaded_tokenizer("tokenizer.json", text.encode())
+    except WordPieceError:
+        return  # refused with a sentence: fine
+    enc = tok.encode("hug hugs")
+    assert enc.tokens and all(isinstance(t, str) for t in enc.tokens)
+    assert all(isinstance(i, int) for i in enc.type_ids)
+
+
+def test_bert_vocab_txt_loads(tmp_path):
+    p = tmp_path / "vocab.txt"
+    p.write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "hello", "world", "!", "##s", "w"]) + "\n")
+    tok = load_tokenizer(str(p))
+    assert tok.encode("Hello worlds!").tokens == ["[CLS]", "hello", "world", "##s", "!", "[SEP]"]
+
+
+def test_an_absurd_max_input_chars_per_word_is_refused_by_name():
+    from wordpiece_core.loading import tokenizer_from_json
+
+    doc = {"version": "1.0", "model": {"type": "WordPiece", "vocab": {"[UNK]": 0, "a": 1}, "unk_token": "[UNK]",
+                                       "continuing_subword_prefix": "##", "max_input_chars_per_word": 10**9}}
+    with pytest.raises(WordPieceError, match=r"max_input_chars_per_word is 1,000,000,000.*at most 100,000"):
+        tokenizer_from_json(doc, "tokenizer.json")

@@ -1,0 +1,101 @@
+"""wordpiece_core/models.py: how one pre-tokenized word becomes tokens, with a trace of how.
+
+Seed 000: after three WordPiece merges on the toy corpus the vocabulary holds
+##gs, hu and hugs (our arithmetic; the course's prose has hug instead, see
+test_golden). "bugs": b is the longest prefix in the vocabulary, then ##u, then
+##gs. "mug": no piece starts with m, so the whole word is [UNK]; "bum": b, ##u,
+then nothing matches ##m, so again the WHOLE word is [UNK].
+Seed 002: BPE after u+g, u+n, h+ug: "thug" → t is unknown → [UNK], then u+g and
+h+ug give hug.
+The work is bounded by size: the WordPiece scan tries no piece longer than the vocabulary's longest
+token, and a long word is traced on its first characters (and encoded whole).
+"""
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from helpers import COURSE, TOY, train_bpe, train_wordpiece
+from wordpiece_core import TextSettings, count_words
+from wordpiece_core.loading import tokenizer_from_training
+from wordpiece_core.models import TRACED_CHARS, BPEModel, WordPieceModel
+
+
+def test_toy_wordpiece_after_three_merges():
+    t = train_wordpiece(TOY, 11, special_tokens=["[UNK]"])
+    model = tokenizer_from_training(t, "none", "whitespace").model
+    assert [model.tokenize(w).tokens for w in ["hugs", "bugs", "mug", "bum", "pugs"]] == [
+        ("hugs",), ("b", "##u", "##gs"), ("[UNK]",), ("[UNK]",), ("p", "##u", "##gs")]
+    scan = model.tokenize("bum", trace=True).scan
+    assert [s.found for s in scan] == ["b", "##u", None]
+    assert scan[0].tried == ("bum", "bu", "b")
+    assert model.tokenize("x" * 101).tokens == ("[UNK]",)
+
+
+def test_toy_bpe_after_three_merges():
+    t = train_bpe(TOY, 11, special_tokens=["[UNK]"])
+    model = tokenizer_from_training(t, "none", "whitespace").model
+    assert [model.tokenize(w).tokens for w in ["bug", "mug", "thug", "unhug"]] == [
+        ("b", "ug"), ("[UNK]", "ug"), ("[UNK]", "hug"), ("un", "hug")]
+    steps = model.tokenize("thug", trace=True).merges
+    assert [(m.left, m.right, m.split_after) for m in steps] == [("u", "g", ("[UNK]", "h", "ug")),
+                                                                  ("h", "ug", ("[UNK]", "hug"))]
+
+
+def test_rank_order_and_learned_order_differ_only_for_hand_made_merges():
+    model = BPEModel({"a": 0, "b": 1, "c": 2, "bc": 3, "abc": 4}, [("a", "bc"), ("b", "c")])
+    assert model.tokenize("abc").tokens == ("abc",)
+    assert model.apply_in_order("abc") == ["a", "bc"]
+    t = train_bpe(count_words(COURSE, TextSettings("none", "whitespace")), 120)
+    tok = tokenizer_from_training(t, "none", "whitespace")
+    for word in t.words:
+        assert list(tok.model.tokenize(word).tokens) == tok.model.apply_in_order(word)
+
+
+def test_an_unknown_word_names_the_character_counted_from_one():
+    model = WordPieceModel({"[UNK]": 0, "hug": 1, "##g": 2})
+    result = model.tokenize("hugger", trace=True)
+    assert result.unknown and "from character 5 ('e') on" in result.reason
+
+
+def _unbounded_scan(vocab, word, prefix="##"):
+    """Longest match first, trying every end position (the definition)."""
+    out, start = [], 0
+    while start < len(word):
+        for end in range(len(word), start, -1):
+            piece = word[start:end] if start == 0 else prefix + word[start:end]
+            if piece in vocab:
+                out.append(piece)
+                start = end
+                break
+        else:
+            return ["[UNK]"]
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet="abc#", min_size=1, max_size=6), min_size=1, max_size=15),
+       st.text(alphabet="abc", min_size=1, max_size=30))
+def test_the_wordpiece_scan_tries_no_piece_longer_than_the_vocabularys_longest(tokens, word):
+    vocab = {t: i for i, t in enumerate(dict.fromkeys(["[UNK]", *tokens]))}
+    model = WordPieceModel(vocab, max_input_chars_per_word=1000)
+    assert list(model.tokenize(word).tokens) == _unbounded_scan(vocab, word)
+    result = model.tokenize(word, trace=True)
+    assert list(result.tokens) == _unbounded_scan(vocab, word)
+    assert all(len(piece) <= model.longest for step in result.scan for piece in step.tried)
+
+
+@pytest.mark.slow
+def test_a_long_word_is_traced_on_its_first_characters_and_encoded_whole():
+    vocab = {t: i for i, t in enumerate(["[UNK]", "a", "##a", "aa", "##aa", "##aaaa"])}
+    word = "a" * 20_000
+    wp = WordPieceModel(vocab, max_input_chars_per_word=100_000).tokenize(word, trace=True)
+    assert wp.traced_chars == TRACED_CHARS and len(wp.scan) <= TRACED_CHARS
+    assert "".join(t.removeprefix("##") for t in wp.tokens) == word
+    bpe_model = BPEModel({"a": 0, "aa": 1, "aaaa": 2}, [("a", "a"), ("aa", "aa")])
+    bpe = bpe_model.tokenize(word, trace=True)
+    assert bpe.traced_chars == TRACED_CHARS and len(bpe.merges) < TRACED_CHARS
+    assert all(len(m.split_after) <= TRACED_CHARS for m in bpe.merges)
+    assert bpe.tokens == bpe_model.tokenize(word).tokens == ("aaaa",) * 5000
+    short = bpe_model.tokenize("a" * 8, trace=True)
+    assert short.traced_chars == 0 and len(short.merges) == 6

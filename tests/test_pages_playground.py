@@ -1,0 +1,169 @@
+"""pages/playground.py in AppTest (issue 5): encoding typed text with the tokenizer trained in the sidebar
+or with an uploaded tokenizer file; rendering, URL state, bad input."""
+
+import json
+import re
+
+import pytest
+
+from helpers import app as page, markdown, metrics, shown
+
+pytest.importorskip("streamlit.testing.v1")  # AppTest
+
+
+def test_playground_encodes_from_the_url():
+    at = page("pages/playground.py", corpus="course-toy", text="hugs bun", pair="pug")
+    m = metrics(at)
+    assert m["tokens"] == "3" and m["[UNK]"] == "0"  # hugs | bun | pug: whole words by now, no specials
+    assert "**decoded:** hugs bun pug" in markdown(at)
+    assert at.query_params.get("text") in ("hugs bun", ["hugs bun"])
+
+
+def test_playground_special_tokens_toggle_and_pair_types():
+    at = page("pages/playground.py", corpus="course-sentences", text="This is it", pair="Is it?")
+    frame = at.dataframe[0].value
+    assert frame["token"].iloc[0] == "[CLS]" and list(frame["token"]).count("[SEP]") == 2
+    assert set(frame["sequence"]) == {"A", "B"}
+    at.toggle(key="special").set_value(False).run()
+    frame = at.dataframe[0].value
+    assert "[CLS]" not in list(frame["token"])
+    assert at.query_params.get("special") in ("0", ["0"])
+
+
+def test_playground_word_trace_steps_through_words():
+    at = page("pages/playground.py", corpus="course-toy", text="hugs bug mug")
+    assert "Word 1 of 3" in markdown(at)
+    scan = at.dataframe[1].value
+    assert list(scan["tried"])[:1] == ["hugs"]
+    at.slider(key="trace_word:slider").set_value(3).run()
+    assert "mug became **[UNK]**" in markdown(at)
+
+
+def test_playground_bpe_trace_lists_merges_in_order():
+    at = page("pages/playground.py", corpus="course-toy", algorithm="bpe", text="hugs")
+    merges = at.dataframe[1].value
+    assert list(merges["merge"])[1:] == ["u + g → ug", "h + ug → hug", "hug + s → hugs"]  # the course's BPE merges
+
+
+@pytest.mark.parametrize("text", ["", "   "])
+def test_playground_empty_text_asks_for_text(text):
+    at = page("pages/playground.py", corpus="course-toy", text="x")
+    at.text_area(key="text").set_value(text).run()
+    assert not at.exception
+    assert any("Type or paste" in i.value for i in at.info)
+
+
+@pytest.mark.slow
+def test_playground_one_megabyte_paste_is_kept_and_its_start_encoded():
+    at = page("pages/playground.py", corpus="english-paragraphs")
+    big = ("Tokenizers learn merges from counts. " * 30_000)[:1_000_000]
+    at.text_area(key="text").set_value(big).run()
+    assert not at.exception
+    assert at.text_area(key="text").value == big
+    assert any("first 20,000 are encoded" in w.value for w in at.warning)
+    assert "text" not in at.query_params
+
+
+@pytest.mark.parametrize("text", ["I ❤️ tokenizers 🤗👩‍👩‍👧", "東京で日本語を勉強します", "שלום עולם", "مرحبا بالعالم", "e\u0301te\u0301 Ｆｕｌｌ"])
+def test_playground_odd_unicode(text):
+    at = page("pages/playground.py", corpus="english-paragraphs", text=text)
+    assert int(metrics(at)["tokens"]) > 0
+
+
+def upload_tokenizer(at, name, data):
+    at.segmented_control(key="source").set_value("file").run()
+    at.file_uploader(key="tokenizer_file").set_value((name, data, "application/octet-stream")).run()
+    assert not at.exception
+    return at
+
+
+@pytest.mark.parametrize("name,data,message", [
+    ("tokenizer.json", b"{not json", "not valid JSON"),
+    ("tokenizer.json", json.dumps({"model": {"type": "Unigram", "vocab": []}}).encode(), "Unigram"),
+    ("vocab.txt", b"\x00\x01\x00\x02" * 100, "binary"),
+    ("vocab.txt", b"", "empty"),
+])
+def test_playground_bad_tokenizer_files_give_a_message(name, data, message):
+    at = upload_tokenizer(page("pages/playground.py", corpus="course-toy", text="hug"), name, data)
+    assert any(message in e.value for e in at.error), [e.value for e in at.error]
+
+
+def test_playground_loads_a_trained_tokenizer_json():
+    from helpers import train_wordpiece
+    from wordpiece_core.formats import tokenizer_json
+    from helpers import BERT_SPECIALS, TOY
+
+    doc = tokenizer_json(train_wordpiece(TOY, 30, special_tokens=BERT_SPECIALS), "none", "whitespace")
+    at = upload_tokenizer(page("pages/playground.py", corpus="course-toy", text="hugs bun"),
+                          "tokenizer.json", json.dumps(doc).encode())
+    frame = at.dataframe[0].value
+    assert list(frame["token"]) == ["[CLS]", "hugs", "bun", "[SEP]"]
+
+
+def test_playground_loads_a_bert_vocab_txt():
+    vocab = "\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "un", "##aff", "##able", "a", "##ff"]).encode()
+    at = upload_tokenizer(page("pages/playground.py", corpus="course-toy", text="unaffable"), "vocab.txt", vocab)
+    assert list(at.dataframe[0].value["token"]) == ["[CLS]", "un", "##aff", "##able", "[SEP]"]
+
+
+@pytest.mark.slow
+def test_playground_vocab_txt_cased_or_uncased_is_a_visible_choice():
+    vocab = b"[PAD]\n[UNK]\n[CLS]\n[SEP]\nhug\n##s\nh\n##u\n##g\n"
+    at = upload_tokenizer(page("pages/playground.py", corpus="course-toy", text="HUGS"), "vocab.txt", vocab)
+    choice = at.radio(key="cased vocab.txt")
+    assert choice.value == "uncased"  # guessed: no token starts with a capital
+    assert "hug" in tokens_shown(at)
+    choice.set_value("cased").run()
+    assert not at.exception and "hug" not in tokens_shown(at) and "[UNK]" in tokens_shown(at)
+
+
+def tokens_shown(at):
+    return " ".join(m.value for m in at.markdown if "wpl-chip" in m.value)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", ["added_tokens holding ints", "normalizer a string", "100,000 levels of nesting"])
+def test_playground_malformed_tokenizer_json_gives_a_message(case):
+    from helpers import CASES
+
+    text, words = CASES[case]
+    at = upload_tokenizer(page("pages/playground.py", corpus="course-toy", text="hug"), "tokenizer.json", text.encode())
+    assert any(words in shown(e.value) for e in at.error), [e.value for e in at.error]
+
+
+def test_playground_vocabulary_without_unk_names_what_it_cannot_encode():
+    at = upload_tokenizer(page("pages/playground.py", corpus="course-toy", text="hug zzz"), "vocab.txt",
+                          b"hug\nh\n##u\n##g\n")
+    warning = " ".join(shown(w.value) for w in at.warning)
+    assert "no [UNK] token" in warning and "'zzz'" in warning
+    assert "hug" in tokens_shown(at)
+
+
+@pytest.mark.parametrize("name,data,message", [
+    ("merges.txt", b"#version: 0.2\nu g\nh ug\n", "is a merges.txt"),
+    ("notes.txt", b"Tokenizers learn a vocabulary.\nThis is prose, not tokens.\n", "is not a vocabulary"),
+    ("vocab.json", b'{"a": 0, "b": 1}', "is a vocab.json"),
+    ("thing.json", b'{"name": "not a tokenizer"}', "neither a tokenizer.json nor a vocab.json"),
+])
+def test_the_playground_recognises_tokenizer_files_by_content(name, data, message):
+    at = upload_tokenizer(page("pages/playground.py", corpus="course-toy", text="hugs"), name, data)
+    assert not at.exception
+    assert any(message in shown(e.value) for e in at.error), [e.value for e in at.error]
+
+
+def test_a_tokenizer_json_under_another_name_is_still_read_as_one(tmp_path):
+    from helpers import train_wordpiece
+    from wordpiece_core.formats import tokenizer_json
+    import json
+    doc = tokenizer_json(train_wordpiece({"hug": 10, "hugs": 5}, 20), "none", "whitespace")
+    at = upload_tokenizer(page("pages/playground.py", corpus="course-toy", text="hugs"), "my-tokenizer.txt",
+                          json.dumps(doc).encode())
+    assert not at.exception and not at.error
+    assert "hugs" in list(at.dataframe[0].value["token"])
+
+
+def test_the_playground_links_each_token_to_the_step_that_made_it():
+    at = page("pages/playground.py", corpus="course-toy", algorithm="wordpiece", text="hugs bun")
+    body = "\n".join(m.value for m in at.markdown)
+    link = re.search(r"`hugs` was learned at \[step 3\]\(([^)]+)\)", body)
+    assert link and "step=3" in link.group(1) and "corpus=course-toy" in link.group(1)
