@@ -456,6 +456,7 @@ def test_a_newcomer_meets_the_introduction_the_glossary_and_the_code(server, bro
     check(pg, "intro-1280x720")
     pg.get_by_role("button", name="Got it").click()
     pg.get_by_text("New here?").wait_for(state="detached", timeout=15_000)
+    wait_idle(pg)  # the rerun's stale elements gone: a loaded machine showed the old Glossary beside the new
     pg.get_by_role("button", name="Glossary").click()
     pg.locator('[data-testid="stPopoverBody"]').get_by_text("Tokens per word").first.wait_for(timeout=15_000)
     pg.keyboard.press("Escape")

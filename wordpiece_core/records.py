@@ -64,7 +64,7 @@ def record(cls, **fields):
 
     A frozen dataclass's __init__ sets every field through object.__setattr__;
     the trainer makes one step (and K candidates) per merge, and this is ten
-    times faster. Every field must be given (tests/test_fast_paths.py checks
+    times faster. Every field must be given (tests/test_records.py checks
     the trainer's records field by field).
     """
     obj = object.__new__(cls)

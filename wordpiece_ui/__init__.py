@@ -4,7 +4,7 @@
 what the server shares and what a session remembers. The pages in `pages/` call these
 functions and lay out the screen.
 
-Streamlit is imported by these modules only (tests/test_ui_glue.py checks the list against the code):
+Streamlit is imported by these modules only (tests/test_wordpiece_ui.py checks the list against the code):
 what every session of the server shares, `server.py` (the store and the training service),
 `corpus_loading.py` (the sidebar's corpus as word counts), `trained.py` (trainings as handles,
 started early by app.py) and `caches.py` (tables, charts and tokenizers derived from them);
