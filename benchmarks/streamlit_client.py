@@ -46,6 +46,7 @@ import contextlib
 import itertools
 import re
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -55,6 +56,7 @@ from websockets.asyncio.client import connect
 
 from streamlit.proto.Alert_pb2 import Alert
 from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.Common_pb2 import FileURLs, UploadedFileInfo
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.NumberInput_pb2 import NumberInput
 from streamlit.proto.WidgetStates_pb2 import WidgetState
@@ -224,6 +226,7 @@ class StreamlitClient:
         self.page_script_hash = ""
         self.step_heading = ""  # the Train page's last "Step k of n: ..." heading
         self.buttons: dict[str, Button] = {}  # by label
+        self.file_uploaders: dict[str, tuple[str, str]] = {}  # label → (widget id, fragment id)
         self.errors: list[str] = []  # every st.exception and st.error received
         self.bytes_received = 0
         self._widgets: dict[str, WidgetState] = {}
@@ -286,6 +289,64 @@ class StreamlitClient:
         url = urljoin(self.base_url + "/", response.deferred_file.url.lstrip("/"))
         size = await asyncio.to_thread(self._http_get_size, url)
         return size, time.perf_counter() - start
+
+    async def upload(self, label: str, name: str, data: bytes, mime: str = "text/plain") -> Run:
+        """Choose a file in the uploader with this label, as the browser does; return the run it triggers.
+
+        The browser asks the session for an upload URL (BackMsg `file_urls_request`), PUTs the file
+        there as multipart form data (with the XSRF cookie the page set and its token in a header),
+        then reruns the script with the uploader's new value (the file's id, name, size and URLs)."""
+        found = self.file_uploaders.get(label)
+        if found is None:
+            raise ProtocolError(f"no file uploader labelled {label!r} (have: {sorted(self.file_uploaders)})")
+        widget_id, fragment_id = found
+        start = time.perf_counter()
+        request_id = f"bench-{next(self._request_ids)}"
+        answer = asyncio.get_running_loop().create_future()
+        self._requests[request_id] = answer
+        msg = BackMsg()
+        msg.file_urls_request.request_id = request_id
+        msg.file_urls_request.session_id = self.session_id
+        msg.file_urls_request.file_names.append(name)
+        await self._ws.send(msg.SerializeToString())
+        urls = (await asyncio.wait_for(answer, self.run_timeout)).file_urls[0]
+        status = await asyncio.to_thread(self._http_put_file, urljoin(self.base_url + "/", urls.upload_url.lstrip("/")),
+                                         name, data, mime)
+        if status >= 300:
+            raise ProtocolError(f"the upload of {name!r} was answered HTTP {status}")
+        state = WidgetState(id=widget_id)
+        info = UploadedFileInfo(file_id=urls.file_id, name=name, size=len(data),
+                                file_urls=FileURLs(file_id=urls.file_id, upload_url=urls.upload_url,
+                                                   delete_url=urls.delete_url))
+        state.file_uploader_state_value.uploaded_file_info.append(info)
+        self._widgets[widget_id] = state
+        self._widget_fragment[widget_id] = fragment_id
+        return await self._request_run(start, fragment_id=fragment_id)
+
+    def _xsrf_cookie(self) -> str:
+        """The XSRF cookie the server sets on its health check (the browser's first request)."""
+        if not hasattr(self, "_xsrf"):
+            with _NO_PROXY.open(self.base_url + "/_stcore/health", timeout=self.run_timeout) as response:
+                cookies = response.headers.get_all("Set-Cookie") or []
+            found = [c.split(";", 1)[0].split("=", 1)[1] for c in cookies if c.startswith("_streamlit_xsrf=")]
+            self._xsrf = found[0] if found else ""
+        return self._xsrf
+
+    def _http_put_file(self, url: str, name: str, data: bytes, mime: str) -> int:
+        boundary = f"----bench{time.monotonic_ns()}"
+        body = (f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{name}"\r\n'
+                f"Content-Type: {mime}\r\n\r\n").encode() + data + f"\r\n--{boundary}--\r\n".encode()
+        request = urllib.request.Request(url, data=body, method="PUT", headers={
+            "Content-Type": f"multipart/form-data; boundary={boundary}", "Origin": self.base_url})
+        token = self._xsrf_cookie()
+        if token:
+            request.add_header("X-Xsrftoken", token)
+            request.add_header("Cookie", f"_streamlit_xsrf={token}")
+        try:
+            with _NO_PROXY.open(request, timeout=self.run_timeout) as response:
+                return response.status
+        except urllib.error.HTTPError as exc:
+            return exc.code
 
     async def close(self) -> None:
         self._stop_auto_reruns(list(self._auto_reruns))
@@ -419,6 +480,10 @@ class StreamlitClient:
             answer = self._requests.pop(msg.backend_operation_response.request_id, None)
             if answer is not None and not answer.done():
                 answer.set_result(msg.backend_operation_response)
+        elif kind == "file_urls_response":
+            answer = self._requests.pop(msg.file_urls_response.response_id, None)
+            if answer is not None and not answer.done():
+                answer.set_result(msg.file_urls_response)
 
     def _on_run_started(self, msg: ForwardMsg) -> None:
         session = msg.new_session
@@ -447,6 +512,9 @@ class StreamlitClient:
                 self._widgets[el.id] = state
                 self._widget_fragment[el.id] = delta.fragment_id
                 self._seen_this_run.add(el.id)
+        elif kind == "file_uploader":
+            self.file_uploaders[el.label] = (el.id, delta.fragment_id)
+            self._seen_this_run.add(el.id)
         elif kind in ("button", "download_button"):
             self.buttons[el.label] = Button(el.id, delta.fragment_id, el.disabled,
                                             el.deferred_file_id if kind == "download_button" else "")
