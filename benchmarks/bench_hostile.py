@@ -1,0 +1,273 @@
+"""A hostile class: 30 students step while 5 of them send the worst links and files we know of.
+
+    python benchmarks/bench_hostile.py [--quick] [--students N] [--seconds S] [--port P]
+
+One server, started as the README says (plus a free port and a fresh data folder), and
+websocket clients that speak Streamlit's protocol as the browser does (streamlit_client.py;
+uploads go as the browser sends them). Loopback only; every loop is bounded in count and time.
+
+- Bystanders: N students (default 30) on small corpora click Next every 1–3 s.
+- Five hostile students, at the same time, one kind of request each, in turn:
+  1. the playground with BPE and then WordPiece, `text` a 20,000-letter word;
+  2. the Compare page with `heldout` made of 20,000-letter words;
+  3. the playground with an uploaded tokenizer.json whose max_input_chars_per_word is 10^9 and a
+     2,500-letter word, then one at the largest value accepted with a 20,000-letter word;
+  4. 10 MB uploads of different corpora on the Train page (one after another);
+  5. a large training whose worker process is stopped (SIGSTOP) once it runs.
+  Each request must be answered within 10 s: its result, a refusal, or a queue/progress message
+  (which must then end in a result or a refusal: the time to that is reported too).
+- Then everyone leaves, and the server tree's memory is followed for up to 3.5 minutes
+  (Streamlit keeps a disconnected session for 2).
+
+Targets: no crash; server tree peak ≤ 1.2 GB (summed PSS of the server and its workers);
+back under the store's budget + 300 MB within 3 minutes after the class leaves; bystanders'
+step p90 ≤ 1.0 s; every hostile request answered within 10 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import random
+import signal
+import socket
+import sys
+import tempfile
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from bench_class import SMALL_SETTINGS, Server, link, log, p90  # noqa: E402
+from bench_train import _pss_kb  # noqa: E402
+from streamlit_client import ProtocolError, StreamlitClient  # noqa: E402
+
+MB = 1024 * 1024
+PEAK_TARGET = 1.2e9
+STEP_P90_TARGET = 1.0
+ANSWER_TARGET = 10.0
+SETTLE_TARGET = 180.0
+STORE_BUDGET = 400 * MB  # wordpiece_ui/stores.py's default (WORDPIECE_LAB_CACHE_MB)
+LONG_WORD = "a" * 20_000
+
+
+def pss_bytes(server: Server) -> int:
+    """The server tree's summed proportional set size (a page shared by two processes counts half in each)."""
+    return sum(_pss_kb(pid) for pid in server._tree()) * 1024
+
+
+class Sampler(threading.Thread):
+    def __init__(self, server: Server) -> None:
+        super().__init__(daemon=True)
+        self.server, self.samples, self.done = server, [], threading.Event()
+
+    def run(self) -> None:
+        while not self.done.is_set():
+            with contextlib.suppress(Exception):
+                self.samples.append((time.monotonic(), pss_bytes(self.server)))
+            self.done.wait(0.2)
+
+    def peak(self, start: float, end: float) -> int:
+        return max((v for t, v in list(self.samples) if start <= t <= end), default=0)
+
+
+def tokenizer_file(max_chars: int) -> bytes:
+    vocab = {"[UNK]": 0, "a": 1, "##a": 2, "aa": 3, "##aa": 4}
+    return json.dumps({"version": "1.0", "added_tokens": [], "normalizer": None,
+                       "pre_tokenizer": {"type": "Whitespace"}, "post_processor": None, "decoder": None,
+                       "model": {"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##",
+                                 "max_input_chars_per_word": max_chars, "vocab": vocab}}).encode()
+
+
+def corpus_file(seed: int, size: int = 10 * MB) -> bytes:
+    rng = random.Random(seed)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    words = ["".join(rng.choice(letters) for _ in range(rng.randint(2, 9))) for _ in range(20_000)]
+    out, total = [], 0
+    while total < size:
+        line = " ".join(rng.choice(words) for _ in range(12)) + "\n"
+        out.append(line)
+        total += len(line)
+    return "".join(out).encode()[:size]
+
+
+def answered(c: StreamlitClient) -> bool:
+    """Whether the page has given its answer (or its refusal): not only the progress view."""
+    return not c.auto_rerunning
+
+
+class Bench:
+    def __init__(self, args: argparse.Namespace, server: Server) -> None:
+        self.args, self.server = args, server
+        self.rng = random.Random(args.seed)
+        self.steps: list[float] = []
+        self.step_errors: list[str] = []
+        self.hostile: list[tuple[str, float, float | None, str]] = []  # what, first answer, final, outcome
+        self.stop_at = 0.0
+
+    async def bystander(self, i: int) -> None:
+        url = link(**SMALL_SETTINGS[i % len(SMALL_SETTINGS)])
+        c = StreamlitClient(self.server.base_url, url, run_timeout=60)
+        try:
+            await c.open(lambda cl: cl.step is not None)
+            while time.monotonic() < self.stop_at:
+                await asyncio.sleep(self.rng.uniform(1, 3))
+                button = c.buttons.get("Next")
+                if button is None or button.disabled:
+                    await c.close()
+                    c = StreamlitClient(self.server.base_url, url, run_timeout=60)
+                    await c.open(lambda cl: cl.step is not None)
+                    continue
+                run = await c.click("Next")
+                self.steps.append(run.seconds)
+        except Exception as exc:  # noqa: BLE001 (every failure is reported, none ends the run)
+            self.step_errors.append(f"bystander {i}: {exc}")
+        finally:
+            with contextlib.suppress(Exception):
+                await c.close()
+
+    async def request(self, what: str, url: str, action=None) -> None:
+        """Open `url` (then run `action` on the client): the time to the first complete run, and to the answer."""
+        start = time.monotonic()
+        c = StreamlitClient(self.server.base_url, url, run_timeout=60)
+        first: float | None = None
+        final: float | None = None
+        outcome = "ok"
+        try:
+            await c.open()
+            if action is not None:
+                await action(c)
+            first = time.monotonic() - start
+            deadline = time.monotonic() + 240
+            while not answered(c) and time.monotonic() < deadline:
+                await asyncio.sleep(0.5)
+            final = time.monotonic() - start if answered(c) else None
+            outcome = "; ".join(e[:90] for e in c.errors) or "answered"
+        except (ProtocolError, asyncio.TimeoutError, OSError) as exc:
+            outcome = f"no answer: {exc}"[:120]
+        finally:
+            with contextlib.suppress(Exception):
+                await c.close()
+        self.hostile.append((what, first if first is not None else float("inf"), final, outcome))
+        log(f"hostile: {what}: first {first}, final {final}: {outcome}")
+
+    async def hostile_student(self, kind: int) -> None:
+        await asyncio.sleep(kind * 0.7)
+        if kind == 0:
+            for algorithm in ("bpe", "wordpiece"):
+                await self.request(f"playground {algorithm}, a 20,000-letter word in text",
+                                   link(corpus="english-paragraphs", algorithm=algorithm).replace("/?", "/playground?")
+                                   + "&text=" + LONG_WORD)
+        elif kind == 1:
+            await self.request("compare, held-out text of 20,000-letter words",
+                               "/compare?corpus=course-toy&heldout=" + "+".join([LONG_WORD[:20_000]] * 2))
+        elif kind == 2:
+            for max_chars, word in ((10**9, 2_500), (100_000, 20_000)):
+                async def upload(c: StreamlitClient, max_chars: int = max_chars) -> None:
+                    label = next(label for label in c.file_uploaders if label.startswith("tokenizer.json"))
+                    await c.upload(label, "tokenizer.json", tokenizer_file(max_chars), "application/json")
+                await self.request(f"playground, tokenizer file with max_input_chars_per_word {max_chars:,}, "
+                                   f"a {word:,}-letter word", f"/playground?source=file&text={'a' * word}", upload)
+        elif kind == 3:
+            for n in range(self.args.uploads):
+                data = corpus_file(n)
+
+                async def upload(c: StreamlitClient, data: bytes = data, n: int = n) -> None:
+                    label = next(iter(c.file_uploaders))
+                    await c.upload(label, f"corpus-{n}.txt", data)
+                await self.request(f"train page, a 10 MB corpus upload ({n + 1})",
+                                   link(corpus="upload", algorithm="wordpiece", vocab_size=1000), upload)
+        elif kind == 4:
+            async def stop_worker(c: StreamlitClient) -> None:
+                await asyncio.sleep(3)
+                stopped = self.stop_workers()
+                log(f"hostile: stopped {stopped} worker process(es)")
+            await self.request("a large training whose worker is stopped (SIGSTOP)",
+                               link(corpus="wordfreq-en", algorithm="wordpiece", vocab_size=50_000), stop_worker)
+
+    def stop_workers(self) -> int:
+        """SIGSTOP the server's training workers (`python -m wordpiece_ui.train_worker`)."""
+        stopped = 0
+        for pid in self.server._tree():
+            with contextlib.suppress(OSError):
+                with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                    if b"train_worker" not in fh.read():
+                        continue
+                os.kill(pid, signal.SIGSTOP)
+                stopped += 1
+        return stopped
+
+    async def run(self) -> dict:
+        self.stop_at = time.monotonic() + self.args.seconds
+        start = time.monotonic()
+        await asyncio.gather(*(self.bystander(i) for i in range(self.args.students)),
+                             *(self.hostile_student(k) for k in range(5)))
+        return {"start": start, "end": time.monotonic()}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="10 bystanders, 40 s, 2 uploads")
+    parser.add_argument("--students", type=int, default=30)
+    parser.add_argument("--seconds", type=float, default=120.0, help="how long the bystanders step")
+    parser.add_argument("--uploads", type=int, default=4)
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    if args.quick:
+        args.students, args.seconds, args.uploads = 10, 40.0, 2
+    data = tempfile.mkdtemp(prefix="bench_hostile-data-")
+    os.environ["WORDPIECE_LAB_DATA"] = data  # the server's own data folder, not the user's
+    server = Server(args.port or free_port())
+    server.start()
+    sampler = Sampler(server)
+    sampler.start()
+    try:
+        bench = Bench(args, server)
+        window = asyncio.run(bench.run())
+        left = time.monotonic()
+        alive = server.process.poll() is None
+        settled: float | None = None
+        while time.monotonic() - left < SETTLE_TARGET + 30:
+            time.sleep(2)
+            if pss_bytes(server) <= STORE_BUDGET + 300 * MB:
+                settled = time.monotonic() - left
+                break
+        alive = alive and server.process.poll() is None
+        peak = sampler.peak(window["start"], time.monotonic())
+    finally:
+        sampler.done.set()
+        server.stop()
+    steps = bench.steps
+    rows = [
+        ("server alive throughout", "yes" if alive else "NO (crashed)", "no crash", "pass" if alive else "FAIL"),
+        ("server tree peak (summed PSS)", f"{peak / 1e9:.2f} GB", "≤ 1.2 GB", "pass" if peak <= PEAK_TARGET else "FAIL"),
+        ("back under budget + 300 MB after leaving", "never" if settled is None else f"{settled:.0f} s",
+         "≤ 180 s", "pass" if settled is not None and settled <= SETTLE_TARGET else "FAIL"),
+        (f"bystanders' step p90 ({len(steps)} steps, {args.students} students)",
+         f"{p90(steps):.2f} s" if steps else "no steps", "≤ 1.0 s",
+         "pass" if steps and p90(steps) <= STEP_P90_TARGET and not bench.step_errors else "FAIL"),
+    ]
+    for what, first, final, outcome in bench.hostile:
+        rows.append((what, f"{first:.1f} s (answer: {'none' if final is None else f'{final:.1f} s'})", "≤ 10 s",
+                     "pass" if first <= ANSWER_TARGET and final is not None else "FAIL"))
+    print("| what | measured | target | verdict |\n|---|---|---|---|")
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+    for what, _, _, outcome in bench.hostile:
+        print(f"- {what}: {outcome}")
+    for error in bench.step_errors[:10]:
+        print(f"- bystander error: {error}")
+
+
+if __name__ == "__main__":
+    main()
