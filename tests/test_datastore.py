@@ -163,6 +163,7 @@ print("ok", flush=True)
 """
 
 
+@pytest.mark.slow
 def test_two_processes_writing_at_once_keep_every_file_within_the_budget(tmp_path):
     budget = 2_000_000
     writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(tmp_path), name, str(budget), "60"], env=cli_env(),
@@ -191,6 +192,7 @@ while True:
 """
 
 
+@pytest.mark.slow
 def test_a_kill_9_in_the_middle_of_writes_leaves_a_consistent_store(tmp_path):
     writer = subprocess.Popen([sys.executable, "-c", KEEP_WRITING, str(tmp_path)], env=cli_env(), stdout=subprocess.PIPE,
                               text=True)
