@@ -8,8 +8,9 @@ navigation.through_app()  # first, before the imports below: a page run alone go
 
 from wordpiece_core.errors import WordPieceError
 from wordpiece_core.pipeline import Tokenizer
-from wordpiece_ui import caches, chips, corpus_loading, encodings, safe, state, trained
+from wordpiece_ui import caches, chips, corpus_loading, encodings, safe, state, trained, user_files
 from wordpiece_ui.corpora import sample_by_id
+from wordpiece_ui.datastore import StoredFile
 from wordpiece_ui.stepper import Stepper
 from wordpiece_ui.trained_model import TrainedModel
 
@@ -31,6 +32,7 @@ st.segmented_control("Tokenizer", list(SOURCES), format_func=SOURCES.__getitem__
                      on_change=state.remember, args=(state.SOURCE,))
 tokenizer: Tokenizer | None = None
 model: TrainedModel | None = None  # the training behind the tokenizer, when it is the one trained in the sidebar
+file: StoredFile | None = None  # the tokenizer file, when it is one uploaded (kept by digest)
 kind, label = "", ""
 if st.session_state[state.SOURCE] == "trained":
     counts = corpus_loading.word_counts(settings)
@@ -41,15 +43,19 @@ if st.session_state[state.SOURCE] == "trained":
         label = (f"{state.ALGORITHM_LABELS[kind]} trained on {safe.md(model.counts.name)}: {len(model.training.vocab):,} tokens · "
                  f"normalizer {settings.normalizer} · pre-tokenizer {settings.pre_tokenizer}")
 else:
-    file = st.file_uploader(f"tokenizer.json (WordPiece or BPE) or a BERT vocab.txt, up to {encodings.MAX_TOKENIZER_MB} MB",
-                            type=["json", "txt"], key=state.TOKENIZER_FILE)
+    st.file_uploader(f"tokenizer.json (WordPiece or BPE) or a BERT vocab.txt, up to {encodings.MAX_TOKENIZER_MB} MB",
+                     type=["json", "txt"], key=state.TOKENIZER_FILE)
+    file = user_files.tokenizer_file(st.session_state.get(state.TOKENIZER_FILE))  # kept by digest (or the link's)
     if file is None:
-        st.info("Choose a tokenizer file, or switch back to the tokenizer trained in the sidebar.")
+        st.info(user_files.gone_line(user_files.TOKENIZER)
+                or "Choose a tokenizer file, or switch back to the tokenizer trained in the sidebar.")
     else:
+        if (not_saved := user_files.not_saved_line(file)) is not None:
+            st.caption(not_saved)
         try:
             lowercase = None
-            if caches.uploaded_file_kind(file.name, file.getvalue()) == "vocab.txt":  # it does not say whether it is cased
-                guessed = encodings.guess_uncased(file.name, file.getvalue())
+            if caches.uploaded_file_kind(file) == "vocab.txt":  # it does not say whether it is cased
+                guessed = caches.uploaded_looks_uncased(file)
                 choice = st.radio("This vocabulary is", ["uncased", "cased"], index=0 if guessed else 1,
                                   horizontal=True, key=f"cased {file.name}",
                                   help="Uncased: the text is lowercased and its accents stripped first (the bert "
@@ -57,7 +63,7 @@ else:
                                        "(bert-cased). Guessed from the file: "
                                        + ("no token starts with a capital." if guessed else "some tokens start with a capital."))
                 lowercase = choice == "uncased"
-            tokenizer = caches.uploaded_tokenizer(file.name, file.getvalue(), lowercase)
+            tokenizer = caches.uploaded_tokenizer(file, lowercase)
             kind = tokenizer.model.kind
             label = f"{safe.md(file.name)}: {kind}, {len(tokenizer.vocab):,} tokens · normalizer {tokenizer.normalizer} · pre-tokenizer {tokenizer.pre_tokenizer}"
         except WordPieceError as exc:
@@ -75,6 +81,7 @@ st.toggle("Add special tokens ([CLS] … [SEP] when the vocabulary has them)", k
           on_change=state.remember, args=(state.SPECIAL,))
 text, pair = st.session_state[state.TEXT] or "", st.session_state[state.PAIR] or ""
 url_extra = {"source": st.session_state[state.SOURCE] if st.session_state[state.SOURCE] != "trained" else None,
+             user_files.TOKENIZER_LINK: file.id if file is not None else None,
              "text": text if len(text) <= URL_TEXT_LIMIT else None,
              "pair": pair if pair and len(pair) <= URL_TEXT_LIMIT else None,
              "special": None if st.session_state[state.SPECIAL] else "0"}

@@ -6,9 +6,11 @@ from its own place, where the tests take it from pytest's configuration (tests/h
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 
@@ -26,15 +28,20 @@ def free_port() -> int:
 
 
 class StreamlitServer:
-    def __init__(self) -> None:
-        self.port = free_port()
+    """`streamlit run app.py` on a free port, with a data directory (WORDPIECE_LAB_DATA) of its own: a new
+    temporary one, removed when the server stops, unless `data_dir` names one (a restart keeps it)."""
+
+    def __init__(self, data_dir: str | None = None, port: int | None = None) -> None:
+        self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
+        self.own_data = data_dir is None
+        self.data_dir = data_dir or tempfile.mkdtemp(prefix="wordpiece-lab-data-")
         os.makedirs(SHOTS, exist_ok=True)  # a fresh clone has no artifacts folder yet
         self.log = open(os.path.join(SHOTS, "streamlit.log"), "w")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(self.port),
              "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
-            cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT,
+            cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT, env={**os.environ, "WORDPIECE_LAB_DATA": self.data_dir},
         )
         deadline = time.time() + 60
         while time.time() < deadline:
@@ -54,6 +61,8 @@ class StreamlitServer:
         except subprocess.TimeoutExpired:
             self.proc.kill()
         self.log.close()
+        if self.own_data:
+            shutil.rmtree(self.data_dir, ignore_errors=True)
 
 
 def wait_idle(page, timeout: float = 60_000) -> None:

@@ -537,3 +537,65 @@ def test_compare_and_playground_show_exactly_what_the_tokenizers_did(server, pag
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').last.set_input_files(str(merges))
     page.get_by_text("is a merges.txt").first.wait_for(timeout=30_000)
     check(page, "playground-merges-refused")
+
+
+IDLE = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"  # connected, and no script running
+
+
+def test_pasted_and_uploaded_corpora_come_back_after_a_restart(browser, tmp_path):
+    """The students' own corpora are kept in the data directory (WORDPIECE_LAB_DATA) by digest and named in the
+    link: after the server restarts on the same folder, an open tab's next full run and a reload open the same
+    corpus. The upload is over 1 MB, sent as a browser sends it (Streamlit's server spools it to a temporary file).
+
+    (An open tab's first click after the restart runs the whole app as its link says: the new server's first run
+    of that session. The tab goes on from there. Until that run, Streamlit drops a click inside a fragment, such
+    as Next: the new server has not seen the fragment.)"""
+    text = "low lower lowest newer newest wider widest\n" * 3
+    big = tmp_path / "big.txt"
+    with open(big, "w", encoding="utf-8") as fh:
+        for i in range(30_000):
+            fh.write(" ".join(f"{w}{(i * 7 + j) % 1000}" for j, w in enumerate(("token", "merge", "pair", "count"))) + "\n")
+    assert big.stat().st_size > 1_000_000
+    data = str(tmp_path / "data")
+    first = StreamlitServer(data)
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    tabs = {"the pasted text": context.new_page(), "big.txt": context.new_page()}
+    for pg in tabs.values():
+        pg.errors = []
+        pg.on("pageerror", lambda e, pg=pg: pg.errors.append(str(e)))
+    pasted, uploaded = tabs.values()
+    try:
+        visit(pasted, first.url + "/?corpus=paste", "Paste some text")
+        box = pasted.locator('[data-testid="stSidebar"] textarea')
+        box.fill(text)
+        box.press("Control+Enter")
+        pasted.get_by_text("the pasted text: 7 distinct words").first.wait_for(timeout=60_000)
+        check(pasted, "paste-sidebar-1280x720")
+        visit(uploaded, first.url + "/?corpus=upload", "Choose a .txt or .tsv file")
+        uploaded.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(big))
+        uploaded.get_by_text("big.txt: 4,000 distinct words").first.wait_for(timeout=60_000)
+        check(uploaded, "upload-over-1-MB")
+        assert all("corpus_id=" in pg.url for pg in tabs.values())
+    finally:
+        first.stop()
+    second = StreamlitServer(data, port=first.port)  # the same address: the open tabs reconnect to it
+    try:
+        for name, pg in tabs.items():  # an open tab: its first click runs the app as its link says; then it goes on
+            bpe = pg.locator('[data-testid="stSidebar"]').get_by_text("BPE", exact=True)
+            pg.wait_for_function(IDLE, timeout=60_000)  # reconnected
+            bpe.click()
+            pg.wait_for_timeout(1000)
+            pg.wait_for_function(IDLE, timeout=60_000)
+            assert pg.get_by_text(f"{name}: ").filter(has_text="WordPiece").count() >= 1
+            bpe.click()
+            pg.get_by_text(f"{name}: ").filter(has_text="BPE").first.wait_for(timeout=60_000)
+            check(pg, "after-restart-" + name.split()[-1])
+        for name, pg in tabs.items():
+            pg.reload()
+            pg.get_by_text(f"{name}: ").filter(has_text="BPE").first.wait_for(timeout=60_000)
+            check(pg, "after-restart-reload-" + name.split()[-1])
+        assert pasted.evaluate("document.querySelector('[data-testid=stSidebar] textarea').value") == text
+        assert uploaded.get_by_text("Using big.txt (1.").count() == 1  # the link's file, named in the sidebar
+    finally:
+        context.close()
+        second.stop()

@@ -62,3 +62,13 @@ def test_an_absurd_max_input_chars_per_word_is_refused_by_name():
                                        "continuing_subword_prefix": "##", "max_input_chars_per_word": 10**9}}
     with pytest.raises(WordPieceError, match=r"max_input_chars_per_word is 1,000,000,000.*at most 100,000"):
         tokenizer_from_json(doc, "tokenizer.json")
+
+
+def test_the_playground_loader_writes_no_temporary_file(monkeypatch, tmp_path):
+    """A full temporary disk failed a tokenizer upload with OSError: [Errno 28]: the file is read from memory."""
+    import json
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "missing" / "tmp"))  # any temporary file would fail
+    tok = load_uploaded_tokenizer("tokenizer.json", json.dumps(WP).encode())
+    assert "hug" in tok.encode("hug").tokens

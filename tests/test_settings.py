@@ -1,5 +1,7 @@
 """wordpiece_ui/settings.py: the settings every page shares, and their URL form."""
 
+import pytest
+
 from wordpiece_ui.settings import Settings, from_query
 
 
@@ -8,3 +10,19 @@ def test_settings_round_trip_through_the_url():
                  tie_break="hf", min_frequency=2, specials="unk")
     back, step, problems = from_query(s.to_query() | {"step": "12"})
     assert (back, step, problems) == (s, 12, [])
+
+
+def test_a_pasted_or_uploaded_corpus_is_named_in_the_link_by_its_id():
+    settings, _, problems = from_query({"corpus": "paste", "corpus_id": "0123456789ABCDEF"})
+    assert settings.corpus_id == "0123456789abcdef" and not problems
+    assert settings.to_query()["corpus_id"] == "0123456789abcdef"
+    sample, _, problems = from_query({"corpus": "course-toy", "corpus_id": "0123456789abcdef"})
+    assert sample.corpus_id == "" and "corpus_id" not in sample.to_query() and not problems  # a sample has none
+
+
+@pytest.mark.parametrize("hostile", ["../../etc/passwd", "1' OR '1'='1", "abc", "f" * 65, "<img src=x>"])
+def test_a_corpus_id_that_is_not_one_is_refused_in_words(hostile):
+    settings, _, problems = from_query({"corpus": "upload", "corpus_id": hostile})
+    assert settings.corpus == "upload" and settings.corpus_id == ""
+    assert problems == ["corpus_id is not the id of a kept file (16 to 64 hexadecimal digits, as the app writes "
+                        "them); paste or upload the file again"]

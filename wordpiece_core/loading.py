@@ -169,10 +169,19 @@ def load_tokenizer(path: str, merges_path: str | None = None, lowercase: bool | 
     so (True: the `bert` normalizer, False: `bert-cased`); None guesses, as `guess_lowercase`.
     """
     from .corpus import read_file_bytes
+
+    return tokenizer_from_bytes(read_file_bytes(path), path, lowercase, merges_path)
+
+
+def tokenizer_from_bytes(data: bytes, path: str, lowercase: bool | None = None, merges_path: str | None = None):
+    """`load_tokenizer` for a file's content already read (an upload: nothing is written to disk).
+
+    `path` names the file in messages, and its folder is where a vocab.json's merges.txt is looked for.
+    """
+    from .corpus import read_file_bytes
     from .models import BPEModel, WordPieceModel
     from .pipeline import Template, Tokenizer
 
-    data = read_file_bytes(path)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:

@@ -8,11 +8,13 @@ Streamlit is imported by these modules only (tests/test_wordpiece_ui.py checks t
 what every session of the server shares, `server.py` (the store and the training service),
 `corpus_loading.py` (the sidebar's corpus as word counts), `trained.py` (trainings as handles,
 started early by app.py) and `caches.py` (tables, charts and tokenizers derived from them);
-what a session sees and remembers, `state.py` (sidebar, URL, session keys), `navigation.py` (the
+what a session sees and remembers, `state.py` (sidebar, URL, session keys), `user_files.py` (its pasted
+and uploaded files, kept in the data store by digest), `navigation.py` (the
 pages behind app.py), `progress_view.py` (progress bars and Stop), `stepper.py` and `keys.py` (the
 step views and their keys), `intro.py` (the first-visit introduction), `presenter.py` (presenter
 mode's type sizes) and `glossary.py` (the candidate table's column tooltips, inside one function).
 
 The others draw nothing: they turn records into DataFrames, charts, HTML and text, or, as
-stores.py, jobs.py and train_worker.py, store and run trainings without a Streamlit session.
+stores.py, jobs.py and train_worker.py, store and run trainings without a Streamlit session, and,
+as datastore.py and counting.py, keep the students' own files on disk and count them in a worker.
 """

@@ -13,7 +13,6 @@ the page's imports). Downloads are built when clicked and not kept.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlencode
@@ -28,8 +27,9 @@ from wordpiece_core.pipeline import Tokenizer
 from wordpiece_core.replay import candidates_at
 from wordpiece_core.trace import Training
 
-from . import charts, compare, corpus_loading, server, tables
+from . import charts, compare, corpus_loading, server, tables, user_files
 from .corpora import samples
+from .datastore import StoredFile
 from .settings import Settings, defaults_for
 from .trained_model import TrainedModel
 
@@ -163,16 +163,23 @@ def _tokenizer_size(tok: Tokenizer) -> int:
     return 150 * len(tok.vocab) + 300 * CACHED_WORDS
 
 
-def uploaded_file_kind(name: str, data: bytes) -> str:
+def uploaded_file_kind(own: StoredFile) -> str:
     """What an uploaded tokenizer file is (read once per file, not at every rerun of the playground)."""
     from .encodings import file_kind
 
-    return server.store().get_or_make(("file kind", name, hashlib.sha256(data).hexdigest()), lambda: file_kind(name, data))
+    return server.store().get_or_make(("file kind", own.name, own.digest), lambda: file_kind(own.name, user_files.read(own)))
 
 
-def uploaded_tokenizer(name: str, data: bytes, lowercase: bool | None = None) -> Tokenizer:
+def uploaded_looks_uncased(own: StoredFile) -> bool:
+    """Whether an uploaded vocab.txt looks uncased (read once per file)."""
+    from .encodings import guess_uncased
+
+    return server.store().get_or_make(("uncased", own.name, own.digest), lambda: guess_uncased(own.name, user_files.read(own)))
+
+
+def uploaded_tokenizer(own: StoredFile, lowercase: bool | None = None) -> Tokenizer:
     from .encodings import load_uploaded_tokenizer
 
-    digest = hashlib.sha256(data).hexdigest()
-    return server.store().get_or_make(("uploaded tokenizer", name, digest, lowercase),
-                                      lambda: load_uploaded_tokenizer(name, data, lowercase), size=_tokenizer_size)
+    return server.store().get_or_make(("uploaded tokenizer", own.name, own.digest, lowercase),
+                                      lambda: load_uploaded_tokenizer(own.name, user_files.read(own), lowercase),
+                                      size=_tokenizer_size)

@@ -22,6 +22,7 @@ CUSTOM_IDS = ("paste", "upload")
 MAX_UPLOAD_MB = 20  # also server.maxUploadSize in .streamlit/config.toml
 MAX_PASTE_CHARS = 1_000_000
 MAX_WORD_TYPES = 200_000
+PASTE_NAME = "the pasted text"
 
 
 @dataclass(frozen=True)
@@ -125,7 +126,7 @@ def load_paste(text: str, settings: TextSettings) -> WordCounts:
         raise WordPieceError(
             f"the pasted text has {len(text):,} characters; the limit is {MAX_PASTE_CHARS:,}. Upload it as a file instead."
         )
-    return word_counts_from_bytes(text.encode("utf-8"), "the pasted text", False, settings)
+    return word_counts_from_bytes(text.encode("utf-8"), PASTE_NAME, False, settings)
 
 
 def load_upload(name: str, data: bytes, settings: TextSettings) -> WordCounts:
@@ -133,3 +134,10 @@ def load_upload(name: str, data: bytes, settings: TextSettings) -> WordCounts:
     if not lower.endswith((".txt", ".tsv", ".text")):
         raise WordPieceError(f"{name}: upload a .txt file (plain text) or a .tsv of word<TAB>count lines")
     return word_counts_from_bytes(data, name, lower.endswith(".tsv"), settings)
+
+
+def load_own(kind: str, name: str, data: bytes, settings: TextSettings) -> WordCounts:
+    """A pasted text (`kind` "paste") or an uploaded file, from the bytes the data store keeps."""
+    if kind == "paste":
+        return load_paste(data.decode("utf-8", errors="replace"), settings)
+    return load_upload(name, data, settings)

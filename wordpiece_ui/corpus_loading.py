@@ -1,13 +1,14 @@
 """The sidebar's corpus as word counts, counted once for every session of the server (no pandas or Altair).
 
 A sample corpus, a pasted text or an uploaded file is counted once per server, under a key
-of its content and text settings, and kept in the server's store (server.py). What cannot
-be counted is said on the page, in words.
+of its content and text settings, and kept in the server's store (server.py). A pasted or
+uploaded one is counted in a worker process, from the data store (user_files.py, counting.py),
+so that the server's other sessions are not held up. What cannot be counted is said on the page,
+in words.
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Hashable
 
 import streamlit as st
@@ -15,8 +16,8 @@ import streamlit as st
 from wordpiece_core.corpus import TextSettings
 from wordpiece_core.errors import WordPieceError
 
-from . import safe, server, state
-from .corpora import MAX_UPLOAD_MB, WordCounts, load_paste, load_sample, load_upload
+from . import safe, server, user_files
+from .corpora import CUSTOM_IDS, MAX_UPLOAD_MB, WordCounts, load_sample
 from .settings import Settings
 
 
@@ -48,22 +49,15 @@ def word_counts(settings: Settings) -> WordCounts | None:
     """The chosen corpus' word counts, or None after showing why there are none."""
     text = text_settings(settings)
     try:
-        if settings.corpus == "paste":
-            pasted = st.session_state.get(state.PASTE_TEXT) or ""
-            if not pasted.strip():
-                st.info("Paste some text into the box in the sidebar to train on it.")
+        if settings.corpus in CUSTOM_IDS:
+            own = user_files.current(settings.corpus)
+            if own is None:
+                st.info(user_files.gone_line(settings.corpus) or (
+                    "Paste some text into the box in the sidebar to train on it." if settings.corpus == "paste" else
+                    f"Choose a .txt or .tsv file in the sidebar (up to {MAX_UPLOAD_MB} MB)."))
                 return None
-            digest = hashlib.sha256(pasted.encode("utf-8", "surrogatepass")).hexdigest()
-            return _counts(("paste", digest, text), lambda: load_paste(pasted, text), "Reading your text…")
-        if settings.corpus == "upload":
-            file = st.session_state.get(state.UPLOAD_FILE)
-            if file is None:
-                st.info(f"Choose a .txt or .tsv file in the sidebar (up to {MAX_UPLOAD_MB} MB).")
-                return None
-            data = file.getvalue()
-            digest = hashlib.sha256(data).hexdigest()
-            counts = _counts(("upload", file.name, digest, text), lambda: load_upload(file.name, data, text),
-                             "Reading your file…")
+            counts = _counts(("own", own.digest, own.kind, own.name, text), lambda: user_files.count(own, text),
+                             "Reading your text…" if own.kind == "paste" else "Reading your file…")
             if counts.note:
                 st.sidebar.info(safe.md(counts.note) + ".")
             return counts

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from typing import NamedTuple
 
 import pandas as pd
 
 from wordpiece_core.errors import WordPieceError
-from wordpiece_core.loading import guess_lowercase, load_tokenizer, parse_json
+from wordpiece_core.loading import guess_lowercase, parse_json, tokenizer_from_bytes
 from wordpiece_core.pipeline import Encoding, Tokenizer, WordTrace
 
 from .safe import code, md
@@ -57,15 +56,8 @@ def file_kind(name: str, data: bytes) -> str:
 
 def load_uploaded_tokenizer(name: str, data: bytes, lowercase: bool | None = None) -> Tokenizer:
     """A tokenizer.json or BERT vocab.txt from uploaded bytes, recognised by content (errors say what is wrong)."""
-    base = file_kind(name, data)
-    with tempfile.TemporaryDirectory() as folder:
-        path = os.path.join(folder, base)
-        with open(path, "wb") as fh:
-            fh.write(data)
-        try:
-            tokenizer = load_tokenizer(path, lowercase=lowercase)
-        except WordPieceError as exc:
-            raise WordPieceError(str(exc).replace(path, name).replace(folder + os.sep, "")) from None
+    file_kind(name, data)  # refuses what is neither, by name
+    tokenizer = tokenizer_from_bytes(data, name, lowercase)  # from memory: a full temporary disk cannot fail it
     if hasattr(tokenizer.model, "strict_unk"):
         tokenizer.model.strict_unk = False  # words it cannot spell are named on the page, not an error
     return tokenizer

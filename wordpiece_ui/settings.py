@@ -1,6 +1,7 @@
 """The settings every page shares, and their URL form (the shareable-link contract).
 
-Query parameters: ``corpus``, ``algorithm`` (wordpiece | bpe), ``vocab_size``,
+Query parameters: ``corpus``, with ``corpus_id`` for a pasted or uploaded one (the first 16 hex
+digits of its content's SHA-256, as the data store keeps it: datastore.py), ``algorithm`` (wordpiece | bpe), ``vocab_size``,
 ``normalizer``, ``pre_tokenizer``, ``tie_break`` (first | hf), ``min_frequency``,
 ``specials`` (bert | unk | none | endoftext), with the byte-level pre-tokenizer ``byte_alphabet``
 and ``prefix_space`` (0 | 1), and, on the Train page, ``step``.
@@ -19,6 +20,7 @@ from wordpiece_core.special_tokens import BERT_SPECIALS, END_OF_TEXT, UNK
 from wordpiece_core.config import ALGORITHMS, Algorithm, TIE_BREAKS, TieBreak
 
 from .corpora import CUSTOM_IDS, sample_by_id, samples
+from .datastore import ID_CHARS, valid_id
 
 SPECIALS = {
     "bert": BERT_SPECIALS,
@@ -43,6 +45,7 @@ class Settings:
     specials: str = "none"
     byte_alphabet: bool = False  # byte-level: start from all 256 byte symbols, not only those seen
     prefix_space: bool = False  # byte-level: add a space before the text, so a first word is spelled like the others
+    corpus_id: str = ""  # a pasted or uploaded corpus: its id in the data store ("" for a sample, or none yet)
 
     @property
     def special_tokens(self) -> tuple[str, ...]:
@@ -57,8 +60,10 @@ class Settings:
         return self.byte_level and self.prefix_space
 
     def to_query(self) -> dict[str, str]:
+        own = {"corpus_id": self.corpus_id} if self.corpus in CUSTOM_IDS and self.corpus_id else {}
         return {
             "corpus": self.corpus,
+            **own,
             "algorithm": self.algorithm,
             "vocab_size": str(self.vocab_size),
             "normalizer": self.normalizer,
@@ -87,6 +92,17 @@ def _int(text: str, low: int, high: int) -> int | None:
     except ValueError:
         return None
     return value if low <= value <= high else None
+
+
+def file_id(key: str, raw: str) -> tuple[str, str | None]:
+    """A link's id of a kept file (`corpus_id`, `tokenizer_id`): the id, or "" and why it was refused.
+
+    Only what the app writes is read (hexadecimal digits, bounded): never a path, never SQL."""
+    found = valid_id(raw)
+    if found is not None:
+        return found, None
+    return "", (f"{key} is not the id of a kept file ({ID_CHARS} to 64 hexadecimal digits, as the app writes "
+                "them); paste or upload the file again")
 
 
 def from_query(params: Mapping[str, str]) -> tuple[Settings, int | None, list[str]]:
@@ -126,6 +142,9 @@ def from_query(params: Mapping[str, str]) -> tuple[Settings, int | None, list[st
                 values[key] = params[key] == "1"
             else:
                 problems.append(f"{key}='{params[key]}' must be 0 or 1; using 0")
+    if corpus in CUSTOM_IDS and "corpus_id" in params:
+        values["corpus_id"], problem = file_id("corpus_id", params["corpus_id"])
+        problems += [problem] if problem else []
     step = None
     if "step" in params:
         step = _int(params["step"], 0, 10_000_000)

@@ -2,7 +2,8 @@
 
 - The sidebar's widgets live in app.py's run, so their values survive moving
   between pages. On a session's first run they are filled from the URL.
-- Every `st.session_state` key the app uses is named once, below.
+- Every `st.session_state` key the app uses is named once, below (those of the session's own
+  files, a paste or an upload kept by digest, in user_files.py).
 - What is shared between sessions lives elsewhere: corpora in corpus_loading.py, trainings
   in trained.py, the tables derived from them in caches.py.
 """
@@ -18,7 +19,7 @@ from wordpiece_core.config import TrainerConfig
 from wordpiece_core.normalizers import NORMALIZERS
 from wordpiece_core.pre_tokenizers import PRE_TOKENIZERS
 
-from . import safe
+from . import safe, user_files
 from .corpora import MAX_PASTE_CHARS, MAX_UPLOAD_MB, MAX_WORD_TYPES, sample_by_id, samples
 from .settings import (ALGORITHMS, MAX_MIN_FREQUENCY, MAX_VOCAB, SPECIALS, SPECIALS_LABELS, TIE_BREAKS, Settings,
                        defaults_for, from_query)
@@ -85,6 +86,11 @@ def init_from_url() -> None:
     st.session_state[STEP] = step if step is not None else 1
     st.session_state[URL_PROBLEMS] = problems
     st.session_state[URL_LOADED] = True
+    if settings.corpus_id:  # a pasted or uploaded corpus, kept by digest: back in the box, or the session's upload
+        own = user_files.from_link(settings.corpus, settings.corpus_id)
+        pasted = user_files.text(own) if own is not None and settings.corpus == "paste" else None
+        if pasted is not None:
+            st.session_state[kept(PASTE_TEXT)] = st.session_state[PASTE_TEXT] = pasted
 
 
 def _apply_corpus_defaults() -> None:
@@ -109,6 +115,7 @@ def sidebar() -> Settings:
     sb.selectbox("Corpus", ids, format_func=lambda i: titles[i], key=setting_key("corpus"), on_change=_apply_corpus_defaults)
     corpus = st.session_state[setting_key("corpus")]
     sample = sample_by_id(corpus)
+    own = None  # a pasted or uploaded corpus, as the data store keeps it
     if sample is not None:
         sb.caption(sample.description)
     elif corpus == "paste":
@@ -118,18 +125,25 @@ def sidebar() -> Settings:
             key=PASTE_TEXT, height=160, max_chars=MAX_PASTE_CHARS, on_change=remember, args=(PASTE_TEXT,),
             placeholder="Paste some text, then press Ctrl+Enter or click outside the box.",
         )
+        own = user_files.pasted(st.session_state[PASTE_TEXT] or "")
     else:
         sb.file_uploader(
             f"A .txt file (UTF-8 text) or a .tsv of word<TAB>count lines, up to {MAX_UPLOAD_MB} MB "
             f"and {MAX_WORD_TYPES:,} distinct words",
             type=["txt", "tsv"], key=UPLOAD_FILE,
         )
+        own = user_files.uploaded(user_files.UPLOAD, st.session_state.get(UPLOAD_FILE))
+        if own is not None and st.session_state.get(UPLOAD_FILE) is None:  # the link's file, not one chosen here
+            sb.caption(f"Using {safe.md(own.name)} ({user_files.size_text(own.size)}), from the link; "
+                       "upload a file to use another.")
+    if (line := user_files.not_saved_line(own)) is not None:
+        sb.warning(line, icon=":material/cloud_off:")
     sb.radio("Algorithm", ALGORITHMS, format_func=ALGORITHM_LABELS.get, key=setting_key("algorithm"), horizontal=True,
              on_change=_reset_step)
     sb.number_input("Vocabulary size", 1, MAX_VOCAB, step=10, key=setting_key("vocab_size"), on_change=_reset_step,
                     help=f"Training stops here, or earlier when no pair is left (1 to {MAX_VOCAB:,}).")
     is_tsv = sample is not None and sample.is_word_counts or (
-        corpus == "upload" and getattr(st.session_state.get(UPLOAD_FILE), "name", "").lower().endswith(".tsv"))
+        corpus == "upload" and own is not None and own.name.lower().endswith(".tsv"))
     text_help = "Word-count files are used as they are: no normalizer or pre-tokenizer." if is_tsv else None
     sb.selectbox("Normalizer", NORMALIZERS, key=setting_key("normalizer"), disabled=is_tsv, on_change=_reset_step, help=text_help or
                  "none; lowercase; bert = clean, CJK spacing, strip accents and lowercase; bert-cased = the same without lowercasing.")
@@ -151,7 +165,7 @@ def sidebar() -> Settings:
     for problem in st.session_state.get(URL_PROBLEMS, []):
         sb.warning("Link: " + safe.md(problem))
     return Settings(**{f: st.session_state.get(setting_key(f), False) if f in BYTE_FIELDS else st.session_state[setting_key(f)]
-                       for f in FIELDS})
+                       for f in FIELDS}, corpus_id=own.id if own is not None else "")
 
 
 def kept(key: str) -> str:
@@ -271,7 +285,7 @@ def _share_contents(settings: Settings, url: str, page: str, qr_at_once: bool) -
     if qr_at_once:  # presenter mode: the room scans first
         st.image(qr_png(url), caption="Scan to open this view", width=280)
     if settings.corpus in CUSTOM_LABELS:
-        st.caption("Your own corpus is not part of the link: whoever opens it sees the corpus choice, not your text.")
+        st.caption(user_files.share_note(settings.corpus))
     st.caption("The link opens this page with these settings (copy it with the button at its right).")
     st.code(url, language=None, wrap_lines=True)
     if only_this_computer(url):
