@@ -132,7 +132,7 @@ class TrainingService:
         self._slots = threading.Semaphore(self.workers)
         self._inline_slots = threading.Semaphore(INLINE_AT_ONCE)
         self._supervisor: threading.Thread | None = None
-        self._tick = max(0.05, min(1.0, grace / 2, kill_grace / 2, watchdog / 4))  # the supervisor's period
+        self._tick = max(0.05, min(1.0, grace / 2, kill_grace / 4, watchdog / 4))  # the supervisor's period
         self.started = 0  # trainings actually run (for tests and the benchmark)
 
     # ----- what a session calls ---------------------------------------------------------
