@@ -26,10 +26,16 @@ teacher opening the app before class):
    open another new link at once, and the server's CPU time for the herd is divided by it.
    CPU time = user + system of the server and all its descendants, reaped ones included.
    (Shown beside it, to read the ratio: the CPU time of the same 8 page loads once trained.)
-4. memory: the server's RSS (VmRSS of the process and its descendants, summed, read from
-   /proc every ~100 ms) during the class; held after 10 large trainings one after another;
-   after one trace.jsonl download.
-5. big training: one student trains wordfreq-en with a 50,000 vocabulary while 5 others
+4. memory: the server tree's memory (the PSS of the server and its worker processes,
+   summed, read from /proc/PID/smaps_rollup every ~100 ms: process_memory.py, as
+   bench_train.py measures) during the class; held after 10 large trainings one after
+   another; after one trace.jsonl download.
+5. sessions that stay: N students (default 30; 8 with --quick) each open a different large
+   training (wordfreq corpora, WordPiece, vocabulary 20,000 and up: about 20 MB each, more
+   than the store's budget in all), click Next once and keep their tab open; the memory
+   held while they are all still connected and after they have left, against the store's
+   budget (`--cache-mb`, the server's WORDPIECE_LAB_CACHE_MB; the app's default otherwise).
+6. big training: one student trains wordfreq-en with a 50,000 vocabulary while 5 others
    click on small corpora (0.3–1 s apart); their step times during the training, and after.
 
 What it does not simulate: no browser renders anything, so the times are the server's
@@ -39,7 +45,7 @@ chunk requests are not sent; the clients run on the same machine as the server (
 little CPU: the total is printed).
 
     python benchmarks/bench_class.py [--quick] [--students N] [--port P] [--seed S]
-                                     [--big-algorithm wordpiece|bpe]
+                                     [--big-algorithm wordpiece|bpe] [--cache-mb MB] [--stay N]
 
 Progress goes to stderr; the table (Markdown) to stdout.
 """
@@ -65,6 +71,7 @@ from urllib.parse import urlencode
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from process_memory import process_tree, tree_pss_bytes  # noqa: E402
 from streamlit_client import Run, StreamlitClient  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -75,14 +82,14 @@ MB = 1024 * 1024
 STEP_MEDIAN, STEP_P90, LOAD_MEDIAN = 0.5, 1.5, 6.0
 IDLE_STEP_MEDIAN = 0.2
 HERD_CPU_RATIO = 1.5
-CLASS_PEAK_RSS = 1.2e9
+CLASS_PEAK_PSS = 1.2e9
 BUSY_STEP_MEDIAN = 0.5
 
 # Per-phase time limits (seconds). The last phase ("big") may also use what the others left
 # of their sum, so a full run ends within ~10 minutes and a --quick one within ~4 (about a
 # minute when the app is fast).
-BUDGETS = {"class": 150, "idle": 30, "herd": 120, "memory": 120, "big": 150}
-QUICK_BUDGETS = {"class": 60, "idle": 20, "herd": 45, "memory": 45, "big": 60}
+BUDGETS = {"class": 150, "idle": 30, "herd": 120, "memory": 120, "stay": 180, "big": 150}
+QUICK_BUDGETS = {"class": 60, "idle": 20, "herd": 45, "memory": 45, "stay": 60, "big": 60}
 WARM_UP_LIMIT = 60
 
 BIG_LINK = ("/?corpus=wordfreq-en&algorithm=wordpiece&vocab_size=8000&normalizer=none&pre_tokenizer=whitespace"
@@ -129,8 +136,9 @@ def log(text: str) -> None:
 class Server:
     """`python -m streamlit run app.py` in the project root, and its process tree read from /proc."""
 
-    def __init__(self, port: int) -> None:
+    def __init__(self, port: int, cache_mb: int | None = None) -> None:
         self.port = port
+        self.cache_mb = cache_mb  # the store's budget (WORDPIECE_LAB_CACHE_MB); None: the app's default
         self.base_url = f"http://127.0.0.1:{port}"
         self.log_file = tempfile.NamedTemporaryFile(prefix="bench_class-server-", suffix=".log", delete=False)
         self.process: subprocess.Popen | None = None
@@ -140,7 +148,10 @@ class Server:
         command = [sys.executable, "-m", "streamlit", "run", "app.py",
                    "--server.port", str(self.port), "--server.headless", "true"]
         log(f"starting the server: {' '.join(command[1:])} (log: {self.log_file.name})")
-        self.process = subprocess.Popen(command, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=self.log_file,
+        env = dict(os.environ)
+        if self.cache_mb is not None:
+            env["WORDPIECE_LAB_CACHE_MB"] = str(self.cache_mb)
+        self.process = subprocess.Popen(command, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=self.log_file,
                                         stderr=subprocess.STDOUT, start_new_session=True)
         opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
         deadline = time.monotonic() + timeout
@@ -172,40 +183,18 @@ class Server:
             except subprocess.TimeoutExpired:
                 continue
 
-    def _tree(self) -> list[int]:
-        """The server's pid and its descendants' (scanning /proc for parent pids)."""
-        children: dict[int, list[int]] = {}
-        for entry in os.listdir("/proc"):
-            if entry.isdigit():
-                fields = _stat_fields(int(entry))
-                if fields:
-                    children.setdefault(int(fields[1]), []).append(int(entry))
-        tree, todo = [], [self.process.pid]
-        while todo:
-            pid = todo.pop()
-            tree.append(pid)
-            todo.extend(children.get(pid, []))
-        return tree
-
     def cpu_seconds(self) -> float:
         """CPU time of the tree so far: user + system, plus that of children already reaped."""
         ticks = 0
-        for pid in self._tree():
+        for pid in process_tree(self.process.pid):
             fields = _stat_fields(pid)
             if fields:
                 ticks += sum(int(v) for v in fields[11:15])  # utime stime cutime cstime
         return ticks / CLK_TCK
 
-    def rss_bytes(self) -> int:
-        total = 0
-        for pid in self._tree():
-            with contextlib.suppress(OSError):
-                with open(f"/proc/{pid}/status") as fh:
-                    for line in fh:
-                        if line.startswith("VmRSS:"):
-                            total += int(line.split()[1]) * 1024
-                            break
-        return total
+    def pss_bytes(self) -> int:
+        """The memory of the server and its worker processes: their summed PSS (process_memory.py)."""
+        return tree_pss_bytes(self.process.pid)
 
     def log_tail(self, lines: int = 15) -> str:
         with open(self.log_file.name, errors="replace") as fh:
@@ -222,10 +211,10 @@ def _stat_fields(pid: int) -> list[str] | None:
 
 
 class MemorySampler(threading.Thread):
-    """Samples the server tree's RSS every ~100 ms; peaks over any time window."""
+    """Samples the server tree's memory (summed PSS) every ~100 ms; peaks over any time window."""
 
     def __init__(self, server: Server, interval: float = 0.1) -> None:
-        super().__init__(daemon=True, name="rss-sampler")
+        super().__init__(daemon=True, name="pss-sampler")
         self.server, self.interval = server, interval
         self.samples: list[tuple[float, int]] = []
         self._stop = threading.Event()
@@ -233,14 +222,14 @@ class MemorySampler(threading.Thread):
     def run(self) -> None:
         while not self._stop.is_set():
             with contextlib.suppress(Exception):
-                self.samples.append((time.monotonic(), self.server.rss_bytes()))
+                self.samples.append((time.monotonic(), self.server.pss_bytes()))
             self._stop.wait(self.interval)
 
     def stop(self) -> None:
         self._stop.set()
 
     def peak(self, start: float, end: float) -> int:
-        return max((rss for t, rss in list(self.samples) if start <= t <= end), default=0)
+        return max((pss for t, pss in list(self.samples) if start <= t <= end), default=0)
 
 
 # ---------------------------------------------------------------------------- measurements
@@ -365,6 +354,8 @@ class Bench:
         table = QUICK_BUDGETS if self.args.quick else BUDGETS
         if phase == "big":  # the last phase: also what the others left unused
             return max(table[phase], int(sum(table.values()) - (time.monotonic() - self.started)))
+        if phase == "stay":  # about 3 CPU s a training, on 2 cores, with the arrivals and page loads
+            return max(table[phase], 6 * self.args.stay)
         return table[phase]
 
     async def wait_idle(self, max_wait: float = 15.0, below: float = 0.05) -> None:
@@ -389,6 +380,8 @@ class Bench:
             raise RuntimeError(f"the app's Train page does not load: {group.errors[0]}")
         log(f"warm-up: first page load {secs(run.seconds)}")
         await self.wait_idle()
+        self.base_pss = self.server.pss_bytes()
+        log(f"warm-up: server tree PSS {self.base_pss / MB:,.0f} MB")
 
     async def phase_class(self) -> None:
         a = self.args
@@ -516,10 +509,10 @@ class Bench:
                 last = self.client(wordfreq_link("wordpiece", size))
                 run = await self.open(last, group, f"training {i + 1}")
                 log(f"memory: training {i + 1}/{n} (vocab {size:,}) loaded in {secs(run.seconds) if run else '—'}; "
-                    f"server RSS {self.server.rss_bytes() / MB:,.0f} MB")
+                    f"server tree PSS {self.server.pss_bytes() / MB:,.0f} MB")
             result["trainings"] = len(group.loads)
             await self.wait_idle()
-            result["held"] = self.server.rss_bytes()
+            result["held"] = self.server.pss_bytes()
             if run is None:
                 return
             try:
@@ -528,33 +521,77 @@ class Bench:
                 group.errors.append(f"trace.jsonl download failed: {exc}")
                 return
             await self.wait_idle(5)
-            result["download"] = (size, seconds, self.server.rss_bytes())
+            result["download"] = (size, seconds, self.server.pss_bytes())
             log(f"memory: trace.jsonl ({size / MB:,.1f} MB) downloaded in {secs(seconds)}; "
-                f"server RSS {result['download'][2] / MB:,.0f} MB")
+                f"server tree PSS {result['download'][2] / MB:,.0f} MB")
 
         log(f"memory: {n} large trainings one after another, then one trace.jsonl download")
         start = time.monotonic()
         timed_out = await self.bounded("memory", body())
         peak = self.sampler.peak(start, time.monotonic())
-        self.rows.append(Row("memory: peak RSS of the server process + its children during the class "
-                             "(VmRSS summed, sampled every 0.1 s)", f"{self.class_peak / MB:,.0f} MB",
-                             f"≤ {CLASS_PEAK_RSS / 1e9:.1f} GB", judged(self.class_peak, CLASS_PEAK_RSS)))
+        self.rows.append(Row("memory: peak of the server tree (the server + its worker processes, PSS summed, "
+                             "sampled every 0.1 s) during the class", f"{self.class_peak / MB:,.0f} MB",
+                             f"≤ {CLASS_PEAK_PSS / 1e9:.1f} GB", judged(self.class_peak, CLASS_PEAK_PSS)))
         if "held" in result:
-            self.rows.append(Row(f"memory: RSS held after {result['trainings']} large trainings "
+            self.rows.append(Row(f"memory: server tree PSS held after {result['trainings']} large trainings "
                                  f"(wordfreq-en WordPiece, vocab {sizes[0]:,}–{sizes[-1]:,}, one after another)",
                                  f"{result['held'] / MB:,.0f} MB (peak {peak / MB:,.0f} MB)", "—", "info"))
         else:
-            self.rows.append(Row(f"memory: RSS held after {n} large trainings", self.timeout_text("memory")
+            self.rows.append(Row(f"memory: server tree PSS held after {n} large trainings", self.timeout_text("memory")
                                  if timed_out else "not measured", "—", "info"))
         if "download" in result:
-            size, seconds, rss = result["download"]
-            self.rows.append(Row("memory: RSS after one trace.jsonl download (deferred download: backend operation "
-                                 "+ HTTP GET of the media URL)",
-                                 f"{rss / MB:,.0f} MB (file {size / MB:,.1f} MB, {secs(seconds)})", "—", "info"))
+            size, seconds, pss = result["download"]
+            self.rows.append(Row("memory: server tree PSS after one trace.jsonl download (deferred download: "
+                                 "backend operation + HTTP GET of the media URL)",
+                                 f"{pss / MB:,.0f} MB (file {size / MB:,.1f} MB, {secs(seconds)})", "—", "info"))
         else:
-            self.rows.append(Row("memory: RSS after one trace.jsonl download", self.timeout_text("memory")
+            self.rows.append(Row("memory: server tree PSS after one trace.jsonl download", self.timeout_text("memory")
                                  if timed_out else "not measured (see the errors below)", "—", "info"))
         self.report_errors("memory", group.errors)
+
+    async def phase_stay(self) -> None:
+        n = self.args.stay
+        corpora = ("wordfreq-en", "wordfreq-de", "wordfreq-fi", "wordfreq-tr")
+        links = [link(corpus=corpora[i % len(corpora)], algorithm="wordpiece", vocab_size=20_000 + 250 * (i // 4))
+                 for i in range(n)]
+        budget = f"{self.args.cache_mb} MB" if self.args.cache_mb is not None else "the default"
+        group = Group()
+        result: dict[str, int] = {}
+
+        async def student(i: int, url: str) -> None:
+            await asyncio.sleep(i * self.args.stay_arrival)
+            label = f"staying student {i + 1}"
+            c = self.client(url)
+            if await self.open(c, group, label) is not None:
+                await self.step(c, group, label)  # the step view runs once more, then the tab stays open
+
+        async def body() -> None:
+            await self.wait_idle()
+            await asyncio.gather(*(student(i, url) for i, url in enumerate(links)))
+            await self.wait_idle()
+            result["held"] = self.server.pss_bytes()
+            log(f"stay: {len(group.loads)} of {n} students loaded their training; server tree PSS "
+                f"{result['held'] / MB:,.0f} MB while they are all connected")
+            await self.close_all()
+            await asyncio.sleep(5.0)
+            await self.wait_idle()
+            result["left"] = self.server.pss_bytes()
+            log(f"stay: after they left, server tree PSS {result['left'] / MB:,.0f} MB")
+
+        log(f"stay: {n} students each open a different large training and keep the tab open (store budget: {budget})")
+        start = time.monotonic()
+        timed_out = await self.bounded("stay", body())
+        peak = self.sampler.peak(start, time.monotonic())
+        what = (f"sessions that stay: {n} students each on a different large training (wordfreq, WordPiece, "
+                f"vocabulary 20,000+), tabs kept open; store budget {budget}: server tree PSS")
+        if "left" in result:
+            self.rows.append(Row(what, f"peak {peak / MB:,.0f} MB; held {result['held'] / MB:,.0f} MB while they are "
+                                       f"connected, {result['left'] / MB:,.0f} MB after they left ({len(group.loads)} "
+                                       f"of {n} loaded; idle server after the first visit: "
+                                       f"{self.base_pss / MB:,.0f} MB)", "—", "info"))
+        else:
+            self.rows.append(Row(what, self.timeout_text("stay") if timed_out else "not measured", "—", "info"))
+        self.report_errors("stay", group.errors)
 
     async def phase_big(self) -> None:
         a = self.args
@@ -674,6 +711,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, help="random seed (arrivals, think times, the herd's vocabulary)")
     parser.add_argument("--big-algorithm", choices=("wordpiece", "bpe"),
                         help="the 50,000-vocabulary training (default wordpiece; bpe with --quick)")
+    parser.add_argument("--cache-mb", type=int,
+                        help="the store's budget for the server (WORDPIECE_LAB_CACHE_MB; default: the app's)")
+    parser.add_argument("--stay", type=int, help="students on different large trainings who stay (default 30; 8 "
+                                                 "with --quick)")
     args = parser.parse_args(argv)
     quick = args.quick
     args.students = args.students if args.students is not None else (6 if quick else 30)
@@ -688,6 +729,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args.busy = 3 if quick else 5
     args.busy_think = (0.3, 1.0)
     args.after_clicks = 3 if quick else 6
+    args.stay = args.stay if args.stay is not None else (8 if quick else 30)
+    args.stay_arrival = 0.5 if quick else 1.0  # seconds between two staying students' arrivals
     args.run_timeout = 600.0  # one page load or click; the phases' own limits are shorter
     if args.students < 1:
         parser.error("--students must be at least 1")
@@ -700,12 +743,14 @@ async def run_phases(bench: Bench) -> None:
     await bench.phase_idle()
     await bench.phase_herd()
     await bench.phase_memory()
+    await bench.phase_stay()
     await bench.phase_big()
 
 
 def print_table(bench: Bench, args: argparse.Namespace, seconds: float) -> None:
+    budget = f"WORDPIECE_LAB_CACHE_MB={args.cache_mb}" if args.cache_mb is not None else "the default store budget"
     print(f"WordPiece Lab, {args.students} students{' (--quick)' if args.quick else ''}, "
-          f"seed {args.seed}, {os.cpu_count()} CPUs; one server started by this benchmark")
+          f"seed {args.seed}, {os.cpu_count()} CPUs; one server started by this benchmark, with {budget}")
     print()
     print("| what | measured | target | result |")
     print("|---|---|---|---|")
@@ -728,7 +773,7 @@ def print_table(bench: Bench, args: argparse.Namespace, seconds: float) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    server = Server(args.port or free_port())
+    server = Server(args.port or free_port(), args.cache_mb)
     sampler = MemorySampler(server)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so the finally below stops the server
     started = time.monotonic()

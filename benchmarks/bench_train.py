@@ -45,6 +45,8 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)
 sys.path.insert(0, HERE)
 
+from process_memory import tree_pss_bytes  # noqa: E402
+
 HF_SCRIPT = """
 import sys
 from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
@@ -74,43 +76,17 @@ def make_text(n_tokens: int) -> str:
     return path
 
 
-def _tree(pid: int) -> list[int]:
-    """The process and its descendants."""
-    found, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        found.append(p)
-        try:
-            for task in os.listdir(f"/proc/{p}/task"):
-                with open(f"/proc/{p}/task/{task}/children") as fh:
-                    todo += [int(c) for c in fh.read().split()]
-        except OSError:  # it has ended
-            pass
-    return found
-
-
-def _pss_kb(pid: int) -> int:
-    try:
-        with open(f"/proc/{pid}/smaps_rollup") as fh:
-            for line in fh:
-                if line.startswith("Pss:"):
-                    return int(line.split()[1])
-    except OSError:  # it has ended
-        pass
-    return 0
-
-
 def peak_memory(cmd: list[str]) -> float:
     """The largest summed PSS (MB) of a command's process tree, sampled every 10 ms (one untimed run)."""
     proc = subprocess.Popen(cmd, env={**os.environ, "PYTHONPATH": ROOT}, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     peak = 0
     while proc.poll() is None:
-        peak = max(peak, sum(map(_pss_kb, _tree(proc.pid))))
+        peak = max(peak, tree_pss_bytes(proc.pid))
         time.sleep(0.01)
     if proc.returncode != 0:
         raise SystemExit(f"failed: {' '.join(cmd)}")
-    return peak / 1024
+    return peak / 1024 / 1024
 
 
 def before_run(cmd: list[str], keep_out: bool = False) -> None:

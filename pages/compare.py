@@ -28,7 +28,7 @@ counts = corpus_loading.word_counts(settings)
 runs = trained.compared(settings, counts, st.session_state[state.HF_COLUMN]) if counts else {}
 if not runs:
     st.stop()
-trainings = {name: model.training for name, model in runs.items()}
+trainings = {name: trained.loaded(model) for name, model in runs.items()}
 bpe, wp = trainings["BPE"], trainings["WordPiece"]
 
 timeline, first_diff = compare.timelines(trainings, st.session_state.get(state.kept(state.FOLLOW)),

@@ -8,7 +8,7 @@ navigation.through_app()  # first, before the imports below: a page run alone go
 
 from wordpiece_core.errors import WordPieceError
 from wordpiece_core.pipeline import Tokenizer
-from wordpiece_ui import caches, chips, corpus_loading, encodings, safe, state, trained, user_files
+from wordpiece_ui import caches, chips, encodings, safe, state, trained, user_files
 from wordpiece_ui.corpora import sample_by_id
 from wordpiece_ui.datastore import StoredFile
 from wordpiece_ui.stepper import Stepper
@@ -35,12 +35,11 @@ model: TrainedModel | None = None  # the training behind the tokenizer, when it 
 file: StoredFile | None = None  # the tokenizer file, when it is one uploaded (kept by digest)
 kind, label = "", ""
 if st.session_state[state.SOURCE] == "trained":
-    counts = corpus_loading.word_counts(settings)
-    model = trained.training(settings, counts) if counts else None
+    model = trained.sidebar_training(settings)
     if model is not None:
         tokenizer = caches.tokenizer(model)
         kind = settings.algorithm
-        label = (f"{state.ALGORITHM_LABELS[kind]} trained on {safe.md(model.counts.name)}: {len(model.training.vocab):,} tokens · "
+        label = (f"{state.ALGORITHM_LABELS[kind]} trained on {safe.md(model.corpus.name)}: {model.tokens:,} tokens · "
                  f"normalizer {settings.normalizer} · pre-tokenizer {settings.pre_tokenizer}")
 else:
     st.file_uploader(f"tokenizer.json (WordPiece or BPE) or a BERT vocab.txt, up to {encodings.MAX_TOKENIZER_MB} MB",
@@ -147,9 +146,11 @@ if words:
 else:
     st.info("No words (only special tokens).")
 
-if model is not None:
+
+def side_by_side(model: TrainedModel) -> None:
+    """BPE and WordPiece on the same text (their tokenizers in locals: the word view, a fragment, keeps the globals)."""
     st.subheader("BPE and WordPiece on the same text", anchor=False)
-    runs = trained.compared(settings, model.counts)
+    runs = trained.side_by_side_of(model)
     cols = st.columns(2)
     for col, (name, run) in zip(cols, runs.items()):
         tok = caches.tokenizer(run)
@@ -158,4 +159,8 @@ if model is not None:
             st.markdown(f"**{name}**: {len(e.tokens):,} tokens, {encodings.unknown_count(e)} [UNK]")
             st.markdown(chips.over_text(a, e.tokens, e.offsets, e.ids, set(tok.special_tokens)), unsafe_allow_html=True)
 
+
+if model is not None:
+    side_by_side(model)
+del tokenizer  # the store keeps it; the word view (a fragment) keeps this page's globals for the session
 state.share_box(settings, "playground", **url_extra)

@@ -8,7 +8,7 @@ from wordpiece_ui import navigation
 
 navigation.through_app()  # first, before the imports below: a page run alone goes through app.py (navigation.py)
 
-from wordpiece_ui import (algorithm_code, caches, charts, chips, corpus_loading, glossary, handout, intro, notes,
+from wordpiece_ui import (algorithm_code, caches, charts, chips, glossary, handout, intro, notes,
                           presenter, safe, state, tables, trained)
 from wordpiece_ui.stepper import Stepper
 
@@ -24,24 +24,25 @@ presenting = bool(st.session_state[state.PRESENT])
 presenter.style(presenting)
 if not presenting:
     st.title("Train step by step")
-counts = corpus_loading.word_counts(settings)
-ready = trained.training(settings, counts) if counts else None
+ready = trained.sidebar_training(settings)
 if ready is None:
     st.stop()
 
-model = ready  # the training's handle (a name of its own: the functions below see it as never None)
-training = model.training
-n = len(training.steps)
-algorithm = training.config.algorithm
+# The training's handle (a name of its own: the functions below see it as never None). The step view is a
+# fragment, which keeps this page's globals for as long as the session: they hold the handle and its figures,
+# never the training, which a run fetches from the store (trained.loaded) and keeps in its locals.
+model = ready
+n = model.merges
+algorithm = model.config.algorithm
 name = state.ALGORITHM_LABELS[algorithm]
 ranking = tables.RANKINGS[algorithm]
 summary, modes = st.columns([3, 2], vertical_alignment="center")
 if not presenting:  # presenter mode: the room sees the step, not the corpus's statistics
     summary.caption(
-        f"**{safe.md(model.counts.name)}**: {model.counts.types:,} distinct words, {model.counts.tokens:,} in all · "
-        f"{name} · start: {len(training.initial_vocab):,} tokens ({len(training.config.special_tokens)} special) · "
-        f"{n:,} merges → {len(training.vocab):,} tokens"
-        + ("" if len(training.vocab) >= settings.vocab_size else f" · stopped early: {training.stop_reason}")
+        f"**{safe.md(model.corpus.name)}**: {model.corpus.types:,} distinct words, {model.corpus.tokens:,} in all · "
+        f"{name} · start: {model.start_tokens:,} tokens ({len(model.config.special_tokens)} special) · "
+        f"{n:,} merges → {model.tokens:,} tokens"
+        + ("" if model.tokens >= settings.vocab_size else f" · stopped early: {model.stop_reason}")
     )
 modes = modes.container(horizontal=True, horizontal_alignment="right")
 modes.toggle("Ask first (quiz)", key=state.QUIZ, on_change=state.remember, args=(state.QUIZ,), width="content",
@@ -53,7 +54,7 @@ modes.toggle("Presenter mode", key=state.PRESENT, on_change=state.remember, args
 if not presenting and not st.session_state[state.QUIZ]:  # a class in quiz or presenter mode has its teacher
     intro.show()
 if n == 0:
-    st.warning(f"Nothing to merge: {training.stop_reason}. Change the vocabulary size or the min pair frequency in the sidebar, or pick a bigger corpus.")
+    st.warning(f"Nothing to merge: {model.stop_reason}. Change the vocabulary size or the min pair frequency in the sidebar, or pick a bigger corpus.")
     st.stop()
 state.hold(state.CANDIDATE_ROWS, "top 10")  # kept while its panel is closed
 quiz = bool(st.session_state[state.QUIZ])
@@ -75,11 +76,12 @@ def glossary_and_share(step_no: int) -> None:
 
 def step_view(step_no: int) -> None:
     state.sync_url(settings, **view_params(step_no))  # the address bar (and Share) is always the view on screen
+    training = trained.loaded(model)  # this run's (the page runs again if the store let it go)
     step = training.steps[step_no - 1]
     # "all" recounts every pair: only while the table is open to show them
     show_all = st.session_state[state.CANDIDATE_ROWS] == "all" and state.is_open(state.CANDIDATES_OPEN)
     if hidden(step_no):
-        quiz_view(step_no, *caches.candidates(model, step_no, show_all))
+        quiz_view(training, step_no, *caches.candidates(model, step_no, show_all))
         return
     left_tok, right_tok, new_tok = (tables.fmt_token(t) for t in (step.left, step.right, step.new_token))
     st.header(safe.md(f"Step {step_no} of {n}:  {left_tok} + {right_tok} → {new_tok}"), anchor=False)  # sent first
@@ -101,7 +103,7 @@ def step_view(step_no: int) -> None:
         algorithm_in_code(step)
 
 
-def quiz_view(step_no: int, table, complete: bool) -> None:
+def quiz_view(training, step_no: int, table, complete: bool) -> None:
     """The candidates without their scores, a guess and the reveal: all on one 1280×720 screen."""
     st.header(f"Step {step_no} of {n}:  which pair merges next?", anchor=False)
     left, right = st.columns([3, 2])
@@ -117,12 +119,12 @@ def quiz_view(step_no: int, table, complete: bool) -> None:
         st.markdown(f"**{tables.formula(algorithm)}**")
         guess = st.selectbox("Your guess (optional): which pair merges?", list(candidates["pair"]), index=None,
                              key=f"guess {step_no}", placeholder="the class's guess")
+        correct = tables.judge_guess(table, guess, algorithm)[0] if guess else False  # now: the button keeps no table
 
         def reveal() -> None:
             st.session_state.setdefault(state.REVEALED_STEPS, set()).add(step_no)
             if guess:  # kept with whether it was right, for the score of the session
-                st.session_state.setdefault(state.QUIZ_GUESSES, {})[step_no] = (
-                    guess, tables.judge_guess(table, guess, algorithm)[0])
+                st.session_state.setdefault(state.QUIZ_GUESSES, {})[step_no] = (guess, correct)
 
         st.button("Reveal the merge", icon=":material/visibility:", type="primary", on_click=reveal)
         st.caption("The most frequent words as they are split now.")
@@ -168,7 +170,7 @@ def merge_view(step_no: int, step, table, change, touched: int) -> None:
 
 
 def tie_box(step) -> None:
-    tie = safe.md(tables.tie_sentence(step, training.config.tie_break))
+    tie = safe.md(tables.tie_sentence(step, model.config.tie_break))
     if step.ties > 1:
         st.warning(tie, icon="⚖️")
     else:
@@ -224,7 +226,7 @@ def algorithm_in_code(step) -> None:
             return
         st.caption("wordpiece_core/reference.py: the plain trainer, recounting every pair at every step. The fast "
                    "engine makes exactly the same merges (the tests check it). The comments marked ← are this step's values.")
-        st.code(algorithm_code.annotated(step, algorithm, training.config.tie_break), language="python", wrap_lines=True)
+        st.code(algorithm_code.annotated(step, algorithm, model.config.tie_break), language="python", wrap_lines=True)
 
 
 def corpus_rows(step, change, touched: int) -> None:
@@ -262,7 +264,7 @@ def over_all_steps(step_no: int) -> None:
 
 def over_all_steps_charts(step_no: int) -> None:
     lines = [(ranking.column, ranking.per_step, True, None),
-             ("vocabulary", "Vocabulary size", False, len(training.initial_vocab)),
+             ("vocabulary", "Vocabulary size", False, model.start_tokens),
              ("tokens per word", "Average tokens per word", False, caches.start_tokens_per_word(model))]
     # One chart at a time: only the open tab is drawn. The line is the same at every step; only the marker moves.
     tabs = st.tabs([title for _, title, _, _ in lines], key=f"over_steps_tab {algorithm}", on_change="rerun")
@@ -282,7 +284,8 @@ for col, (fname, mime) in zip(cols, [("trace.csv", "text/csv"), ("trace.jsonl", 
                                      ("vocab.txt", "text/plain"), ("merges.txt", "text/plain"),
                                      ("tokenizer.json", "application/json")]):
     col.download_button(fname, icon=":material/download:", file_name=f"{stem}-{fname}", mime=mime, width="stretch",
-                        on_click="ignore", data=functools.partial(caches.download_file, training, settings, fname))
+                        on_click="ignore", data=functools.partial(caches.when_clicked, model, caches.download_file,
+                                                                  settings, fname))
 if algorithm == "wordpiece":
     st.caption("merges.txt lists WordPiece's merges in training order; WordPiece encodes with the vocabulary alone.")
 
@@ -301,4 +304,5 @@ for col, (label, fmt, mime, make) in zip((html_col, md_col), [
         ("Handout (Markdown)", "md", "text/markdown", handout.as_markdown)]):
     col.download_button(label, icon=":material/print:", file_name=f"{stem}-handout-{first}-{last}.{fmt}", mime=mime,
                         width="stretch", on_click="ignore",
-                        data=functools.partial(make, training, settings.corpus, model.counts.name, first, last, link))
+                        data=functools.partial(caches.when_clicked, model, make, settings.corpus, model.corpus.name,
+                                               first, last, link))

@@ -4,6 +4,10 @@ the corpus itself is remembered, a crashed worker is not. The load it is for is 
 benchmarks/bench_class.py.
 """
 
+import contextlib
+import os
+import signal
+import sys
 import threading
 import time
 
@@ -153,3 +157,71 @@ def test_only_failures_of_the_corpus_itself_are_remembered():
     crashed = Job("other", CFG)  # a worker that died (killed, out of memory): another try may work
     service._finish(crashed, "failed", error="the training process ended without an answer")
     assert crashed.finished.is_set() and service.failure("other") is None
+
+
+# ----- workers that can always be stopped ------------------------------------------------------
+# A worker process can stop answering (SIGSTOP, swapped out, stuck) or die (the kernel's OOM killer).
+# Neither may keep its slot: Stop kills it within the kill grace, the watchdog kills a silent one, and
+# one that keeps dying is tried again a few times, then the job fails with one line a student can read.
+
+
+@contextlib.contextmanager
+def _stopped_worker(service, key, vocab_size):
+    """A job whose worker has started training, then is stopped (SIGSTOP, as if suspended); killed afterwards
+    in any case (a stopped worker left behind would hold its memory until the test run ends)."""
+    counts, config = _big_job(service, key, vocab_size)
+    job = service.join(key, counts, config, "student a")
+    process = None
+    try:
+        assert _until(lambda: job.done_steps > 0)
+        process = job._process
+        os.kill(process.pid, signal.SIGSTOP)
+        yield job, process, counts, config
+    finally:
+        if process is not None and process.poll() is None:
+            process.kill()
+            process.wait(5)
+
+
+@pytest.mark.slow
+def test_stop_kills_a_stopped_worker_and_frees_its_slot_within_the_kill_grace():
+    service = TrainingService(BudgetStore(100_000_000), workers=1, inline_work=0, grace=60, kill_grace=1.0)
+    with _stopped_worker(service, "stopped", 20000) as (stopped, process, counts, _):
+        waiting = service.join("next", counts, TrainerConfig(algorithm="bpe", vocab_size=500, top_k=1), "student c")
+        time.sleep(0.5)
+        assert waiting.state == "queued"  # one worker slot, held by the stopped worker
+        pressed = time.monotonic()
+        service.leave(stopped, "student a")  # Stop: SIGTERM stays pending on a stopped process …
+        assert stopped.wait(1.0 + 2.0), "Stop did not end the stopped worker"  # … so SIGKILL after the grace
+        assert stopped.state == "cancelled" and process.wait(1) == -signal.SIGKILL
+        assert _until(lambda: waiting.state != "queued", 2.0), "the slot was not freed"
+        assert time.monotonic() - pressed < 1.0 + 2.0
+        assert waiting.wait(60) and waiting.state == "done"
+
+
+@pytest.mark.slow
+def test_the_watchdog_ends_a_worker_that_reports_no_progress_and_the_training_goes_on():
+    service = TrainingService(BudgetStore(100_000_000), workers=1, inline_work=0, grace=60, watchdog=1.5)
+    with _stopped_worker(service, "silent", 12000) as (silent, process, counts, config):
+        # nobody presses Stop: the student's bar would freeze for good
+        assert _until(lambda: process.poll() is not None, 1.5 + 3.0), "the watchdog did not end the silent worker"
+        assert process.returncode == -signal.SIGKILL
+        assert silent.wait(60) and silent.state == "done", silent.error  # started again in a new worker
+        assert silent.restarts == 1 and silent.result == train(counts, config)
+
+
+DIES = "import os, signal, sys; open(sys.argv[1], 'a').write('x'); os.kill(os.getpid(), signal.SIGKILL)"
+
+
+def test_a_worker_that_dies_every_time_is_started_again_twice_then_the_job_fails_with_one_line(tmp_path, monkeypatch):
+    from wordpiece_ui import jobs
+
+    starts = tmp_path / "starts"
+    monkeypatch.setattr(jobs, "worker_command", lambda: [sys.executable, "-c", DIES, str(starts)])
+    service = TrainingService(BudgetStore(10_000_000), inline_work=0)
+    job = service.join("dies", dict(TOY), CFG, "student")
+    assert job.wait(30) and job.state == "failed"
+    assert starts.read_text() == "x" * (1 + jobs.RESTARTS) and jobs.RESTARTS == 2
+    assert "\n" not in job.error and "Traceback" not in job.error and "3 times" in job.error, job.error
+    assert service.failure("dies") is None  # not remembered: a later try may find the memory it needs
+    assert service.in_flight() == 0

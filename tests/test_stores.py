@@ -108,6 +108,36 @@ def test_single_flight_a_failure_is_not_stored_and_the_next_caller_tries_again()
     assert store.get_or_make("k", lambda: 3) == 3
 
 
+
+class _Value:
+    """A stored value that a session can still hold after the store let it go."""
+
+    def __init__(self, nbytes: int) -> None:
+        self.nbytes = nbytes
+
+
+def test_what_is_still_held_after_eviction_counts_against_the_budget_until_it_is_let_go():
+    store = BudgetStore(1000)
+    held = _Value(600)
+    store.put("held", held)
+    store.put("next", _Value(300))
+    store.put("more", _Value(300))  # 1,200 > 1,000: "held" goes first (the least recently used), but a session
+    # still holds it: its 600 bytes stay in memory and still count, so "next" goes too (else both would fit)
+    assert "held" not in store and "next" not in store and store.held == 600 and store.used == 300
+    del held  # the session lets it go
+    assert store.held == 0 and store.used == 300
+
+
+def test_a_value_still_held_can_be_put_back_without_counting_it_twice():
+    store = BudgetStore(1000)
+    value = _Value(600)
+    store.put("v", value)
+    store.put("w", _Value(600))  # evicts v; held elsewhere
+    assert store.held == 600
+    store.put("v", value)  # back in the store (evicting w): counted once, as stored
+    assert store.held == 0 and store.used == 600 and store.get("v") is value
+
+
 # ----- garbage collection ---------------------------------------------------------------------
 
 

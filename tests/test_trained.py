@@ -1,5 +1,11 @@
 """wordpiece_ui/trained.py: the corpora and trainings every session of the server shares."""
 
+import gc
+import weakref
+
+import pytest
+
+from helpers import TOY, app, markdown
 from wordpiece_core.corpus import TextSettings
 from wordpiece_ui.stores import BudgetStore
 
@@ -48,3 +54,60 @@ def test_start_early_starts_what_the_page_asks_for_and_nothing_the_page_would_re
         assert joined == []
     finally:
         st.session_state.pop(state.TRAINING_STOPPED, None)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("page", ["pages/train.py", "pages/playground.py"])
+def test_a_session_keeps_no_training_alive_after_the_store_let_it_go(monkeypatch, page):
+    """A session keeps its page between runs (the step view is a fragment, which keeps the page's globals;
+    AppTest keeps it as the server does): its handle must not keep the training, or a class of sessions keeps
+    every training the store let go. After the store lets it go, the next step trains it again."""
+    from wordpiece_ui import server
+    from wordpiece_ui.jobs import TrainingService
+
+    store = BudgetStore(100_000_000)
+    monkeypatch.setattr(server, "shared", lambda: (store, TrainingService(store)))
+    at = app(page, corpus="english-paragraphs", algorithm="wordpiece", vocab_size=300, step=3, text="the tokens")
+    keys = [key for key in list(store._values) if key[0] == "training"]
+    assert len(keys) >= 1
+    trainings = [weakref.ref(store.get(key)) for key in keys]
+    store.put("everything else goes", b"", nbytes=store.budget)
+    gc.collect()
+    kept = [ref() for ref in trainings if ref() is not None]
+    assert not kept, [type(r).__name__ for r in gc.get_referrers(*kept)]
+    assert store.held == 0
+    next(b for b in at.button if b.label == "Next").click().run()  # the step view finds its training gone
+    assert not at.exception, at.exception
+    assert "Step 4 of" in at.header[0].value if page == "pages/train.py" else "Word 2 of" in markdown(at)
+
+
+def test_a_download_after_the_store_let_its_training_go_trains_it_again():
+    """A download button keeps the handle (caches.when_clicked); clicked after the store let the training go,
+    it trains it again through the service, while the corpus is still in memory."""
+    from wordpiece_core.config import TrainerConfig
+    from wordpiece_core.engine import train
+    from wordpiece_ui import trained
+    from wordpiece_ui.corpora import WordCounts
+    from wordpiece_ui.jobs import TrainingService
+    from wordpiece_ui.settings import Settings
+    from wordpiece_ui.trained_model import TrainedModel, TrainingGone
+
+    store = BudgetStore(10_000_000)
+    service = TrainingService(store)
+    config = TrainerConfig(algorithm="wordpiece", vocab_size=30, top_k=5)
+    counts = WordCounts("toy", tuple(TOY.items()), "toy digest")
+    job = service.join("toy", dict(TOY), config, "student")
+    assert job.wait(10) and job.result is not None
+    model = TrainedModel.of("toy", job.result, Settings(), counts, service)
+    first = weakref.ref(job.result)
+    del job
+    store.put("everything else goes", b"", nbytes=store.budget)
+    assert first() is None  # the handle did not keep it
+    with pytest.raises(TrainingGone):
+        model.training
+    again = trained.training_now(model)
+    assert again == train(TOY, config) and service.cached("toy") is again and model.training is again
+    del again, counts
+    store.put("everything else goes", b"", nbytes=store.budget)
+    with pytest.raises(TrainingGone):  # nor the corpus: the page's next run counts and trains it again
+        trained.training_now(model)

@@ -6,9 +6,10 @@ stores.py; `WORDPIECE_LAB_CACHE_MB`, default 400). Values are shared, never copi
 unpickled per rerun, so the pages must not mutate them.
 
 Each function takes a training's handle (trained_model.py) and stores what it makes
-under the training's key. Corpora and trainings themselves come from corpus_loading.py
-and trained.py (without pandas or Altair, so app.py can start a page's trainings before
-the page's imports). Downloads are built when clicked and not kept.
+under the training's key; it fetches the training (`trained.loaded`) only to make
+something, and keeps it no longer. Corpora and trainings themselves come from
+corpus_loading.py and trained.py (without pandas or Altair, so app.py can start a page's
+trainings before the page's imports). Downloads are built when clicked and not kept.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from wordpiece_core.pipeline import Tokenizer
 from wordpiece_core.replay import candidates_at
 from wordpiece_core.trace import Training
 
-from . import charts, compare, corpus_loading, server, tables, user_files
+from . import charts, compare, corpus_loading, server, tables, trained, user_files
 from .corpora import samples
 from .datastore import StoredFile
 from .settings import Settings, defaults_for
@@ -46,25 +47,25 @@ def _derived(kind: str, model: TrainedModel, *args: object, make: Callable[[], A
 
 
 def steps_table(model: TrainedModel) -> pd.DataFrame:
-    return _derived("steps", model, make=lambda: tables.steps_frame(model.training))
+    return _derived("steps", model, make=lambda: tables.steps_frame(trained.loaded(model)))
 
 
 def vocab_table(model: TrainedModel) -> pd.DataFrame:
-    return _derived("vocab", model, make=lambda: tables.vocab_frame(model.training))
+    return _derived("vocab", model, make=lambda: tables.vocab_frame(trained.loaded(model)))
 
 
 def token_steps(model: TrainedModel) -> dict[str, int]:
-    return _derived("token steps", model, make=lambda: tables.token_steps(model.training))
+    return _derived("token steps", model, make=lambda: tables.token_steps(trained.loaded(model)))
 
 
 def fertility_example(bpe: TrainedModel, wordpiece: TrainedModel) -> str | None:
     """The Compare page's explanation of fertility, from BPE's and WordPiece's trainings (kept per pair)."""
     return _derived("fertility", bpe, wordpiece.key,
-                    make=lambda: compare.fertility_example(bpe.training, wordpiece.training))
+                    make=lambda: compare.fertility_example(trained.loaded(bpe), trained.loaded(wordpiece)))
 
 
 def start_tokens_per_word(model: TrainedModel) -> float:
-    return _derived("start", model, make=lambda: tables.start_tokens_per_word(model.training))
+    return _derived("start", model, make=lambda: tables.start_tokens_per_word(trained.loaded(model)))
 
 
 def steps_chart(model: TrainedModel, value: str, title: str, log: bool, start: float | None) -> dict:
@@ -79,10 +80,11 @@ def chart(spec: dict | alt.TopLevelMixin) -> None:
 
 def full_candidates(model: TrainedModel, step: int) -> pd.DataFrame:
     """Every pair's counts and score at `step`, recounted (under a spinner the first time)."""
-    store, key, training = server.store(), ("replay", model.key, step), model.training
+    store, key = server.store(), ("replay", model.key, step)
     hit = store.get(key)
     if hit is not None:
         return hit
+    training = trained.loaded(model)
     with st.spinner("Recounting every pair at this step…"):
         return store.get_or_make(key, lambda: tables.candidates_frame(
             candidates_at(training, step), training.config.algorithm))
@@ -90,11 +92,17 @@ def full_candidates(model: TrainedModel, step: int) -> pd.DataFrame:
 
 def candidates(model: TrainedModel, step: int, show_all: bool) -> tuple[pd.DataFrame, bool]:
     """The candidate table at `step`: all pairs when asked or cheap, else the recorded top ones."""
-    training = model.training
+    training = trained.loaded(model)
     if show_all or len(training.words) <= FULL_TABLE_WORDS:
         return full_candidates(model, step), True
     return _derived("top", model, step, make=lambda: tables.candidates_frame(
         training.steps.candidates(step - 1), training.config.algorithm)), False
+
+
+def when_clicked(model: TrainedModel, make: Callable[..., str], *args: Any) -> str:
+    """`make(training, *args)` for a deferred download button: the button keeps the handle, not the training
+    (Streamlit keeps a button's callable for as long as its session), which is fetched when it is clicked."""
+    return make(trained.training_now(model), *args)
 
 
 def download_file(training: Training, settings: Settings, name: str) -> str:
@@ -151,7 +159,7 @@ def tokenizer(model: TrainedModel) -> Tokenizer:
     def make() -> Tokenizer:
         from wordpiece_core.loading import tokenizer_from_training
 
-        tok = tokenizer_from_training(model.training, *text)
+        tok = tokenizer_from_training(trained.loaded(model), *text)
         tok.model.strict_unk = False  # a vocabulary without [UNK] still shows unknown words as [UNK]
         return tok
 

@@ -22,6 +22,17 @@ A training of thousands of merges holds that interpreter for seconds, so:
   and the class's steps stay fast (benchmarks/bench_class.py). Tiny trainings
   (the course's toy corpus) run in the calling thread: starting a process would
   cost more than the training.
+- **A worker can always be stopped, and never keeps its slot once gone.** One
+  supervising thread, which never reads a worker's pipe, kills (SIGKILL) a worker
+  still alive `KILL_GRACE_SECONDS` after Stop sent it SIGTERM (a stopped process,
+  SIGSTOP, leaves SIGTERM pending), and kills one that has sent nothing for
+  `WATCHDOG_SECONDS` (a training reports its progress at each percent: a few times
+  a second). A worker's slot is free as soon as its process has ended, whoever
+  notices first: the thread reading its pipe or the supervisor.
+- **A worker that dies is started again, `RESTARTS` times at most.** Killed by the
+  system (out of memory), crashed, or silent: the training starts again in a new
+  worker; after `RESTARTS` restarts the job fails with one line for the student
+  (not remembered: a later try may find the memory it needs).
 - Finished trainings go into the memory-bounded store (stores.py).
 """
 
@@ -52,6 +63,9 @@ WORKER_NICENESS = 10  # a worker's CPU priority below the server's (Unix nice: s
 # A job no session has polled for this long is cancelled. Sessions poll every 0.5 s, but a
 # browser slows the timers of a tab left in the background to about one a minute.
 GRACE_SECONDS = 90.0
+KILL_GRACE_SECONDS = 3.0  # after Stop's SIGTERM, a worker still alive this much later is killed (SIGKILL)
+WATCHDOG_SECONDS = 60.0  # a worker that sends nothing (no progress) for this long is killed, and started again
+RESTARTS = 2  # a training whose worker dies is started again at most this many times; then it fails
 OUT_OF_MEMORY = "training ran out of memory; lower the vocabulary size or use a smaller corpus"
 BYTES_PER_STEP = 120  # compact trace: the step's columns and its touched words, about
 BYTES_PER_CANDIDATE = 30  # seven 32-bit columns and a little
@@ -78,7 +92,9 @@ class Job:
     seen: dict[Hashable, float] = field(default_factory=dict)  # waiting session → its last heartbeat
     finished: threading.Event = field(default_factory=threading.Event)
     cancel_requested: bool = False
-    _process: Any = None
+    restarts: int = 0  # times its worker died and the training started again in a new one
+    _process: Any = None  # its current (or last) worker process
+    _worker: _Worker | None = None
 
     @property
     def fraction(self) -> float:
@@ -88,25 +104,44 @@ class Job:
         return self.finished.wait(timeout)
 
 
+@dataclass(eq=False)
+class _Worker:
+    """A worker process as the supervisor sees it (the supervisor never reads its pipe)."""
+
+    process: subprocess.Popen[bytes]
+    heard: float  # when it last sent a message (or started): the watchdog's clock
+    kill_at: float | None = None  # Stop sent SIGTERM: SIGKILL at this time if it is still alive
+    slot: bool = True  # it holds a worker slot (given back once, by whoever sees the process end first)
+
+
 class TrainingService:
     """Single-flight, cancellable trainings stored under a memory budget (see the module docstring)."""
 
     def __init__(self, store: BudgetStore, workers: int | None = None, inline_work: int = INLINE_WORK,
-                 grace: float = GRACE_SECONDS) -> None:
+                 grace: float = GRACE_SECONDS, kill_grace: float = KILL_GRACE_SECONDS,
+                 watchdog: float = WATCHDOG_SECONDS) -> None:
         self.store = store
         self.workers = workers if workers is not None else max(1, os.cpu_count() or 1)
         self.inline_work = inline_work
         self.grace = grace
+        self.kill_grace = kill_grace
+        self.watchdog = watchdog
         self._lock = threading.Lock()
         self._jobs: dict[Hashable, Job] = {}
+        self._workers: list[_Worker] = []  # the worker processes started and not yet waited for
         self._slots = threading.Semaphore(self.workers)
         self._inline_slots = threading.Semaphore(INLINE_AT_ONCE)
-        self._reaper: threading.Thread | None = None
+        self._supervisor: threading.Thread | None = None
+        self._tick = max(0.05, min(1.0, grace / 2, kill_grace / 4, watchdog / 4))  # the supervisor's period
         self.started = 0  # trainings actually run (for tests and the benchmark)
 
     # ----- what a session calls ---------------------------------------------------------
     def cached(self, key: Hashable) -> Training | None:
-        return self.store.get(("training", key))
+        return self.store.get(_stored(key))
+
+    def keep(self, key: Hashable, training: Training) -> None:
+        """Store again a training the store let go while a run still used it (trained_model.py)."""
+        self.store.put(_stored(key), training)
 
     def failure(self, key: Hashable) -> str | None:
         """Why the training for `key` failed, if it did (failures are remembered, cancellations not)."""
@@ -124,7 +159,7 @@ class TrainingService:
             if job is not None and job.cancel_requested:
                 job = None  # being cancelled: whoever asks now gets a fresh training
             if job is None:
-                done, failed = self.store.get(("training", key)), self.store.get(("failed", key))
+                done, failed = self.store.get(_stored(key)), self.store.get(("failed", key))
                 if done is not None or failed is not None:  # it ended since the caller looked
                     job = Job(key, config, state="done" if done is not None else "failed", result=done, error=failed)
                     job.finished.set()
@@ -139,7 +174,7 @@ class TrainingService:
             inline = sum(map(len, counts)) * config.vocab_size <= self.inline_work
             run = self._run_inline if inline else self._run_in_worker
             threading.Thread(target=self._run, args=(run, job, counts), daemon=True, name="training").start()
-            self._start_reaper()
+            self._start_supervisor()
         return job
 
     def touch(self, job: Job, waiter: Hashable) -> None:
@@ -160,38 +195,60 @@ class TrainingService:
             return sum(1 for j in self._jobs.values() if not j.finished.is_set())
 
     # ----- running ------------------------------------------------------------------------
-    def _start_reaper(self) -> None:
+    def _start_supervisor(self) -> None:
         with self._lock:
-            if self._reaper is not None and self._reaper.is_alive():
+            if self._supervisor is not None and self._supervisor.is_alive():
                 return
-            self._reaper = threading.Thread(target=self._reap, daemon=True, name="training reaper")
-            self._reaper.start()
+            self._supervisor = threading.Thread(target=self._supervise, daemon=True, name="training supervisor")
+            self._supervisor.start()
 
-    def _reap(self) -> None:
-        """Cancel the jobs whose sessions have all stopped polling; end when no job is in flight."""
+    def _supervise(self) -> None:
+        """Every `_tick`: cancel the jobs whose sessions have all stopped polling, and see to each worker
+        (`_check`). Never blocked on a worker's pipe; ends when no job is in flight and no worker is left."""
         while True:
-            time.sleep(min(1.0, self.grace / 2) or 0.05)
+            time.sleep(self._tick)
             now = time.monotonic()
             with self._lock:
-                jobs = list(self._jobs.values())
-                if not jobs:
-                    self._reaper = None
+                jobs, workers = list(self._jobs.values()), list(self._workers)
+                if not jobs and not workers:
+                    self._supervisor = None
                     return
                 stale = [j for j in jobs if not j.finished.is_set()
                          and all(now - t > self.grace for t in j.seen.values())]
             for job in stale:
                 self._cancel(job)
+            for worker in workers:
+                self._check(worker, now)
+
+    def _check(self, worker: _Worker, now: float) -> None:
+        """Free the slot of a worker that has ended; kill one that outlived Stop's grace or has gone silent."""
+        process = worker.process
+        if process.poll() is not None:
+            self._release(worker)  # gone, whatever the reason (its reader may still be reading the pipe's end)
+        elif worker.kill_at is not None and now >= worker.kill_at:
+            process.kill()  # Stop's SIGTERM did not end it (a stopped process keeps SIGTERM pending)
+        elif now - worker.heard > self.watchdog:
+            process.kill()  # silent: stopped, stuck or starved; it dies and is started again (_run_in_worker)
+
+    def _release(self, worker: _Worker) -> None:
+        """Give `worker`'s slot back (once)."""
+        with self._lock:
+            held, worker.slot = worker.slot, False
+        if held:
+            self._slots.release()
 
     def _cancel(self, job: Job) -> None:
         with self._lock:
             if job.finished.is_set():
                 return
             job.cancel_requested = True
-            process, queued = job._process, job.state == "queued"
-        if process is not None:
-            process.terminate()
-        elif queued:  # still waiting for a worker: it never starts
+            worker, queued = job._worker, job.state == "queued"
+            if worker is not None and not queued and worker.kill_at is None:
+                worker.kill_at = time.monotonic() + self.kill_grace  # the supervisor kills it then, if need be
+        if queued:  # waiting for a worker: it never starts
             self._finish(job, "cancelled", error=_CANCELLED)
+        elif worker is not None:
+            worker.process.terminate()
 
     def _finish(self, job: Job, state: str, result: Training | None = None, error: str | None = None,
                 remember: bool = False) -> None:
@@ -199,7 +256,7 @@ class TrainingService:
         (a property of the corpus and settings, not a crash that another attempt may not meet)."""
         if job.finished.is_set():
             return
-        if result is not None and not self.store.put(("training", job.key), result):
+        if result is not None and not self.store.put(_stored(job.key), result):
             error = (f"this training takes {result.nbytes / 1e6:,.0f} MB, more than this server keeps for all its "
                      f"trainings ({self.store.budget / 1e6:,.0f} MB); lower the vocabulary size or use a smaller corpus")
             result, state, remember = None, "failed", True
@@ -237,47 +294,93 @@ class TrainingService:
                 self._finish(job, "failed", error=OUT_OF_MEMORY)
 
     def _run_in_worker(self, job: Job, counts: dict[str, int]) -> None:
-        with self._slots:  # at most `workers` trainings at once; the rest wait here, queued
-            with self._lock:
-                if job.cancel_requested:
-                    process = None
-                else:
-                    process = job._process = subprocess.Popen(
-                        [sys.executable, "-m", "wordpiece_ui.train_worker"], cwd=ROOT, env=_worker_env(),
-                        stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-                    job.state = "running"
-            if process is None:
-                self._finish(job, "cancelled", error=_CANCELLED)
-                return
-            outcome: tuple[str, Any] = ("failed", "the training process ended without an answer")
-            try:
-                assert process.stdin is not None and process.stdout is not None
-                with process.stdin:
-                    pickle.dump((counts, job.config), process.stdin, protocol=pickle.HIGHEST_PROTOCOL)
-                while True:
-                    message = pickle.load(process.stdout)
-                    if message[0] == "progress":
-                        job.done_steps, job.total_steps = message[1], message[2]
-                    else:
-                        outcome = message
-                        break
-            except (EOFError, OSError, pickle.UnpicklingError):
-                if job.cancel_requested:
-                    outcome = ("cancelled", _CANCELLED)
-            finally:
-                if process.stdout is not None:
-                    process.stdout.close()
-                try:
-                    process.wait(timeout=5)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait()
+        """Train in a worker process; one that dies is replaced, `RESTARTS` times at most (module docstring)."""
+        outcome = self._attempt(job, counts)
+        while outcome[0] == "died" and job.restarts < RESTARTS and not job.cancel_requested:
+            job.restarts += 1
+            outcome = self._attempt(job, counts)
         if outcome[0] == "done":
             self._finish(job, "done", result=outcome[1])
         elif outcome[0] == "invalid":  # the corpus and settings cannot be trained: say so to all who ask
             self._finish(job, "failed", error=outcome[1], remember=True)
+        elif job.cancel_requested:
+            self._finish(job, "cancelled", error=_CANCELLED)
+        elif outcome[0] == "died":
+            self._finish(job, "failed", error=_died(1 + job.restarts))
         else:
             self._finish(job, outcome[0], error=outcome[1])
+
+    def _attempt(self, job: Job, counts: dict[str, int]) -> tuple[str, Any]:
+        """One worker process for `job`, in a slot: its answer, or ("died", None) if it ended without one."""
+        with self._lock:
+            job.state = "queued"
+        self._slots.acquire()  # at most `workers` trainings at once; the rest wait here, queued
+        try:
+            with self._lock:
+                if job.cancel_requested:
+                    worker = None
+                else:
+                    process = subprocess.Popen(worker_command(), cwd=ROOT, env=_worker_env(),
+                                               stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+                    worker = job._worker = _Worker(process, heard=time.monotonic())
+                    job._process, job.state = process, "running"
+                    self._workers.append(worker)
+        except BaseException:  # no process (out of memory, too many processes): the slot stays free
+            self._slots.release()
+            raise
+        if worker is None:
+            self._slots.release()
+            return ("cancelled", _CANCELLED)
+        self._start_supervisor()
+        try:
+            return self._talk(job, worker, counts)
+        finally:
+            self._end(worker)
+
+    def _talk(self, job: Job, worker: _Worker, counts: dict[str, int]) -> tuple[str, Any]:
+        """Send the worker its corpus and read its messages until its answer (see train_worker.py)."""
+        process = worker.process
+        assert process.stdin is not None and process.stdout is not None
+        try:
+            with process.stdin:
+                pickle.dump((counts, job.config), process.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+            while True:
+                message = pickle.load(process.stdout)
+                worker.heard = time.monotonic()
+                if message[0] != "progress":
+                    return message
+                job.done_steps, job.total_steps = message[1], message[2]
+        except Exception:  # the pipe ended, broke or was garbled: the worker ended (or is ending) without an answer
+            return ("died", None)
+
+    def _end(self, worker: _Worker) -> None:
+        """After `_talk`: the worker waited for (killed if it lingers), its slot given back, out of the list."""
+        process = worker.process
+        if process.stdout is not None:
+            process.stdout.close()
+        try:
+            process.wait(timeout=self.kill_grace)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        self._release(worker)
+        with self._lock:
+            self._workers.remove(worker)
+
+
+def worker_command() -> list[str]:
+    """The command that starts a worker process (train_worker.py)."""
+    return [sys.executable, "-m", "wordpiece_ui.train_worker"]
+
+
+def _stored(key: Hashable) -> tuple[str, Hashable]:
+    """Where the store keeps the training for `key`."""
+    return ("training", key)
+
+
+def _died(attempts: int) -> str:
+    return (f"the training's process stopped {attempts} times before it finished (the server may be short of "
+            "memory); try again in a while, or lower the vocabulary size or use a smaller corpus")
 
 
 _CANCELLED = "cancelled: nobody was waiting for it"

@@ -128,6 +128,8 @@ def _progress_view(waiting: list[tuple[str, str]]) -> None:
                     text = f"Training {name}: waiting for another training on this server to finish…"
                 else:
                     text = f"Training {name}: {job.done_steps:,} of {job.total_steps:,} merges"
+                if job.restarts:
+                    text += " (started again: its process stopped before it finished)"
             st.progress(min(1.0, fraction), text=text)
         if first[0]:
             # The first call, in the page's run, waits too once the bars are drawn: the next poll comes

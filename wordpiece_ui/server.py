@@ -13,12 +13,13 @@ import streamlit as st
 
 from . import state
 from .jobs import TrainingService
-from .stores import BudgetStore, budget_from_env
+from .stores import BudgetStore, budget_from_env, free_promptly
 
 
 @st.cache_resource(show_spinner=False)
 def shared() -> tuple[BudgetStore, TrainingService]:
     """The server's one store and training service (made on the first visit)."""
+    free_promptly()  # what the store lets go leaves the process too (stores.py)
     store = BudgetStore(budget_from_env())
     return store, TrainingService(store)
 

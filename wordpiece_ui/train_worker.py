@@ -4,7 +4,9 @@ Reads one pickled (word counts, TrainerConfig) from standard input, trains, and 
 pickled messages to standard output: ("progress", done, total) at each percent, then
 ("done", Training), ("invalid", message) when the corpus and settings cannot be trained,
 or ("failed", message). The server's interpreter keeps serving the
-class meanwhile; ending this process cancels the training.
+class meanwhile; ending this process cancels the training. A worker that sends nothing for
+jobs.WATCHDOG_SECONDS is taken for stuck and killed: the progress messages (a few a second)
+are also its signs of life.
 
 A plain subprocess, not multiprocessing: Streamlit runs the app script as `__main__`, and
 multiprocessing's spawn and forkserver start methods would import it again in the child.

@@ -4,6 +4,10 @@ Trainings go through the training service (jobs.py): one per key however many se
 ask, in a worker process when large, cancelled when every session waiting for it has left.
 A session waiting for one draws the progress view (progress_view.py).
 
+The handles keep no training (trained_model.py): a page holds its training in a local for
+one run, through `loaded`, which reruns the page when the store has let the training go
+(the rerun trains it again). A download, clicked outside any run, uses `training_now`.
+
 This module imports neither pandas nor Altair, so app.py can start a page's trainings
 (`start_early`) before the page imports them: on a fresh server the Compare page's two
 trainings then run while its modules load.
@@ -24,7 +28,7 @@ from .corpora import CUSTOM_IDS, WordCounts
 from .jobs import Job, estimated_bytes
 from .settings import MAX_VOCAB, Settings
 from .side_by_side import Wanted
-from .trained_model import TrainedModel
+from .trained_model import TrainedModel, TrainingGone
 
 TOP_K = 25  # candidates recorded per step
 
@@ -42,6 +46,12 @@ def training_key(counts: WordCounts, config: TrainerConfig) -> str:
     return f"{counts.digest}|{config}"
 
 
+def sidebar_training(settings: Settings) -> TrainedModel | None:
+    """The training of the sidebar's corpus and settings, as `training` (None: the page should stop)."""
+    counts = corpus_loading.word_counts(settings)
+    return training(settings, counts) if counts else None
+
+
 def training(settings: Settings, counts: WordCounts) -> TrainedModel | None:
     """The training the sidebar asks for: from the store, or trained now (or joined) with a progress view.
 
@@ -55,6 +65,12 @@ def training(settings: Settings, counts: WordCounts) -> TrainedModel | None:
 def compared(settings: Settings, counts: WordCounts, hf_variant: bool = False) -> dict[str, TrainedModel]:
     """Name → handle for BPE and WordPiece (and BPE with ## when `hf_variant`) on the same settings, or {}."""
     return trainings(side_by_side.wanted(hf_variant), settings, counts)
+
+
+def side_by_side_of(model: TrainedModel) -> dict[str, TrainedModel]:
+    """BPE and WordPiece on the corpus and settings `model` was trained on (as `compared`), or {}."""
+    counts = model.counts or corpus_loading.word_counts(model.settings)  # counted again if the store let it go
+    return compared(model.settings, counts) if counts else {}
 
 
 def trainings(wanted: Wanted, settings: Settings, counts: WordCounts) -> dict[str, TrainedModel]:
@@ -82,7 +98,40 @@ def trainings(wanted: Wanted, settings: Settings, counts: WordCounts) -> dict[st
             st.error(f"Cannot train {state.training_label(job.config)}: {safe.md(job.error)}")
             return {}
         done[name] = job.result
-    return {name: TrainedModel(plan.keys[name], done[name], settings, counts) for name in wanted}
+    service = server.service()
+    return {name: TrainedModel.of(plan.keys[name], done[name], settings, counts, service) for name in wanted}
+
+
+def loaded(model: TrainedModel) -> Training:
+    """The handle's training, for this run: keep it in a local (not a page's global, which a fragment keeps).
+
+    When the store has let it go, the page runs again: `trainings` then trains it again, with its progress view.
+    """
+    try:
+        return model.training
+    except TrainingGone:
+        st.rerun()
+
+
+def training_now(model: TrainedModel, waiter: str = "a download") -> Training:
+    """The handle's training, trained again and waited for if the store let it go: for a download, which runs
+    when its button is clicked, outside any run of the page (so without a progress view).
+
+    Raises TrainingGone when it cannot be trained again (the corpus is no longer in memory, or it failed).
+    """
+    try:
+        return model.training
+    except TrainingGone:
+        counts = model.counts
+        if counts is None:
+            raise
+    service = model.service
+    job = service.join(model.key, dict(counts.counts), model.config, waiter)
+    while not job.wait(progress_view.POLL_SECONDS):
+        service.touch(job, waiter)
+    if job.result is None:
+        raise TrainingGone(f"the training {model.key} could not be trained again: {job.error}")
+    return job.result
 
 
 def start_early(settings: Settings, pair: bool) -> None:
