@@ -42,7 +42,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from bench_class import SMALL_SETTINGS, Server, link, log, p90  # noqa: E402
-from bench_train import _pss_kb  # noqa: E402
+from process_memory import process_tree  # noqa: E402
 from streamlit_client import ProtocolError, StreamlitClient  # noqa: E402
 
 MB = 1024 * 1024
@@ -54,11 +54,6 @@ STORE_BUDGET = 400 * MB  # wordpiece_ui/stores.py's default (WORDPIECE_LAB_CACHE
 LONG_WORD = "a" * 20_000
 
 
-def pss_bytes(server: Server) -> int:
-    """The server tree's summed proportional set size (a page shared by two processes counts half in each)."""
-    return sum(_pss_kb(pid) for pid in server._tree()) * 1024
-
-
 class Sampler(threading.Thread):
     def __init__(self, server: Server) -> None:
         super().__init__(daemon=True)
@@ -67,7 +62,7 @@ class Sampler(threading.Thread):
     def run(self) -> None:
         while not self.done.is_set():
             with contextlib.suppress(Exception):
-                self.samples.append((time.monotonic(), pss_bytes(self.server)))
+                self.samples.append((time.monotonic(), self.server.pss_bytes()))
             self.done.wait(0.2)
 
     def peak(self, start: float, end: float) -> int:
@@ -191,7 +186,7 @@ class Bench:
     def stop_workers(self) -> int:
         """SIGSTOP the server's training workers (`python -m wordpiece_ui.train_worker`)."""
         stopped = 0
-        for pid in self.server._tree():
+        for pid in process_tree(self.server.process.pid):
             with contextlib.suppress(OSError):
                 with open(f"/proc/{pid}/cmdline", "rb") as fh:
                     if b"train_worker" not in fh.read():
@@ -239,7 +234,7 @@ def main() -> None:
         settled: float | None = None
         while time.monotonic() - left < SETTLE_TARGET + 30:
             time.sleep(2)
-            if pss_bytes(server) <= STORE_BUDGET + 300 * MB:
+            if server.pss_bytes() <= STORE_BUDGET + 300 * MB:
                 settled = time.monotonic() - left
                 break
         alive = alive and server.process.poll() is None
