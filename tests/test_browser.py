@@ -270,7 +270,7 @@ def test_hostile_link_parameters_stay_text_and_nothing_leaves_the_machine(server
     asked = []
     page.on("request", lambda r: asked.append(r.url))
     hostile = {
-        "corpus": f"[sign in here]({EVIL}/login)",
+        "corpus": f"[sign in]({EVIL}/login)",  # (a bad value is quoted up to 40 characters)
         "algorithm": f"![pixel]({EVIL}/pixel.png)",
         "vocab_size": f"<img src={EVIL}/i.png>",
         "normalizer": ":red[boom] $x^2$",
@@ -278,7 +278,7 @@ def test_hostile_link_parameters_stay_text_and_nothing_leaves_the_machine(server
     }
     visit(page, server.url + "/?" + "&".join(f"{k}={quote(v)}" for k, v in hostile.items()), "Step 1 of", 60_000)
     sidebar = page.locator('[data-testid="stSidebar"]').inner_text().replace("\u2060", "")  # (safe.md's word joiners)
-    assert f"[sign in here]({EVIL}/login)" in sidebar and f"![pixel]({EVIL}/pixel.png)" in sidebar
+    assert f"[sign in]({EVIL}/login)" in sidebar and f"![pixel]({EVIL}/pixel.png)" in sidebar
     check(page, "hostile-link-train")
     text = "a`` b ``c [x](" + EVIL + ") **y**"
     visit(page, server.url + "/playground?corpus=course-toy&text=" + quote(text), "How each word was cut", 60_000)
