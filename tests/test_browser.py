@@ -9,29 +9,13 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from browser import CHROMIUM, CHROMIUM_ARGS, SHOTS, StreamlitServer, wait_idle
+from browser import CHROMIUM, SHOTS, StreamlitServer, wait_idle
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]  # each starts Chromium pages against a real server
 
-playwright = pytest.importorskip("playwright.sync_api")
+pytest.importorskip("playwright.sync_api")
 if not os.path.exists(CHROMIUM):
     pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium); .ci/run installs it", allow_module_level=True)
-
-
-@pytest.fixture(scope="module")
-def server():
-    os.makedirs(SHOTS, exist_ok=True)
-    s = StreamlitServer()
-    yield s
-    s.stop()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with playwright.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture
