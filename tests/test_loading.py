@@ -62,3 +62,11 @@ def test_an_absurd_max_input_chars_per_word_is_refused_by_name():
                                        "continuing_subword_prefix": "##", "max_input_chars_per_word": 10**9}}
     with pytest.raises(WordPieceError, match=r"max_input_chars_per_word is 1,000,000,000.*at most 100,000"):
         tokenizer_from_json(doc, "tokenizer.json")
+
+
+def test_an_unsupported_type_is_named_on_its_first_characters():
+    doc = changed(WP, ["normalizer"], {"type": "Strip" + "x" * 100_000})
+    with pytest.raises(WordPieceError) as e:
+        load_uploaded_tokenizer("tokenizer.json", doc.encode())
+    assert str(e.value).startswith("tokenizer.json: the normalizer 'Stripxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx… is not supported")
+    assert len(str(e.value)) < 300  # one line, not the file's 100,000 characters

@@ -29,7 +29,8 @@ def tokenizer_from_training(training: Training, normalizer: str, pre_tokenizer: 
 
 
 def _unsupported(where: str, what: object, name: str) -> WordPieceError:  # what: a type name, or None
-    return WordPieceError(f"{name}: the {where} {what!r} is not supported here "
+    quoted = repr(what) if len(repr(what)) <= 42 else repr(what)[:40] + "…"  # a file's name for it may be any length
+    return WordPieceError(f"{name}: the {where} {quoted} is not supported here "
                           "(supported: WordPiece or BPE models with the normalizers none, Lowercase, BertNormalizer "
                           "and the pre-tokenizers Whitespace, WhitespaceSplit, BertPreTokenizer, ByteLevel)")
 
