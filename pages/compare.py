@@ -20,7 +20,7 @@ st.caption("Both trained on the same corpus with the sidebar's settings. Tokens 
 
 sample = sample_by_id(settings.corpus)
 state.keep(state.HF_COLUMN, False, bool)
-state.keep(state.HELDOUT, sample.heldout if sample else "", limit=URL_TEXT_LIMIT)
+state.keep(state.HELDOUT, sample.heldout if sample else "")
 st.toggle("Also show what Hugging Face's WordPieceTrainer learns (BPE with the ## prefix)", key=state.HF_COLUMN,
           on_change=state.remember, args=(state.HF_COLUMN,))
 

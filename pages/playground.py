@@ -21,8 +21,8 @@ settings = st.session_state[state.SETTINGS]
 st.title("Encoder playground")
 sample = sample_by_id(settings.corpus)
 state.keep(state.SOURCE, "trained")
-state.keep(state.TEXT, sample.heldout if sample else "Type something here.", limit=URL_TEXT_LIMIT)
-state.keep(state.PAIR, "", limit=URL_TEXT_LIMIT)
+state.keep(state.TEXT, sample.heldout if sample else "Type something here.")
+state.keep(state.PAIR, "")
 state.keep(state.SPECIAL, True, bool)
 if st.session_state[state.SOURCE] not in SOURCES:
     st.session_state[state.SOURCE] = "trained"

@@ -62,3 +62,10 @@ def test_a_hostile_link_gives_human_lines_on_every_page_never_an_error(path):
     assert not at.exception
     warnings = [shown(w.value) for w in at.sidebar.warning]
     assert len(warnings) >= 6 and all(w.startswith("Link: ") and "\n" not in w and len(w) < 250 for w in warnings), warnings
+
+
+def test_every_text_a_link_fills_in_is_cut_at_the_links_limit():
+    at = app(corpus="paste", paste_text="hug pug " * 250)  # the sidebar's pasted corpus, in a hand-made link
+    assert at.text_area(key="paste_text").value == ("hug pug " * 250)[:1_000]
+    assert [shown(w.value) for w in at.sidebar.warning] == [
+        "Link: paste_text has 2,000 characters; a link carries at most 1,000, so its first 1,000 are used"]

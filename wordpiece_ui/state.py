@@ -39,6 +39,7 @@ def training_label(config: TrainerConfig) -> str:
 SETTINGS = "settings"  # the sidebar's Settings, for the page that runs after app.py
 URL_LOADED = "_url_loaded"  # the URL has been read into the session (first run only)
 URL_PROBLEMS = "url_problems"  # what was wrong with the link's parameters
+_LINK_WARNINGS_DRAWN = "_link_warnings_drawn"  # this run's sidebar has drawn them
 LINK_TEXT_CHARS = 1_000  # the most characters of a typed text a link carries (and takes: a longer one is cut)
 STEP = "step_value"  # the Train page's current step (1-based; stepper.py derives its other keys)
 QUIZ = "quiz"  # "ask first" mode
@@ -104,6 +105,7 @@ def _reset_step() -> None:
 def sidebar() -> Settings:
     """Draw the shared controls and return the settings they hold."""
     init_from_url()
+    st.session_state[_LINK_WARNINGS_DRAWN] = False  # a problem found before the warnings are drawn waits for them
     ids = [s.id for s in samples()] + list(CUSTOM_LABELS)
     titles = {s.id: s.title for s in samples()} | CUSTOM_LABELS
     sb = st.sidebar
@@ -151,6 +153,7 @@ def sidebar() -> Settings:
                  help="Put at the start of the vocabulary; they count towards its size.")
     for problem in st.session_state.get(URL_PROBLEMS, []):
         _link_warning(problem)
+    st.session_state[_LINK_WARNINGS_DRAWN] = True
     return Settings(**{f: st.session_state.get(setting_key(f), False) if f in BYTE_FIELDS else st.session_state[setting_key(f)]
                        for f in FIELDS})
 
@@ -164,7 +167,7 @@ def _link_warning(problem: str) -> None:
     st.sidebar.warning("Link: " + safe.md(problem))
 
 
-def keep(key: str, default: object, kind: type = str, limit: int | None = None) -> None:
+def keep(key: str, default: object, kind: type = str, limit: int = LINK_TEXT_CHARS) -> None:
     """Prepare a page widget's state: from the URL on the session's first visit, then
     remembered across page switches (Streamlit forgets widgets that are not drawn).
     Pass `on_change=remember, args=(key,)` to the widget. A text from the URL longer than
@@ -179,12 +182,13 @@ def keep(key: str, default: object, kind: type = str, limit: int | None = None) 
             value = raw not in ("0", "false", "no", "")
         else:
             value = raw
-            if limit is not None and len(raw) > limit:
+            if len(raw) > limit:
                 value = raw[:limit]
                 problem = (f"{key} has {len(raw):,} characters; a link carries at most {limit:,}, "
                            f"so its first {limit:,} are used")
                 st.session_state.setdefault(URL_PROBLEMS, []).append(problem)
-                _link_warning(problem)  # the sidebar is drawn: said now, and from the next run on with the others
+                if st.session_state.get(_LINK_WARNINGS_DRAWN):  # a page's text: said now, and from the next run on
+                    _link_warning(problem)
         st.session_state[store] = value
     if key not in st.session_state:
         st.session_state[key] = st.session_state[store]
