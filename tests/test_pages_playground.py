@@ -118,7 +118,10 @@ def test_playground_vocab_txt_cased_or_uncased_is_a_visible_choice():
 
 
 def tokens_shown(at):
-    return " ".join(m.value for m in at.markdown if "wpl-chip" in m.value)
+    """The chips' HTML, its character references read (safe.html writes [UNK] as &#91;UNK&#93;)."""
+    import html
+
+    return html.unescape(" ".join(m.value for m in at.markdown if "wpl-chip" in m.value))
 
 
 @pytest.mark.slow
