@@ -52,3 +52,7 @@ def test_a_blank_line_in_text_no_token_covers_stays_inside_the_html():
     assert body.count("<br>") == 4  # the line breaks drawn as such
     drawn_text = html_lib.unescape(re.sub(r"<[^>]*>", "", body.split(">", 1)[1]))
     assert re.sub(r"[\s\u2060]", "", drawn_text) == re.sub(r"\s", "", text)
+
+
+def test_only_a_long_chip_may_wrap():
+    assert "wpl-long" in chips.chip("x" * 25) and "wpl-long" not in chips.chip("x" * 24)

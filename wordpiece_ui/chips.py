@@ -14,22 +14,24 @@ from .safe import html
 # Ordinary tokens take these; [UNK] is drawn differently (hatched, double border), not by a hue of its own.
 BYTE_SPACE = "Ġ"  # byte-level BPE's spelling of a space
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#56B4E9", "#D55E00", "#F0E442")
+LONG_CHIP = 24  # characters: a longer token's chip may wrap
 STYLE = """
 <style>
-.wpl-row {display:flex; flex-wrap:wrap; align-items:center; gap:.35rem; margin:.15rem 0 .45rem 0; overflow-wrap:anywhere;}
-.wpl-word {font-weight:600; min-width:7rem; font-size:1.05rem;}
+.wpl-row {display:flex; flex-wrap:wrap; align-items:center; gap:.35rem; margin:.15rem 0 .45rem 0;}
+.wpl-word {font-weight:600; min-width:7rem; font-size:1.05rem; overflow-wrap:anywhere;}
 .wpl-count {opacity:.7; font-size:.9rem; min-width:3.5rem;}
 .wpl-chip {font-family:ui-monospace, SFMono-Regular, Menlo, monospace; font-size:1.1rem; padding:.1rem .4rem;
-  border:1px solid rgba(128,128,128,.55); border-radius:.35rem; white-space:pre-wrap;}
+  border:1px solid rgba(128,128,128,.55); border-radius:.35rem; white-space:pre;}
+.wpl-long {white-space:pre-wrap; overflow-wrap:anywhere;}
 .wpl-pair {border:2px dashed #E69F00; background:rgba(230,159,0,.18);}
 .wpl-new {border:2px solid #D55E00; background:rgba(213,94,0,.20); font-weight:700;}
 .wpl-arrow {opacity:.7; font-size:1.2rem; padding:0 .3rem;}
 .wpl-special {border-style:dotted; opacity:.8;}
 .wpl-unk {border:3px double currentColor; background:repeating-linear-gradient(45deg, rgba(128,128,128,.35) 0 3px, transparent 3px 7px);}
-.wpl-text {line-height:2.4; font-size:1.15rem; overflow-wrap:anywhere;}
+.wpl-text {line-height:2.4; font-size:1.15rem;}
 .wpl-text .wpl-chip {margin-right:.05rem;}
 .wpl-gap {display:inline-block; width:.8rem;}
-.wpl-skipped {text-decoration:line-through; opacity:.6;}
+.wpl-skipped {text-decoration:line-through; opacity:.6; overflow-wrap:anywhere;}
 .wpl-legend {font-size:.9rem; opacity:.85;}
 </style>
 """
@@ -41,6 +43,8 @@ def chip(token: str, css: str = "", title: str | None = None, colour: int | None
         c = PALETTE[colour % len(PALETTE)]
         style = f' style="border-color:{c}; background:{c}33; border-width:2px"'
     tip = f' title="{html(title)}"' if title else ""
+    if len(token) > LONG_CHIP:  # it may be wider than the line: it wraps (a short one never breaks)
+        css += " wpl-long"
     return f'<span class="wpl-chip {css}"{style}{tip}>{html(token)}</span>'
 
 
