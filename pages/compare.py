@@ -11,7 +11,7 @@ from wordpiece_ui.corpora import sample_by_id
 from wordpiece_ui.side_by_side import HF_VARIANT
 
 MAX_HELDOUT = 5_000
-URL_TEXT_LIMIT = 1_000
+URL_TEXT_LIMIT = state.LINK_TEXT_CHARS
 
 settings = st.session_state[state.SETTINGS]
 st.title("BPE vs WordPiece")
@@ -98,6 +98,8 @@ st.text_area(f"Held-out text (not in the corpus; up to {MAX_HELDOUT:,} character
 heldout = st.session_state[state.HELDOUT] or ""
 if len(heldout) > MAX_HELDOUT:
     st.warning(f"The text has {len(heldout):,} characters; the first {MAX_HELDOUT:,} are encoded (your text is kept).")
+if len(heldout) > URL_TEXT_LIMIT:
+    st.caption(f"Texts over {URL_TEXT_LIMIT:,} characters are not put in the shareable link.")
 held = heldout[:MAX_HELDOUT]
 cols = st.columns(len(tokenizers))
 for col, (name, tok) in zip(cols, tokenizers.items()):
@@ -106,7 +108,7 @@ for col, (name, tok) in zip(cols, tokenizers.items()):
         if held.strip():
             enc = tok.encode(held, add_special_tokens=False)
             st.markdown(chips.over_text(held, enc.tokens, enc.offsets, enc.ids, set(tok.special_tokens)), unsafe_allow_html=True)
-            st.caption(f"{len(enc.tokens):,} tokens")
+            st.caption(tables.plural(len(enc.tokens), "token"))
 rows = compare.metrics_rows(tokenizers, trainings, held)
 st.dataframe(rows, hide_index=True, width="stretch",
              column_config={c: st.column_config.NumberColumn(format="%.2f") for c in rows[0] if c not in ("tokenizer", "on")})

@@ -8,14 +8,14 @@ navigation.through_app()  # first, before the imports below: a page run alone go
 
 from wordpiece_core.errors import WordPieceError
 from wordpiece_core.pipeline import Tokenizer
-from wordpiece_ui import caches, chips, encodings, safe, state, trained, user_files
+from wordpiece_ui import caches, chips, encodings, safe, state, tables, trained, user_files
 from wordpiece_ui.corpora import sample_by_id
 from wordpiece_ui.datastore import StoredFile
 from wordpiece_ui.stepper import Stepper
 from wordpiece_ui.trained_model import TrainedModel
 
 MAX_TEXT = 20_000  # characters encoded live; longer text is kept, and its start is encoded
-URL_TEXT_LIMIT = 1_000
+URL_TEXT_LIMIT = state.LINK_TEXT_CHARS
 SOURCES = {"trained": "The tokenizer trained in the sidebar", "file": "A tokenizer file (tokenizer.json or vocab.txt)"}
 
 settings = st.session_state[state.SETTINGS]
@@ -132,10 +132,12 @@ words = enc.words
 
 def word_view(position: int) -> None:
     w = words[position - 1]
-    st.markdown(f"#### Word {position} of {len(words)}: {safe.code(w.word)}")
+    st.markdown(f"#### Word {position} of {len(words)}: {safe.code(tables.fmt_token(w.word))}")
     st.markdown(encodings.word_sentence(w, kind))
-    table = encodings.scan_frame(w) if kind == "wordpiece" else encodings.merges_frame(w)
+    table, left_out = encodings.trace_frame(w, kind)
     st.dataframe(table, hide_index=True, width="stretch")
+    if left_out:
+        st.caption(left_out)
     if model is not None and not w.result.unknown:  # why it is split like this
         st.markdown(encodings.origins_sentence(w, caches.token_steps(model),
                                                lambda n: state.page_url(settings, step=n)))
@@ -156,7 +158,7 @@ def side_by_side(model: TrainedModel) -> None:
         tok = caches.tokenizer(run)
         e = tok.encode(a, add_special_tokens=False)
         with col:
-            st.markdown(f"**{name}**: {len(e.tokens):,} tokens, {encodings.unknown_count(e)} [UNK]")
+            st.markdown(f"**{name}**: {tables.plural(len(e.tokens), 'token')}, {encodings.unknown_count(e)} [UNK]")
             st.markdown(chips.over_text(a, e.tokens, e.offsets, e.ids, set(tok.special_tokens)), unsafe_allow_html=True)
 
 

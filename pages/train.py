@@ -56,6 +56,9 @@ if not presenting and not st.session_state[state.QUIZ]:  # a class in quiz or pr
 if n == 0:
     st.warning(f"Nothing to merge: {model.stop_reason}. Change the vocabulary size or the min pair frequency in the sidebar, or pick a bigger corpus.")
     st.stop()
+if st.session_state.get(state.STEP, 1) > n:  # past the end: a link's step (up to settings.MAX_STEP), or a longer training's
+    st.info(f"Step {st.session_state[state.STEP]:,} is past this training's last step: showing step {n:,}.")
+    st.session_state[state.STEP] = n
 state.hold(state.CANDIDATE_ROWS, "top 10")  # kept while its panel is closed
 quiz = bool(st.session_state[state.QUIZ])
 

@@ -8,6 +8,8 @@ import os
 import shutil
 import tempfile
 
+import pytest
+
 import helpers
 
 DATA = tempfile.mkdtemp(prefix="wordpiece-lab-test-data-")
@@ -20,3 +22,29 @@ def pytest_configure(config):
 
 def pytest_unconfigure(config):
     shutil.rmtree(DATA, ignore_errors=True)
+
+
+# ----- the browser tests' server and browser (tests/browser.py): one of each per test module ---------
+
+
+@pytest.fixture(scope="module")
+def server():
+    """A real `streamlit run` of the app; a module's first test is its first visitor."""
+    from browser import StreamlitServer
+
+    s = StreamlitServer()
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium, driven by Playwright."""
+    from playwright.sync_api import sync_playwright
+
+    from browser import CHROMIUM, CHROMIUM_ARGS
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()

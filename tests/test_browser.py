@@ -9,29 +9,13 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from browser import CHROMIUM, CHROMIUM_ARGS, SHOTS, StreamlitServer, wait_idle
+from browser import CHROMIUM, SHOTS, StreamlitServer, wait_idle
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]  # each starts Chromium pages against a real server
 
-playwright = pytest.importorskip("playwright.sync_api")
+pytest.importorskip("playwright.sync_api")
 if not os.path.exists(CHROMIUM):
     pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium); .ci/run installs it", allow_module_level=True)
-
-
-@pytest.fixture(scope="module")
-def server():
-    os.makedirs(SHOTS, exist_ok=True)
-    s = StreamlitServer()
-    yield s
-    s.stop()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with playwright.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture
@@ -270,15 +254,15 @@ def test_hostile_link_parameters_stay_text_and_nothing_leaves_the_machine(server
     asked = []
     page.on("request", lambda r: asked.append(r.url))
     hostile = {
-        "corpus": f"[sign in here]({EVIL}/login)",
+        "corpus": f"[sign in]({EVIL}/login)",  # (a bad value is quoted up to 40 characters)
         "algorithm": f"![pixel]({EVIL}/pixel.png)",
         "vocab_size": f"<img src={EVIL}/i.png>",
         "normalizer": ":red[boom] $x^2$",
         "step": "`` **bold**",
     }
     visit(page, server.url + "/?" + "&".join(f"{k}={quote(v)}" for k, v in hostile.items()), "Step 1 of", 60_000)
-    sidebar = page.locator('[data-testid="stSidebar"]').inner_text()
-    assert f"[sign in here]({EVIL}/login)" in sidebar and f"![pixel]({EVIL}/pixel.png)" in sidebar
+    sidebar = page.locator('[data-testid="stSidebar"]').inner_text().replace("\u2060", "")  # (safe.md's word joiners)
+    assert f"[sign in]({EVIL}/login)" in sidebar and f"![pixel]({EVIL}/pixel.png)" in sidebar
     check(page, "hostile-link-train")
     text = "a`` b ``c [x](" + EVIL + ") **y**"
     visit(page, server.url + "/playground?corpus=course-toy&text=" + quote(text), "How each word was cut", 60_000)

@@ -7,7 +7,7 @@ from wordpiece_ui import chips
 
 def test_chips_escape_tokens():
     html = chips.over_text("<b>x</b>", ["<b>x</b>"], [(0, 8)], [1])
-    assert "<b>x</b>" not in html.replace('<span class="wpl-chip', "") and "&lt;b&gt;" in html
+    assert "<b>x</b>" not in html.replace('<span class="wpl-chip', "") and ">&#60;b&#62;x&#60;&#47;b&#62;<" in html
 
 
 def test_chips_cover_the_text_and_mark_unknowns():
@@ -16,7 +16,7 @@ def test_chips_cover_the_text_and_mark_unknowns():
     enc = tok.encode("hugs mug")
     html = chips.over_text("hugs mug", enc.tokens, enc.offsets, enc.ids, set(tok.special_tokens))
     assert html.count("wpl-unk") == 2  # the CSS rule and the chip for "mug"
-    assert ">mug<" in html and "[CLS]" in html
+    assert ">mug<" in html and ">&#91;CLS&#93;<" in html
 
 
 def test_unknown_chips_are_told_apart_without_colour():
@@ -39,3 +39,20 @@ def test_a_byte_level_space_is_drawn_as_its_tokens_content():
     # a character no token covers is still struck through
     drawn = html_lib.unescape(chips.over_text("a?b", ["a", "b"], [(0, 1), (2, 3)], [1, 2]))
     assert 'wpl-skipped' in drawn and ">?<" in drawn
+
+
+def test_a_blank_line_in_text_no_token_covers_stays_inside_the_html():
+    import html as html_lib
+    import re
+
+    text = "hug\n\n![X](HTTP://E.X/X.PNG) <b>\n\n# H"
+    drawn = chips.over_text(text, ["hug"], [(0, 3)], [9])
+    body = drawn.split('<div class="wpl-text"', 1)[1]
+    assert "\n" not in body  # a Markdown block of one line: nothing after it is read as Markdown
+    assert body.count("<br>") == 4  # the line breaks drawn as such
+    drawn_text = html_lib.unescape(re.sub(r"<[^>]*>", "", body.split(">", 1)[1]))
+    assert re.sub(r"[\s\u2060]", "", drawn_text) == re.sub(r"\s", "", text)
+
+
+def test_only_a_long_chip_may_wrap():
+    assert "wpl-long" in chips.chip("x" * 25) and "wpl-long" not in chips.chip("x" * 24)

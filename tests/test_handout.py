@@ -1,9 +1,13 @@
 """wordpiece_ui/handout.py: a printable, self-contained handout of training steps i..j."""
 
-from helpers import TOY
+import html
+import re
+from html.parser import HTMLParser
+
+from helpers import TOY, shown
 from wordpiece_core.config import TrainerConfig
 from wordpiece_core.engine import train
-from wordpiece_ui import handout
+from wordpiece_ui import handout, safe, sources
 
 
 def test_the_handout_of_the_toy_steps_1_to_3():
@@ -15,5 +19,55 @@ def test_the_handout_of_the_toy_steps_1_to_3():
         "http://localhost:8501/?step=1", "")  # nothing loaded from anywhere
     assert "<code>h ##u ##g ##s</code>" in page  # the corpus as split before step 1
     md = handout.as_markdown(t, "course-toy", "Course toy words", 1, 3, "http://localhost:8501/?step=1")
-    assert "## Step 3: hu + ##gs → hugs" in md and "1/15" in md and "| **`##g + ##s`** | 5 | 20 | 5 |" in md
+    assert "## Step 3: hu + \\#\\#gs → hugs" in md and "1/15" in md and "| **`##g + ##s`** | 5 | 20 | 5 |" in md
     assert handout.as_html(t, "course-toy", "t", 1, 500, "x").count("<h2") == len(t.steps)  # clamped to the training
+
+
+class _Tags(HTMLParser):
+    """Every tag and attribute of a page, and its text."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, list[tuple[str, str | None]]]] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, attrs))
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+HOSTILE = '[x](https://e.x/"onmouseover="alert(1)")'
+
+
+def test_a_corpus_word_in_the_html_handout_is_text_not_a_link_or_an_attribute():
+    t = train({HOSTILE: 5, "**b**": 3}, TrainerConfig(algorithm="bpe", vocab_size=200, top_k=10))
+    link = "http://localhost:8501/?step=1"
+    page = handout.as_html(t, "paste", "<b>my corpus</b>", len(t.steps) - 10, len(t.steps), link)
+    assert "A whole word becomes one token" in page  # the note that names the word
+    tags = _Tags()
+    tags.feed(page)
+    ours = {link} | {s.url for s in sources.ALL}  # the page's own link, and the notes' links to the sources
+    assert {href for tag, attrs in tags.tags if tag == "a" for name, href in attrs} <= ours
+    assert not [(tag, name) for tag, attrs in tags.tags for name, _ in attrs if name.startswith("on")]
+    assert {"b", "img", "script"}.isdisjoint(tag for tag, _ in tags.tags)
+    text = "".join(tags.text)
+    assert HOSTILE in text and "<b>my corpus</b>" in text and "**b**" in text
+
+
+def test_notes_keep_their_links_bold_and_code_in_the_html_handout():
+    note = f"**Why {safe.code('a`b + [c](https://e.x)')}?** See {sources.COURSE_WORDPIECE.md()} and [y](https://e.x), {safe.md('*z*')}."
+    assert handout._inline(note) == (
+        "<strong>Why <code>a`b + [c](https://e.x)</code>?</strong> See "
+        f"<a href=\"{sources.COURSE_WORDPIECE.url}\">{html.escape(sources.COURSE_WORDPIECE.title, quote=False)}</a> "
+        "and [y](https://e.x), *z*.")
+
+
+def test_a_corpus_word_in_the_markdown_handout_is_text():
+    t = train({HOSTILE: 5, "<img src=x>": 4, "www.e.x": 3}, TrainerConfig(algorithm="bpe", vocab_size=200, top_k=10))
+    md = handout.as_markdown(t, "paste", "[t](https://e.x)", 1, 40, "http://localhost:8501/?step=1")
+    outside_code = re.sub(r"(?<!`)(`+)(?!`).+?(?<!`)\1(?!`)", "", md)  # code spans show their text as it is
+    for raw in (HOSTILE, "<img src=x>", "www.e.x", "](https://e.x", "[t]"):
+        assert raw not in outside_code  # escaped wherever it is not code
+    assert HOSTILE in shown(md) and "[t](https://e.x)" in shown(md)

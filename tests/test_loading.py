@@ -72,3 +72,11 @@ def test_the_playground_loader_writes_no_temporary_file(monkeypatch, tmp_path):
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "missing" / "tmp"))  # any temporary file would fail
     tok = load_uploaded_tokenizer("tokenizer.json", json.dumps(WP).encode())
     assert "hug" in tok.encode("hug").tokens
+
+
+def test_an_unsupported_type_is_named_on_its_first_characters():
+    doc = changed(WP, ["normalizer"], {"type": "Strip" + "x" * 100_000})
+    with pytest.raises(WordPieceError) as e:
+        load_uploaded_tokenizer("tokenizer.json", doc.encode())
+    assert str(e.value).startswith("tokenizer.json: the normalizer 'Stripxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx… is not supported")
+    assert len(str(e.value)) < 300  # one line, not the file's 100,000 characters

@@ -107,3 +107,14 @@ def test_an_uploaded_word_count_file_with_a_header_trains_and_says_so():
     assert any("was read as a header line and skipped" in i.value for i in at.sidebar.info)
     overlap = next(m.value for m in at.markdown if m.value.startswith("As learned:"))
     assert "BPE **19** tokens, WordPiece **21**" in overlap  # 14 and 16 as learned, plus the 5 special tokens
+
+
+def test_a_link_heldout_text_over_the_links_limit_is_cut_and_said():
+    at = page("pages/compare.py", corpus="course-toy", heldout="hug " * 300)
+    assert at.text_area(key="heldout").value == ("hug " * 300)[:1_000]
+    assert [shown(w.value) for w in at.sidebar.warning] == [
+        "Link: heldout has 1,200 characters; a link carries at most 1,000, so its first 1,000 are used"]
+    at.text_area(key="heldout").set_value("hug " * 1_500).run()  # typed: kept; its first 5,000 characters encoded
+    assert any("the first 5,000 are encoded" in w.value for w in at.warning)
+    assert "Texts over 1,000 characters are not put in the shareable link." in [c.value for c in at.caption]
+    assert "heldout" not in at.query_params

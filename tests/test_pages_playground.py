@@ -118,7 +118,10 @@ def test_playground_vocab_txt_cased_or_uncased_is_a_visible_choice():
 
 
 def tokens_shown(at):
-    return " ".join(m.value for m in at.markdown if "wpl-chip" in m.value)
+    """The chips' HTML, its character references read (safe.html writes [UNK] as &#91;UNK&#93;)."""
+    import html
+
+    return html.unescape(" ".join(m.value for m in at.markdown if "wpl-chip" in m.value))
 
 
 @pytest.mark.slow
@@ -167,3 +170,21 @@ def test_the_playground_links_each_token_to_the_step_that_made_it():
     body = "\n".join(m.value for m in at.markdown)
     link = re.search(r"`hugs` was learned at \[step 3\]\(([^)]+)\)", body)
     assert link and "step=3" in link.group(1) and "corpus=course-toy" in link.group(1)
+
+
+def test_a_link_text_over_the_links_limit_is_cut_and_said():
+    at = page("pages/playground.py", corpus="course-toy", text="hug " * 400, pair="bun " * 300)
+    assert at.text_area(key="text").value == ("hug " * 400)[:1_000]
+    assert at.text_area(key="pair").value == ("bun " * 300)[:1_000]
+    warnings = [shown(w.value) for w in at.sidebar.warning]
+    assert warnings == ["Link: text has 1,600 characters; a link carries at most 1,000, so its first 1,000 are used",
+                        "Link: pair has 1,200 characters; a link carries at most 1,000, so its first 1,000 are used"]
+
+
+def test_a_long_word_says_how_much_of_it_is_traced():
+    at = page("pages/playground.py", corpus="course-toy", algorithm="bpe", text="hug" * 333)
+    assert "Word 1 of 1" in markdown(at)
+    captions = [c.value for c in at.caption]
+    assert "The trace covers the first 200 of 999 characters (the tokens above are the whole word's)." in captions
+    assert "applied, 132 time(s) in its first 200 characters" in markdown(at)
+    assert "… and 293 more (333 tokens; the first 40 are shown)" in markdown(at)

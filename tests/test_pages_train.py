@@ -91,10 +91,14 @@ def test_bad_url_parameters_are_reported_and_replaced():
     assert "Step 1 of 9" in shown(at.header[0].value)
 
 
-def test_a_step_past_the_end_is_clamped():
+def test_a_step_past_the_end_is_clamped_and_said():
     at = app(corpus="course-toy", step=999)
     assert not at.exception
     assert shown(at.header[0].value).startswith("Step 9 of 9")
+    assert [i.value for i in at.info] == ["Step 999 is past this training's last step: showing step 9."]
+    at = app(corpus="course-toy", step=10 ** 12)  # past the link's limit: step 1, and the sidebar says why
+    assert shown(at.header[0].value).startswith("Step 1 of 9")
+    assert "step='1000000000000' must be a whole number from 1 to 10,000,000" in shown(at.sidebar.warning[0].value)
 
 
 @pytest.mark.slow

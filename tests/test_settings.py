@@ -26,3 +26,11 @@ def test_a_corpus_id_that_is_not_one_is_refused_in_words(hostile):
     assert settings.corpus == "upload" and settings.corpus_id == ""
     assert problems == ["corpus_id is not the id of a kept file (16 to 64 hexadecimal digits, as the app writes "
                         "them); paste or upload the file again"]
+
+
+def test_a_bad_parameter_is_quoted_on_its_first_characters_only():
+    _, _, problems = from_query({"vocab_size": "9" * 5_000, "normalizer": "<b>x</b>"})
+    assert problems == [
+        "normalizer='<b>x</b>' is not one of none, lowercase, bert, bert-cased; using none",
+        f"vocab_size='{'9' * 40}…' (5,000 characters; the first 40 shown) must be a whole number from 1 to 50,000; "
+        "using 30"]

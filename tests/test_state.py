@@ -45,3 +45,27 @@ def test_byte_level_options_are_in_the_sidebar_and_the_link():
     dropped = next(m.value for m in at.metric if m.label == "dropped characters")
     assert dropped == "0"  # with all 256 bytes, any text can be spelled
     assert app("pages/train.py", corpus="course-toy").sidebar.checkbox.len == 0  # only for byte-level
+
+
+# Every link parameter at once, each hostile: too long, out of range, not a choice, Markdown, HTML, a NUL.
+HOSTILE_LINK = {"corpus": "course-toy", "vocab_size": "9" * 5_000, "min_frequency": "-1", "step": "1e9",
+                "algorithm": "\x00", "normalizer": "<img src=x>", "tie_break": "www.e.x", "specials": ":red[x] $x$",
+                "byte_alphabet": "2", "text": "hug\n\n![x](http://e.x/a.png)\n\n# H" * 40, "pair": "`",
+                "heldout": "[x](www.e.x) " * 100, "follow": "x" * 3_000, "source": "nope", "special": "maybe",
+                "hf": "2", "quiz": "x", "present": "0"}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", ["pages/train.py", "pages/compare.py", "pages/playground.py", "pages/corpora.py"])
+def test_a_hostile_link_gives_human_lines_on_every_page_never_an_error(path):
+    at = app(path, **HOSTILE_LINK)
+    assert not at.exception
+    warnings = [shown(w.value) for w in at.sidebar.warning]
+    assert len(warnings) >= 6 and all(w.startswith("Link: ") and "\n" not in w and len(w) < 250 for w in warnings), warnings
+
+
+def test_every_text_a_link_fills_in_is_cut_at_the_links_limit():
+    at = app(corpus="paste", paste_text="hug pug " * 250)  # the sidebar's pasted corpus, in a hand-made link
+    assert at.text_area(key="paste_text").value == ("hug pug " * 250)[:1_000]
+    assert [shown(w.value) for w in at.sidebar.warning] == [
+        "Link: paste_text has 2,000 characters; a link carries at most 1,000, so its first 1,000 are used"]

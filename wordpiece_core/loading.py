@@ -28,8 +28,14 @@ def tokenizer_from_training(training: Training, normalizer: str, pre_tokenizer: 
     return tokenizer_from_json(tokenizer_json(training, normalizer, pre_tokenizer, add_prefix_space), "the training")
 
 
+def _quoted(value: object) -> str:
+    """A value from a file, quoted in a message: on its first 40 characters (a file's value may be any length)."""
+    text = repr(value)
+    return text if len(text) <= 42 else text[:40] + "…"
+
+
 def _unsupported(where: str, what: object, name: str) -> WordPieceError:  # what: a type name, or None
-    return WordPieceError(f"{name}: the {where} {what!r} is not supported here "
+    return WordPieceError(f"{name}: the {where} {_quoted(what)} is not supported here "
                           "(supported: WordPiece or BPE models with the normalizers none, Lowercase, BertNormalizer "
                           "and the pre-tokenizers Whitespace, WhitespaceSplit, BertPreTokenizer, ByteLevel)")
 
@@ -141,7 +147,7 @@ def tokenizer_from_json(doc: dict, name: str):
         for m in model_spec.get("merges") or []:
             pair = tuple(m) if isinstance(m, list) else tuple(m.split(" ", 1))
             if len(pair) != 2:
-                raise WordPieceError(f"{name}: a merge {m!r} is not a pair of tokens")
+                raise WordPieceError(f"{name}: a merge {_quoted(m)} is not a pair of tokens")
             merges.append(pair)
         model = BPEModel(vocab, merges, model_spec.get("unk_token"), model_spec.get("continuing_subword_prefix"))
     else:

@@ -1,4 +1,5 @@
-"""Tokens as HTML chips (for st.markdown with unsafe_allow_html). Every token is escaped.
+"""Tokens as HTML chips (for st.markdown with unsafe_allow_html). Every text in them (tokens, words, the text
+between tokens, tooltips) goes through `safe.html`: however the text reads, the HTML block stays one block.
 
 Colours: Okabe–Ito, with a solid border as well as a fill so meaning never rests on hue
 alone; text keeps the theme's colour, so chips read on light and dark backgrounds.
@@ -6,18 +7,22 @@ alone; text keeps the theme's colour, so chips read on light and dark background
 
 from __future__ import annotations
 
-import html
+import re
+
+from .safe import html
 
 # Ordinary tokens take these; [UNK] is drawn differently (hatched, double border), not by a hue of its own.
 BYTE_SPACE = "Ġ"  # byte-level BPE's spelling of a space
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#56B4E9", "#D55E00", "#F0E442")
+LONG_CHIP = 24  # characters: a longer token's chip may wrap
 STYLE = """
 <style>
 .wpl-row {display:flex; flex-wrap:wrap; align-items:center; gap:.35rem; margin:.15rem 0 .45rem 0;}
-.wpl-word {font-weight:600; min-width:7rem; font-size:1.05rem;}
+.wpl-word {font-weight:600; min-width:7rem; font-size:1.05rem; overflow-wrap:anywhere;}
 .wpl-count {opacity:.7; font-size:.9rem; min-width:3.5rem;}
 .wpl-chip {font-family:ui-monospace, SFMono-Regular, Menlo, monospace; font-size:1.1rem; padding:.1rem .4rem;
   border:1px solid rgba(128,128,128,.55); border-radius:.35rem; white-space:pre;}
+.wpl-long {white-space:pre-wrap; overflow-wrap:anywhere;}
 .wpl-pair {border:2px dashed #E69F00; background:rgba(230,159,0,.18);}
 .wpl-new {border:2px solid #D55E00; background:rgba(213,94,0,.20); font-weight:700;}
 .wpl-arrow {opacity:.7; font-size:1.2rem; padding:0 .3rem;}
@@ -26,14 +31,10 @@ STYLE = """
 .wpl-text {line-height:2.4; font-size:1.15rem;}
 .wpl-text .wpl-chip {margin-right:.05rem;}
 .wpl-gap {display:inline-block; width:.8rem;}
-.wpl-skipped {text-decoration:line-through; opacity:.6;}
+.wpl-skipped {text-decoration:line-through; opacity:.6; overflow-wrap:anywhere;}
 .wpl-legend {font-size:.9rem; opacity:.85;}
 </style>
 """
-
-
-def esc(text: str) -> str:
-    return html.escape(text, quote=True)
 
 
 def chip(token: str, css: str = "", title: str | None = None, colour: int | None = None) -> str:
@@ -41,8 +42,10 @@ def chip(token: str, css: str = "", title: str | None = None, colour: int | None
     if colour is not None:
         c = PALETTE[colour % len(PALETTE)]
         style = f' style="border-color:{c}; background:{c}33; border-width:2px"'
-    tip = f' title="{esc(title)}"' if title else ""
-    return f'<span class="wpl-chip {css}"{style}{tip}>{esc(token)}</span>'
+    tip = f' title="{html(title)}"' if title else ""
+    if len(token) > LONG_CHIP:  # it may be wider than the line: it wraps (a short one never breaks)
+        css += " wpl-long"
+    return f'<span class="wpl-chip {css}"{style}{tip}>{html(token)}</span>'
 
 
 def split_with_pair(symbols: list[str], left: str, right: str) -> str:
@@ -69,7 +72,7 @@ def before_after_rows(rows: list[dict], left: str, right: str, new_token: str) -
     for r in rows:
         parts.append(
             '<div class="wpl-row">'
-            f'<span class="wpl-word">{esc(r["word"])}{_cut(r)}</span>'
+            f'<span class="wpl-word">{html(r["word"])}{_cut(r)}</span>'
             f'<span class="wpl-count">×{r["count"]:,}</span>'
             f'{split_with_pair(r["before"], left, right)}'
             '<span class="wpl-arrow">→</span>'
@@ -88,11 +91,20 @@ def _cut(row: dict) -> str:
             "split as a word of their own</span>")
 
 
+_SPACES = re.compile(r"(\s+)")
+
+
 def _gap(text: str) -> str:
-    """Text between tokens: whitespace as a visible gap (line breaks kept), anything else as is."""
-    if text.strip():
-        return f'<span class="wpl-skipped" title="not part of any token">{esc(text)}</span>'
+    """Text between tokens: whitespace as a visible gap (line breaks kept), anything else struck through."""
+    return "".join(_space(run) if run.isspace() else _skipped(run) for run in _SPACES.split(text) if run)
+
+
+def _space(text: str) -> str:
     return "<br>" * text.count("\n") if "\n" in text else '<span class="wpl-gap"></span>'
+
+
+def _skipped(text: str) -> str:
+    return f'<span class="wpl-skipped" title="not part of any token">{html(text)}</span>'
 
 
 def over_text(text: str, tokens: list[str], offsets: list[tuple[int, int]], ids: list | None = None,

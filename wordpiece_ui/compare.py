@@ -19,7 +19,7 @@ from wordpiece_core.replay import splits_at
 from wordpiece_core.reference import strip_prefix
 from wordpiece_core.trace import Training
 
-from .safe import code
+from .safe import code, md
 from .tables import fmt_score, fmt_token
 
 
@@ -225,8 +225,8 @@ def fertility_example(bpe: Training, wordpiece: Training) -> str | None:
             f"**Why WordPiece can leave a frequent word in pieces.** {code(word)} (×{bpe.counts[i]:,} in the corpus) is "
             f"one token for BPE" + (f", learned at step {learned:,}" if learned else "") + ": BPE merges the most "
             f"frequent pairs first. WordPiece still writes it {' '.join(code(fmt_token(t)) for t in wp_splits[j])}: "
-            f"count({fmt_token(a)} {fmt_token(b)}) = {ab:,}, but count({fmt_token(a)}) = {tokens[a]:,} and "
-            f"count({fmt_token(b)}) = {tokens[b]:,}, so the score {ab:,} / ({tokens[a]:,} × {tokens[b]:,}) ≈ "
+            f"count({md(fmt_token(a))} {md(fmt_token(b))}) = {ab:,}, but count({md(fmt_token(a))}) = {tokens[a]:,} and "
+            f"count({md(fmt_token(b))}) = {tokens[b]:,}, so the score {ab:,} / ({tokens[a]:,} × {tokens[b]:,}) ≈ "
             f"{fmt_score(ab / (tokens[a] * tokens[b]))} is small. Frequent parts are penalised, pairs of rarer parts "
             "win first, and a frequent word can cost more tokens (a higher fertility) at the same vocabulary size."
         )

@@ -13,8 +13,11 @@ from wordpiece_core.loading import guess_lowercase, parse_json, tokenizer_from_b
 from wordpiece_core.pipeline import Encoding, Tokenizer, WordTrace
 
 from .safe import code, md
+from .tables import fmt_token
 
 MAX_TOKENIZER_MB = 20
+TRACE_ROWS = 200  # rows of a word's scan or merge table on screen
+SHOWN_TOKENS = 40  # tokens named in a word's sentences
 
 
 def file_kind(name: str, data: bytes) -> str:
@@ -166,27 +169,55 @@ def merges_frame(word: WordTrace) -> pd.DataFrame:
     return pd.DataFrame(rows).astype({"rank": "Int64"})
 
 
+def trace_frame(word: WordTrace, kind: str) -> tuple[pd.DataFrame, str | None]:
+    """How the word was cut, as a table of at most TRACE_ROWS rows (WordPiece: the scan; BPE: the merges),
+    and a sentence saying what the table leaves out, or None when it shows everything."""
+    table = scan_frame(word) if kind == "wordpiece" else merges_frame(word)
+    said = []
+    if word.result.traced_chars:
+        said.append(f"The trace covers the first {word.result.traced_chars:,} of {len(word.word):,} characters "
+                    "(the tokens above are the whole word's).")
+    if len(table) > TRACE_ROWS:
+        said.append(f"The table shows the first {TRACE_ROWS:,} of its {len(table):,} rows.")
+        table = table.head(TRACE_ROWS)
+    return table, " ".join(said) or None
+
+
+def _named(tokens: tuple[str, ...] | list[str]) -> str:
+    """Tokens as code, the first SHOWN_TOKENS of them (each shortened when very long)."""
+    named = " ".join(code(fmt_token(t)) for t in tokens[:SHOWN_TOKENS])
+    more = len(tokens) - SHOWN_TOKENS
+    return named + (f" … and {more:,} more ({len(tokens):,} tokens; the first {SHOWN_TOKENS} are shown)" if more > 0 else "")
+
+
 def word_sentence(word: WordTrace, kind: str) -> str:
     r = word.result
+    shown = code(fmt_token(word.word))
     if r.unknown:
-        return f"{code(word.word)} became **[UNK]**: {md(r.reason)}."
+        return f"{shown} became **[UNK]**: {md(r.reason)}."
     if kind == "wordpiece":
-        return (f"{code(word.word)} → {' '.join(code(t) for t in r.tokens)}: at each position the longest piece in the "
+        return (f"{shown} → {_named(r.tokens)}: at each position the longest piece in the "
                 "vocabulary is taken; later pieces carry `##`.")
-    return (f"{code(word.word)} → {' '.join(code(t) for t in r.tokens)}: starting from characters, the learned merge "
-            f"with the lowest rank present is applied, {len(r.merges)} time(s).")
+    where = f" in its first {r.traced_chars:,} characters" if r.traced_chars else ""
+    return (f"{shown} → {_named(r.tokens)}: starting from characters, the learned merge "
+            f"with the lowest rank present is applied, {len(r.merges)} time(s){where}.")
 
 
 def origins_sentence(word: WordTrace, steps: dict[str, int], step_link) -> str:
     """Where each of a word's tokens comes from: the training step that made it, as a link to that
-    step on the Train page (`step_link(n)` gives the address), or the starting alphabet."""
+    step on the Train page (`step_link(n)` gives the address), or the starting alphabet (the first
+    SHOWN_TOKENS distinct tokens)."""
     parts = []
-    for token in dict.fromkeys(word.result.tokens):
+    distinct = list(dict.fromkeys(word.result.tokens))
+    for token in distinct[:SHOWN_TOKENS]:
         step = steps.get(token)
+        name = code(fmt_token(token))
         if step is None:
-            parts.append(f"{code(token)} is not a learned token")
+            parts.append(f"{name} is not a learned token")
         elif step == 0:
-            parts.append(f"{code(token)} was in the vocabulary from the start")
+            parts.append(f"{name} was in the vocabulary from the start")
         else:
-            parts.append(f"{code(token)} was learned at [step {step:,}]({step_link(step)})")
+            parts.append(f"{name} was learned at [step {step:,}]({step_link(step)})")
+    if len(distinct) > SHOWN_TOKENS:
+        parts.append(f"and {len(distinct) - SHOWN_TOKENS:,} more tokens (the first {SHOWN_TOKENS} are named)")
     return "Where its tokens come from: " + "; ".join(parts) + "."

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Callable
 
 from wordpiece_core.reference import TIE_RULES
 from wordpiece_core.trace import Training
 
-from . import notes, tables
+from . import notes, sources, tables
+from .safe import code, md
 
 MAX_STEPS = 50  # steps in one handout
 CANDIDATE_ROWS = 8
@@ -30,18 +32,46 @@ tr.winner td { font-weight: bold; } .rule { font-style: italic; }
 """
 
 
+# Our notes' Markdown, one piece at a time: a code span (safe.code's fence: longer than any run of backticks
+# inside), a backslash escape (safe.md's), a link, or one character of text.
+_PIECES = re.compile(r"(?P<fence>`+)(?P<code>.+?)(?<!`)(?P=fence)(?!`)|\\(?P<escaped>[!-/:-@\[-`{-~])"
+                     r"|\[(?P<label>[^\[\]`\\]+)\]\((?P<url>[^()\s]+)\)", re.S)
+_LINKED = {s.url for s in sources.ALL if s.url}  # the only addresses a handout links to
+_KEPT = re.compile("\x00([0-9]+)\x01")
+
+
 def _inline(markdown: str) -> str:
-    """Our own notes' Markdown (bold, code, links, escapes) as HTML; everything else stays text."""
-    text = html.escape(markdown, quote=False)
-    text = re.sub(r"\\([\\`*_{}\[\]()#+\-.!|>~<])", r"\1", text)  # Markdown escapes
-    text = re.sub(r"`([^`]+)`", r"<code>\1</code>", text)
+    """Our own notes' Markdown (bold, code, links to our sources, escapes) as HTML; everything else stays text.
+
+    Code spans and escaped characters are user text (safe.code, safe.md): each becomes its HTML at once and
+    is set aside, so nothing in it is read as bold, as a link or as an attribute. A link is made only to
+    one of the sources' addresses."""
+    kept: list[str] = []
+
+    def set_aside(m: re.Match) -> str:
+        if m["fence"]:
+            body = m["code"]
+            if len(body) > 2 and body.startswith(" ") and body.endswith(" ") and body.strip():
+                body = body[1:-1]  # CommonMark's padding, as safe.code adds it
+            kept.append(f"<code>{html.escape(body, quote=False)}</code>")
+        elif m["escaped"]:
+            kept.append(html.escape(m["escaped"], quote=False))
+        elif m["url"] in _LINKED:
+            kept.append(f'<a href="{html.escape(m["url"])}">{html.escape(m["label"], quote=False)}</a>')
+        else:
+            kept.append(html.escape(m[0], quote=False))
+        return f"\x00{len(kept) - 1}\x01"
+
+    text = html.escape(_PIECES.sub(set_aside, _KEPT.sub("", markdown)), quote=False)
     text = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", text)
     text = re.sub(r"(?<![\w*])\*([^*]+)\*(?![\w*])", r"<em>\1</em>", text)
-    return re.sub(r"\[([^\]]+)\]\((https?://[^)\s]+)\)", r'<a href="\2">\1</a>', text)
+    return _KEPT.sub(lambda m: kept[int(m[1])], text)
 
 
-def steps_content(training: Training, corpus: str, first: int, last: int) -> list[dict]:
-    """What the handout says about each step, as data both formats write."""
+def steps_content(training: Training, corpus: str, first: int, last: int,
+                  show: Callable[[str], str] = tables.fmt_token) -> list[dict]:
+    """What the handout says about each step, as data both formats write: the sentences name tokens as
+    `show` writes them (the words, splits and pairs, for tables and code spans, as they are)."""
     algorithm = training.config.algorithm
     out = []
     for i in range(first, last + 1):
@@ -50,15 +80,15 @@ def steps_content(training: Training, corpus: str, first: int, last: int) -> lis
         change, _ = tables.corpus_change(training, i, CORPUS_ROWS)
         out.append({
             "step": i,
-            "merge": f"{tables.fmt_token(step.left)} + {tables.fmt_token(step.right)} → {tables.fmt_token(step.new_token)}",
+            "merge": f"{show(step.left)} + {show(step.right)} → {show(step.new_token)}",
             "corpus": tables.splits_before(training, i, CORPUS_ROWS).to_dict("records"),
             "candidates": [{"pair": f"{tables.fmt_token(c.left)} + {tables.fmt_token(c.right)}",
                             "count(ab)": c.pair_count, "count(a)": c.left_count, "count(b)": c.right_count,
-                            "score": tables.arithmetic(c, algorithm), "winner": c.rank == 1}
+                            "score": tables.arithmetic(c, algorithm, show), "winner": c.rank == 1}
                            for c in step.candidates[:CANDIDATE_ROWS]],
             "recorded": len(step.candidates),
-            "winner": tables.arithmetic(step, algorithm),
-            "tie": tables.tie_sentence(step, training.config.tie_break),
+            "winner": tables.arithmetic(step, algorithm, show),
+            "tie": tables.tie_sentence(step, training.config.tie_break, show),
             "notes": notes.for_step(corpus, training, step, table, False, change),
         })
     return out
@@ -98,22 +128,23 @@ def as_html(training: Training, corpus: str, corpus_title: str, first: int, last
 
 
 def as_markdown(training: Training, corpus: str, corpus_title: str, first: int, last: int, link: str) -> str:
-    """The handout as Markdown."""
+    """The handout as Markdown. Words, tokens and the corpus' title are the user's: escaped (safe.md) or in
+    code spans (safe.code), so a Markdown viewer shows them as text, never as a link, an image or HTML."""
     first, last = _bounds(training, first, last)
-    lines = [f"# {_title(training, corpus_title, first, last)}", "",
+    lines = [f"# {_title(training, md(corpus_title), first, last)}", "",
              f"{tables.formula(training.config.algorithm)}. Tie rule '{training.config.tie_break}': "
              f"{TIE_RULES[training.config.tie_break]}. Made with WordPiece Lab: <{link}>", ""]
 
-    def cell(text: object) -> str:
-        return str(text).replace("|", "\\|")
+    def cell(markdown: str) -> str:
+        return markdown.replace("|", "\\|")  # a table's cell ends at a bare |, even inside a code span
 
-    for s in steps_content(training, corpus, first, last):
+    for s in steps_content(training, corpus, first, last, lambda token: md(tables.fmt_token(token))):
         lines += [f"## Step {s['step']}: {s['merge']}", "", "The corpus as split before this step:", "",
                   "| word | count | split |", "|---|---:|---|"]
-        lines += [f"| {cell(r['word'])} | {r['count']:,} | `{cell(r['split'])}` |" for r in s["corpus"]]
+        lines += [f"| {md(r['word'])} | {r['count']:,} | {cell(code(r['split']))} |" for r in s["corpus"]]
         lines += ["", "The best candidates:", "", "| pair | count(ab) | count(a) | count(b) | score |", "|---|---:|---:|---:|---|"]
-        lines += [f"| {'**' if c['winner'] else ''}`{cell(c['pair'])}`{'**' if c['winner'] else ''} | {c['count(ab)']:,} | "
-                  f"{c['count(a)']:,} | {c['count(b)']:,} | {cell(c['score'])} |" for c in s["candidates"]]
+        lines += [f"| {'**' if c['winner'] else ''}{cell(code(c['pair']))}{'**' if c['winner'] else ''} | {c['count(ab)']:,} | "
+                  f"{c['count(a)']:,} | {c['count(b)']:,} | {c['score']} |" for c in s["candidates"]]
         lines += ["", f"**Merged: {s['merge']}**, score {s['winner']}.", "", f"*{s['tie']}*", ""]
         lines += [item for n in s["notes"] for item in (n, "")]
     return "\n".join(lines)

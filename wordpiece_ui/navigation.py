@@ -31,9 +31,12 @@ _PAGES = [
 ]
 
 
-def pages() -> list:
-    """The app's pages, the first one being the default (the URL path `/`)."""
-    return [st.Page(path, title=title, icon=icon, default=url is None, url_path=url) for path, title, icon, url in _PAGES]
+def pages(icons: bool = True) -> list:
+    """The app's pages, the first one being the default (the URL path `/`). Without `icons`: a browser takes
+    the page's icon for its tab when no page config gave one, and fetches a Material icon from Google's
+    font server (fonts.gstatic.com) to draw it."""
+    return [st.Page(path, title=title, icon=icon if icons else None, default=url is None, url_path=url)
+            for path, title, icon, url in _PAGES]
 
 
 def run(page) -> None:
@@ -45,5 +48,5 @@ def run(page) -> None:
 def through_app() -> None:
     """First line of every page: if the page was run alone (see above), rerun it through app.py."""
     if not st.session_state.pop(_ENTERED, False):
-        st.navigation(pages(), position="hidden")  # public call that ends the old pages-folder mode
+        st.navigation(pages(icons=False), position="hidden")  # public call that ends the old pages-folder mode
         st.rerun()

@@ -86,6 +86,17 @@ def defaults_for(corpus_id: str) -> Settings:
 SUGGESTED = ("vocab_size", "normalizer", "pre_tokenizer", "min_frequency", "specials")
 
 
+ECHOED_CHARS = 40  # a bad parameter's value is quoted in its message on its first characters only
+MAX_STEP = 10_000_000
+
+
+def _echo(value: str) -> str:
+    """A parameter's value as a message quotes it: whole when short, else its start and its length."""
+    if len(value) <= ECHOED_CHARS:
+        return f"'{value}'"
+    return f"'{value[:ECHOED_CHARS]}…' ({len(value):,} characters; the first {ECHOED_CHARS} shown)"
+
+
 def _int(text: str, low: int, high: int) -> int | None:
     try:
         value = int(str(text).strip())
@@ -111,7 +122,7 @@ def from_query(params: Mapping[str, str]) -> tuple[Settings, int | None, list[st
     corpus = params.get("corpus", "course-toy")
     known = {s.id for s in samples()} | set(CUSTOM_IDS)
     if corpus not in known:
-        problems.append(f"there is no sample corpus called '{corpus}'; showing the course's toy words")
+        problems.append(f"there is no sample corpus called {_echo(corpus)}; showing the course's toy words")
         corpus = "course-toy"
     base = defaults_for(corpus)
     values: dict[str, Any] = {}  # checked against `choices` and `numbers` below
@@ -127,13 +138,13 @@ def from_query(params: Mapping[str, str]) -> tuple[Settings, int | None, list[st
             if params[key] in allowed:
                 values[key] = params[key]
             else:
-                problems.append(f"{key}='{params[key]}' is not one of {', '.join(allowed)}; using {getattr(base, key)}")
+                problems.append(f"{key}={_echo(params[key])} is not one of {', '.join(allowed)}; using {getattr(base, key)}")
     numbers = {"vocab_size": (1, MAX_VOCAB), "min_frequency": (0, MAX_MIN_FREQUENCY)}
     for key, (low, high) in numbers.items():
         if key in params:
             value = _int(params[key], low, high)
             if value is None:
-                problems.append(f"{key}='{params[key]}' must be a whole number from {low:,} to {high:,}; using {getattr(base, key)}")
+                problems.append(f"{key}={_echo(params[key])} must be a whole number from {low:,} to {high:,}; using {getattr(base, key)}")
             else:
                 values[key] = value
     for key in ("byte_alphabet", "prefix_space"):
@@ -141,15 +152,16 @@ def from_query(params: Mapping[str, str]) -> tuple[Settings, int | None, list[st
             if params[key] in ("0", "1"):
                 values[key] = params[key] == "1"
             else:
-                problems.append(f"{key}='{params[key]}' must be 0 or 1; using 0")
+                problems.append(f"{key}={_echo(params[key])} must be 0 or 1; using 0")
     if corpus in CUSTOM_IDS and "corpus_id" in params:
         values["corpus_id"], problem = file_id("corpus_id", params["corpus_id"])
         problems += [problem] if problem else []
     step = None
     if "step" in params:
-        step = _int(params["step"], 0, 10_000_000)
+        step = _int(params["step"], 0, MAX_STEP)
         if step is None:
-            problems.append(f"step='{params['step']}' must be a whole number; starting at step 1")
+            problems.append(f"step={_echo(params['step'])} must be a whole number from 1 to {MAX_STEP:,}; "
+                            "starting at step 1")
     return replace(base, **values), step, problems
 
 

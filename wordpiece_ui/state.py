@@ -40,6 +40,8 @@ def training_label(config: TrainerConfig) -> str:
 SETTINGS = "settings"  # the sidebar's Settings, for the page that runs after app.py
 URL_LOADED = "_url_loaded"  # the URL has been read into the session (first run only)
 URL_PROBLEMS = "url_problems"  # what was wrong with the link's parameters
+_LINK_WARNINGS_DRAWN = "_link_warnings_drawn"  # this run's sidebar has drawn them
+LINK_TEXT_CHARS = 1_000  # the most characters of a typed text a link carries (and takes: a longer one is cut)
 STEP = "step_value"  # the Train page's current step (1-based; stepper.py derives its other keys)
 QUIZ = "quiz"  # "ask first" mode
 HANDOUT_FIRST = "handout_first"  # the Train page's handout: first and last step
@@ -109,6 +111,7 @@ def _reset_step() -> None:
 def sidebar() -> Settings:
     """Draw the shared controls and return the settings they hold."""
     init_from_url()
+    st.session_state[_LINK_WARNINGS_DRAWN] = False  # a problem found before the warnings are drawn waits for them
     ids = [s.id for s in samples()] + list(CUSTOM_LABELS)
     titles = {s.id: s.title for s in samples()} | CUSTOM_LABELS
     sb = st.sidebar
@@ -163,7 +166,8 @@ def sidebar() -> Settings:
     sb.selectbox("Special tokens", list(SPECIALS), format_func=SPECIALS_LABELS.__getitem__, key=setting_key("specials"), on_change=_reset_step,
                  help="Put at the start of the vocabulary; they count towards its size.")
     for problem in st.session_state.get(URL_PROBLEMS, []):
-        sb.warning("Link: " + safe.md(problem))
+        _link_warning(problem)
+    st.session_state[_LINK_WARNINGS_DRAWN] = True
     return Settings(**{f: st.session_state.get(setting_key(f), False) if f in BYTE_FIELDS else st.session_state[setting_key(f)]
                        for f in FIELDS}, corpus_id=own.id if own is not None else "")
 
@@ -173,10 +177,15 @@ def kept(key: str) -> str:
     return "keep_" + key
 
 
-def keep(key: str, default: object, kind: type = str) -> None:
+def _link_warning(problem: str) -> None:
+    st.sidebar.warning("Link: " + safe.md(problem))
+
+
+def keep(key: str, default: object, kind: type = str, limit: int = LINK_TEXT_CHARS) -> None:
     """Prepare a page widget's state: from the URL on the session's first visit, then
     remembered across page switches (Streamlit forgets widgets that are not drawn).
-    Pass `on_change=remember, args=(key,)` to the widget."""
+    Pass `on_change=remember, args=(key,)` to the widget. A text from the URL longer than
+    `limit` characters is cut there, and the sidebar says so with the link's other problems."""
     store = kept(key)
     if store not in st.session_state:
         raw = st.query_params.get(key) if not st.session_state.get(f"_url_used_{key}") else None
@@ -187,6 +196,13 @@ def keep(key: str, default: object, kind: type = str) -> None:
             value = raw not in ("0", "false", "no", "")
         else:
             value = raw
+            if len(raw) > limit:
+                value = raw[:limit]
+                problem = (f"{key} has {len(raw):,} characters; a link carries at most {limit:,}, "
+                           f"so its first {limit:,} are used")
+                st.session_state.setdefault(URL_PROBLEMS, []).append(problem)
+                if st.session_state.get(_LINK_WARNINGS_DRAWN):  # a page's text: said now, and from the next run on
+                    _link_warning(problem)
         st.session_state[store] = value
     if key not in st.session_state:
         st.session_state[key] = st.session_state[store]

@@ -6,6 +6,7 @@ beyond arithmetic on recorded totals (tokens per word after each step).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -45,10 +46,11 @@ def plural(n: int, noun: str) -> str:
     return f"{n:,} {noun}" + ("" if n == 1 else "s")
 
 
-def arithmetic(step: MergeStep | Candidate, algorithm: str) -> str:
-    """The score written out with the step's numbers: '5 / (20 × 5) = 1/20 = 0.05'."""
+def arithmetic(step: MergeStep | Candidate, algorithm: str, show: Callable[[str], str] = fmt_token) -> str:
+    """The score written out with the step's numbers: '5 / (20 × 5) = 1/20 = 0.05' (BPE's names its tokens,
+    each written by `show`)."""
     if algorithm == "bpe":
-        return f"count({fmt_token(step.left)} {fmt_token(step.right)}) = {step.pair_count:,}"
+        return f"count({show(step.left)} {show(step.right)}) = {step.pair_count:,}"
     exact = exact_text(step.score)
     shown = fmt_score(float(step.score))
     sign = "=" if Fraction(shown) == step.score else "≈"
@@ -82,12 +84,12 @@ def tied_candidates(step: MergeStep) -> list[Candidate]:
     return [c for c in step.candidates if c.score == step.score]
 
 
-def tie_sentence(step: MergeStep, tie_break: str) -> str:
-    """How many pairs tied, which, and what the tie rule (in the core's words) takes."""
+def tie_sentence(step: MergeStep, tie_break: str, show: Callable[[str], str] = fmt_token) -> str:
+    """How many pairs tied, which (each token written by `show`), and what the tie rule (in the core's words) takes."""
     if step.ties <= 1:
         return "No tie: this pair's score is strictly the best."
     tied = tied_candidates(step)
-    names = ", ".join(f"{fmt_token(c.left)} + {fmt_token(c.right)}" for c in tied[:12])
+    names = ", ".join(f"{show(c.left)} + {show(c.right)}" for c in tied[:12])
     more = f" and {step.ties - len(tied[:12])} more" if step.ties > len(tied[:12]) else ""
     return (
         f"{step.ties}-way tie at {exact_text(step.score)}: {names}{more}. "

@@ -1,0 +1,27 @@
+"""wordpiece_ui/encodings.py: the playground's tables and sentences about an encoding stay small, and say
+what they leave out (the tokenizer files it loads: test_loading.py)."""
+
+from wordpiece_core.models import WordPieceModel
+from wordpiece_core.pipeline import Tokenizer
+from wordpiece_ui import encodings
+
+
+def test_a_long_words_scan_table_is_cut_and_says_so():
+    # A token of 150 characters makes the scan try up to 150 pieces at each of the 200 traced positions.
+    vocab = {"a": 0, "##a": 1, "b" * 150: 2}
+    word = Tokenizer(WordPieceModel(vocab, max_input_chars_per_word=10_000)).encode("a" * 1_000, add_special_tokens=False, trace=True).words[0]
+    table, said = encodings.trace_frame(word, "wordpiece")
+    assert len(table) == encodings.TRACE_ROWS == 200
+    rows = sum(len(step.tried) for step in word.result.scan)
+    assert said == (f"The trace covers the first 200 of 1,000 characters (the tokens above are the whole word's). "
+                    f"The table shows the first 200 of its {rows:,} rows.")
+    sentence = encodings.word_sentence(word, "wordpiece")
+    assert sentence.count("`") == 2 * (2 + encodings.SHOWN_TOKENS)  # the word, the first 40 of its 1,000 tokens, ##
+    assert "… and 960 more (1,000 tokens; the first 40 are shown)" in sentence
+    assert "(1,000 characters)" in sentence  # the word itself, shortened
+
+
+def test_a_short_words_tables_are_whole():
+    word = Tokenizer(WordPieceModel({"a": 0, "##a": 1})).encode("aaa", add_special_tokens=False, trace=True).words[0]
+    table, said = encodings.trace_frame(word, "wordpiece")
+    assert said is None and list(table["tried"]) == ["aaa", "aa", "a", "##a", "##a"]
