@@ -275,15 +275,12 @@ class StreamlitClient:
         if button is None or not button.deferred_file_id:
             raise ProtocolError(f"no deferred download button labelled {label!r}")
         start = time.perf_counter()
-        request_id = f"bench-{next(self._request_ids)}"
-        answer = asyncio.get_running_loop().create_future()
-        self._requests[request_id] = answer
-        msg = BackMsg()
-        msg.backend_operation_request.request_id = request_id
-        msg.backend_operation_request.session_id = self.session_id
-        msg.backend_operation_request.deferred_file.file_id = button.deferred_file_id
-        await self._ws.send(msg.SerializeToString())
-        response = await asyncio.wait_for(answer, self.run_timeout)
+
+        def fill(msg: BackMsg, request_id: str) -> None:
+            msg.backend_operation_request.request_id = request_id
+            msg.backend_operation_request.session_id = self.session_id
+            msg.backend_operation_request.deferred_file.file_id = button.deferred_file_id
+        response = await self._ask(fill)
         if response.error_msg:
             raise ProtocolError(f"deferred download failed: {response.error_msg}")
         url = urljoin(self.base_url + "/", response.deferred_file.url.lstrip("/"))
@@ -301,15 +298,12 @@ class StreamlitClient:
             raise ProtocolError(f"no file uploader labelled {label!r} (have: {sorted(self.file_uploaders)})")
         widget_id, fragment_id = found
         start = time.perf_counter()
-        request_id = f"bench-{next(self._request_ids)}"
-        answer = asyncio.get_running_loop().create_future()
-        self._requests[request_id] = answer
-        msg = BackMsg()
-        msg.file_urls_request.request_id = request_id
-        msg.file_urls_request.session_id = self.session_id
-        msg.file_urls_request.file_names.append(name)
-        await self._ws.send(msg.SerializeToString())
-        urls = (await asyncio.wait_for(answer, self.run_timeout)).file_urls[0]
+
+        def fill(msg: BackMsg, request_id: str) -> None:
+            msg.file_urls_request.request_id = request_id
+            msg.file_urls_request.session_id = self.session_id
+            msg.file_urls_request.file_names.append(name)
+        urls = (await self._ask(fill)).file_urls[0]
         status = await asyncio.to_thread(self._http_put_file, urljoin(self.base_url + "/", urls.upload_url.lstrip("/")),
                                          name, data, mime)
         if status >= 300:
@@ -322,6 +316,16 @@ class StreamlitClient:
         self._widgets[widget_id] = state
         self._widget_fragment[widget_id] = fragment_id
         return await self._request_run(start, fragment_id=fragment_id)
+
+    async def _ask(self, fill: Callable[[BackMsg, str], None]):
+        """Send a BackMsg that `fill` makes a request (given its id); return the server's answer to it."""
+        request_id = f"bench-{next(self._request_ids)}"
+        answer = asyncio.get_running_loop().create_future()
+        self._requests[request_id] = answer
+        msg = BackMsg()
+        fill(msg, request_id)
+        await self._ws.send(msg.SerializeToString())
+        return await asyncio.wait_for(answer, self.run_timeout)
 
     def _xsrf_cookie(self) -> str:
         """The XSRF cookie the server sets on its health check (the browser's first request)."""
