@@ -90,8 +90,11 @@ def corpus_file(seed: int, size: int = 10 * MB) -> bytes:
 
 
 def answered(c: StreamlitClient) -> bool:
-    """Whether the page has given its answer (or its refusal): not only the progress view."""
-    return not c.auto_rerunning
+    """Whether the page has given its answer (or its refusal): not only the progress view, and on the
+    Train page a step or an error line."""
+    if c.auto_rerunning:
+        return False
+    return c.page_name != "" or c.step is not None or bool(c.errors)
 
 
 class Bench:
@@ -102,6 +105,7 @@ class Bench:
         self.step_errors: list[str] = []
         self.hostile: list[tuple[str, float, float | None, str]] = []  # what, first answer, final, outcome
         self.stop_at = 0.0
+        self.workers_stopped = 0
 
     async def bystander(self, i: int) -> None:
         url = link(**SMALL_SETTINGS[i % len(SMALL_SETTINGS)])
@@ -176,12 +180,20 @@ class Bench:
                 await self.request(f"train page, a 10 MB corpus upload ({n + 1})",
                                    link(corpus="upload", algorithm="wordpiece", vocab_size=1000), upload)
         elif kind == 4:
-            async def stop_worker(c: StreamlitClient) -> None:
-                await asyncio.sleep(3)
-                stopped = self.stop_workers()
-                log(f"hostile: stopped {stopped} worker process(es)")
+            async def stop_worker() -> None:  # as soon as the training's worker runs
+                deadline = time.monotonic() + 30
+                while time.monotonic() < deadline:
+                    stopped = self.stop_workers()
+                    if stopped:
+                        log(f"hostile: stopped {stopped} worker process(es)")
+                        self.workers_stopped += stopped
+                        return
+                    await asyncio.sleep(0.1)
+            stopper = asyncio.create_task(stop_worker())
             await self.request("a large training whose worker is stopped (SIGSTOP)",
-                               link(corpus="wordfreq-en", algorithm="wordpiece", vocab_size=50_000), stop_worker)
+                               link(corpus="wordfreq-en", algorithm="wordpiece", vocab_size=50_000,
+                                    tie_break="hf", min_frequency=0))
+            await stopper
 
     def stop_workers(self) -> int:
         """SIGSTOP the server's training workers (`python -m wordpiece_ui.train_worker`)."""
@@ -260,6 +272,7 @@ def main() -> None:
         print("| " + " | ".join(row) + " |")
     for what, _, _, outcome in bench.hostile:
         print(f"- {what}: {outcome}")
+    print(f"- worker processes stopped with SIGSTOP: {bench.workers_stopped}")
     for error in bench.step_errors[:10]:
         print(f"- bystander error: {error}")
 
