@@ -311,6 +311,42 @@ def test_step_keys_and_a_share_link_that_follows_the_view(server, page):
     check(page, "train-keys")
 
 
+@pytest.mark.slow
+def test_the_step_keys_work_after_every_redraw(server, page):
+    """Each of these replaces the key script's iframe; the keys must still step afterwards."""
+    import re
+
+    visit(page, server.url + "/?corpus=course-toy&algorithm=wordpiece&step=1", "Step 1 of 9", 60_000)
+
+    def press_next(expected: str) -> None:
+        wait_idle(page)
+        page.wait_for_function("() => !!document.__wordpieceLabKeys", timeout=15_000)
+        page.evaluate("() => document.activeElement && document.activeElement.blur()")  # not in a field
+        page.keyboard.press("ArrowRight")
+        page.get_by_text(re.compile(expected)).first.wait_for(timeout=15_000)
+
+    press_next("Step 2 of 9")
+    page.get_by_role("button", name="Got it").click()  # the introduction's button
+    press_next("Step 3 of 9")
+    page.get_by_text("Presenter mode").first.click()
+    press_next("Step 4 of 9")
+    page.get_by_text("Presenter mode").first.click()
+    page.get_by_text("Ask first (quiz)").first.click()
+    wait_idle(page)
+    page.get_by_text("Ask first (quiz)").first.click()
+    press_next("Step 5 of 9")
+    page.get_by_test_id("stSidebar").get_by_text("BPE", exact=True).click()  # another algorithm
+    wait_idle(page)
+    press_next(r"Step 2 of \d+")
+    page.get_by_test_id("stSidebar").get_by_role("link", name="Encoder playground").click()  # away and back
+    page.get_by_text("Text (the first").first.wait_for(timeout=30_000)
+    page.get_by_test_id("stSidebar").get_by_role("link", name=re.compile("Train")).first.click()
+    page.get_by_text(re.compile(r"Step \d+ of \d+")).first.wait_for(timeout=30_000)
+    before = int(re.search(r"Step (\d+) of", page.get_by_text(re.compile(r"Step \d+ of \d+")).first.inner_text())[1])
+    press_next(f"Step {before + 1} of")
+    check(page, "train-keys-after-redraws")
+
+
 def test_quiz_link_opens_ask_first_mode_and_play_stops_at_hidden_merges(server, page):
     visit(page, server.url + "/?corpus=course-toy&algorithm=wordpiece&step=1&quiz=1", "which pair merges next?", 60_000)
     assert "quiz=1" in page.url and "quiz=1" in _share_link(page)

@@ -4,6 +4,10 @@ Streamlit has no key events of its own, so a few lines of script (in a zero-heig
 `st.iframe` of our own HTML, nothing loaded from anywhere) listen on the app's page
 and click the step view's own buttons; the buttons do the work, so the keys do exactly
 what a click does. Keys typed into a text field, a select box or a slider are left alone.
+
+Every redraw that replaces the iframe (a toggle, *Got it*, another algorithm, another page and
+back) runs the script again, and the listener is replaced with the new one: a listener whose
+iframe is gone no longer runs, so keeping the first one would leave the keys dead.
 """
 
 from __future__ import annotations
@@ -24,9 +28,9 @@ _SCRIPT = r"""
 (function () {
   const doc = window.parent.document;
   const labels = %s;  // key -> button labels to try, in order
-  if (doc.__wordpieceLabKeys) { doc.__wordpieceLabKeys.labels = labels; return; }
-  doc.__wordpieceLabKeys = {labels: labels};
-  doc.addEventListener("keydown", function (event) {
+  const before = doc.__wordpieceLabKeys;
+  if (before && before.handler) doc.removeEventListener("keydown", before.handler, true);
+  const handler = function (event) {
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     const target = event.target || {};
     const tag = (target.tagName || "").toLowerCase();
@@ -48,7 +52,9 @@ _SCRIPT = r"""
         return;
       }
     }
-  }, true);
+  };
+  doc.__wordpieceLabKeys = {labels: labels, handler: handler};
+  doc.addEventListener("keydown", handler, true);
 })();
 </script>
 """
