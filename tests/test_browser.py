@@ -311,7 +311,6 @@ def test_step_keys_and_a_share_link_that_follows_the_view(server, page):
     check(page, "train-keys")
 
 
-@pytest.mark.slow
 def test_the_step_keys_work_after_every_redraw(server, page):
     """Each of these replaces the key script's iframe; the keys must still step afterwards."""
     import re
