@@ -121,40 +121,13 @@ def app_downloads(args: list[str]) -> dict[str, str]:
 
 def train_in_process(args):
     """The training the command line makes for `args` (as the app's downloads would start from)."""
-    import inspect
-
     from wordpiece_core import cli
     from wordpiece_core.corpus import TextSettings, load_word_counts
+    from wordpiece_core.engine import train
 
     settings = TextSettings(args.normalizer, args.pre_tokenizer, args.add_prefix_space)
     counts = load_word_counts(args.corpus, args.word_counts, settings, 1, [])
-    specials_text = args.special_tokens
-    if specials_text is None:
-        key = args.algorithm
-        if key == "bpe" and args.pre_tokenizer == "byte-level":
-            key = "bpe-byte-level"
-        specials_text = cli.DEFAULT_SPECIALS[key]
-    specials = tuple(dict.fromkeys(s.strip() for s in specials_text.split(",") if s.strip()))
-    if hasattr(cli, "config_from_args"):
-        config = cli.config_from_args(args, specials)
-    else:
-        try:
-            from wordpiece_core.config import TrainerConfig
-        except ImportError:
-            from wordpiece_core.trace import TrainerConfig  # type: ignore[no-redef]
-
-        config = TrainerConfig(
-            algorithm=args.algorithm, vocab_size=args.vocab_size, min_frequency=args.min_frequency,
-            special_tokens=specials, tie_break=args.tie_break,
-            prefix="##" if args.algorithm == "wordpiece" else (args.continuing_prefix or None),
-            min_score=args.min_score, top_k=args.top_k,
-            full_byte_alphabet=args.full_byte_alphabet and args.pre_tokenizer == "byte-level")
-    try:
-        from wordpiece_core.engine import train
-    except ImportError:
-        from wordpiece_core.merging import train  # type: ignore[no-redef]
-    assert inspect.isfunction(train)
-    return train(counts, config)
+    return train(counts, cli.config_from_args(args, cli.specials_from_args(args)))
 
 
 def main() -> None:

@@ -21,6 +21,7 @@ from .special_tokens import BERT_SPECIALS, END_OF_TEXT, UNK
 from .config import ALGORITHMS, TIE_BREAKS
 
 if TYPE_CHECKING:
+    from .config import TrainerConfig
     from .trace_file import TraceFile
 
 EXIT_INPUT = 2
@@ -163,13 +164,7 @@ def run_train(args: argparse.Namespace) -> int:
 def _train_into(args: argparse.Namespace, out) -> int:
     from .trace_file import TraceFile
 
-    specials_text = args.special_tokens
-    if specials_text is None:
-        key = args.algorithm
-        if key == "bpe" and args.pre_tokenizer == "byte-level":
-            key = "bpe-byte-level"
-        specials_text = DEFAULT_SPECIALS[key]
-    specials = tuple(dict.fromkeys(s.strip() for s in specials_text.split(",") if s.strip()))
+    specials = specials_from_args(args)
 
     # Most of trace.jsonl is written while the training runs, by a process forked now (while small).
     trace = TraceFile(folder=out.staging, tie_break=args.tie_break)
@@ -216,7 +211,18 @@ def _train_with(args: argparse.Namespace, out, trace: TraceFile, specials: tuple
     return 0
 
 
-def config_from_args(args: argparse.Namespace, specials: tuple[str, ...]):
+def specials_from_args(args: argparse.Namespace) -> tuple[str, ...]:
+    """The special tokens --special-tokens names, or the algorithm's default ('' for none)."""
+    text = args.special_tokens
+    if text is None:
+        key = args.algorithm
+        if key == "bpe" and args.pre_tokenizer == "byte-level":
+            key = "bpe-byte-level"
+        text = DEFAULT_SPECIALS[key]
+    return tuple(dict.fromkeys(s.strip() for s in text.split(",") if s.strip()))
+
+
+def config_from_args(args: argparse.Namespace, specials: tuple[str, ...]) -> TrainerConfig:
     """The trainer's configuration for the command line's arguments."""
     from .config import config_from_settings
 

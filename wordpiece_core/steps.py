@@ -27,7 +27,6 @@ from fractions import Fraction
 from typing import overload
 
 from .records import Candidate, MergeStep, exact_score, loglik_change, record
-
 from .reference import new_token
 
 # Per step. Counts may exceed 64 bits (word counts are unbounded integers): a

@@ -22,7 +22,8 @@ def _describe(value: Any) -> str:
     if isinstance(value, bool):
         return f"the boolean {str(value).lower()}"
     if isinstance(value, (int, float)):
-        return f"the number {value!r}"
+        shown = f"{value:,}" if isinstance(value, int) and value < 10**40 else repr(value)
+        return f"the number {shown[:40]}" + ("…" if len(shown) > 40 else "")
     if isinstance(value, str):
         return f"the text {value[:40]!r}" + ("…" if len(value) > 40 else "")
     if isinstance(value, list):
@@ -58,11 +59,14 @@ class _Checker:
         if not isinstance(value, bool):
             raise self.fail(where, "true or false", value)
 
-    def whole(self, value: Any, where: str, optional: bool = True) -> None:
+    def whole(self, value: Any, where: str, optional: bool = True, at_most: int | None = None,
+              why: str = "") -> None:
         if value is None and optional:
             return
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise self.fail(where, "a whole number", value)
+        if at_most is not None and value > at_most:
+            raise self.fail(where, f"a whole number of at most {at_most:,}{why}", value)
 
     def items(self, value: Any, where: str) -> list:
         if value is None:
@@ -93,11 +97,8 @@ def validate_tokenizer_doc(doc: Any, name: str) -> None:
                 raise c.fail(f"model.vocab[{token[:40]!r}]", "a whole number (the token's id)", i)
     for key in ("unk_token", "continuing_subword_prefix", "end_of_word_suffix"):
         c.text(model.get(key), f"model.{key}")
-    c.whole(model.get("max_input_chars_per_word"), "model.max_input_chars_per_word")
-    if (model.get("max_input_chars_per_word") or 0) > MAX_INPUT_CHARS_PER_WORD:
-        raise WordPieceError(f"model.max_input_chars_per_word is {model['max_input_chars_per_word']:,}: this app "
-                             f"encodes words of at most {MAX_INPUT_CHARS_PER_WORD:,} characters (tokenizers' "
-                             "default is 100)")
+    c.whole(model.get("max_input_chars_per_word"), "model.max_input_chars_per_word",
+            at_most=MAX_INPUT_CHARS_PER_WORD, why=" (the longest word this app encodes; tokenizers' default is 100)")
     c.flag(model.get("byte_fallback"), "model.byte_fallback")
     c.flag(model.get("fuse_unk"), "model.fuse_unk")
     dropout = model.get("dropout")
