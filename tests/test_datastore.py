@@ -81,10 +81,30 @@ def test_a_file_larger_than_the_budget_is_kept_in_memory_and_says_why(tmp_path, 
     s = store(tmp_path, clock, budget=1_000)
     small = s.put("upload", "small.txt", b"s" * 500)
     big = s.put("upload", "big.txt", b"b" * 2_000)
-    assert not big.saved and "does not fit" in s.problem
+    assert not big.saved and "does not fit" in s.problem and "does not fit" in big.why_not_saved
     assert s.read(big.digest) == b"b" * 2_000  # still usable until the server restarts
     assert s.find(small.id) is not None  # nothing was evicted for a file that could never fit
     assert s.put("upload", "other.txt", b"o" * 10).saved and s.problem is None
+    assert "does not fit" in big.why_not_saved  # the file keeps its own reason, whatever is saved after it
+
+
+def test_a_file_in_use_is_marked_used_and_outlives_the_expiry(tmp_path, clock):
+    s = store(tmp_path, clock, days=7)
+    kept = s.put("paste", "p", b"in use every day")
+    for _ in range(10):  # a class uses it from its sessions (not by opening a link): ten days
+        clock.advance(1 * DAY)
+        s.touch(kept)
+    assert s.find(kept.id) is not None
+
+
+def test_deleted_files_give_their_pages_back_to_the_disk(tmp_path, clock):
+    s = store(tmp_path, clock, budget=100_000_000, days=7)
+    for n in range(5):
+        s.put("upload", f"f{n}", bytes([n]) * 2_000_000)
+    size = os.path.getsize(tmp_path / DB_NAME)
+    clock.advance(8 * DAY)
+    assert s.expire() == 5
+    assert os.path.getsize(tmp_path / DB_NAME) < size / 10
 
 
 def test_files_expire_days_after_their_last_use(tmp_path, clock):

@@ -210,6 +210,23 @@ def test_the_watchdog_ends_a_worker_that_reports_no_progress_and_the_training_go
         assert silent.restarts == 1 and silent.result == train(counts, config)
 
 
+BUSY = ("import sys, time\nstart = time.time()\nwhile time.time() - start < 2.5: pass\n"
+        "open(sys.argv[1], 'a').write('x')")
+
+
+@pytest.mark.slow
+def test_the_watchdog_leaves_a_silent_worker_that_is_computing_alone(tmp_path, monkeypatch):
+    """Silent for longer than the watchdog but using the CPU (slow to report on a busy server): not killed."""
+    from wordpiece_ui import jobs
+
+    ends = tmp_path / "ends"
+    monkeypatch.setattr(jobs, "worker_command", lambda: [sys.executable, "-c", BUSY, str(ends)])
+    service = TrainingService(BudgetStore(10_000_000), inline_work=0, watchdog=1.0)
+    job = service.join("busy", dict(TOY), CFG, "student")
+    assert job.wait(30) and job.state == "failed"  # it never answers, so it ends as a worker that died …
+    assert ends.read_text() == "x" * (1 + jobs.RESTARTS)  # … but each run reached its end: none was killed
+
+
 DIES = "import os, signal, sys; open(sys.argv[1], 'a').write('x'); os.kill(os.getpid(), signal.SIGKILL)"
 
 

@@ -75,6 +75,14 @@ def test_a_link_whose_corpus_has_gone_gets_one_line(corpus, again):
     assert not at.error and not at.sidebar.warning
 
 
+def test_a_corpus_id_naming_a_tokenizer_file_is_taken_for_gone():
+    """A link may only name a file of its own kind: a corpus link with a tokenizer file's id opens no corpus."""
+    kept = user_files.data_store().put(user_files.TOKENIZER, "tokenizer.json", json.dumps(WP).encode())
+    at = app(corpus="upload", corpus_id=kept.id)
+    assert [shown(i.value) for i in at.info][0].startswith("The corpus in this link is no longer kept on this server")
+    assert not at.error and not any(shown(h.value).startswith("Step") for h in at.header)  # nothing trained on it
+
+
 @pytest.mark.parametrize("hostile", ["../../../etc/passwd", "x' OR '1'='1", "1; DROP TABLE files", "0" * 200,
                                      "/home/teacher/.local/share/wordpiece-lab/store.sqlite3"])
 def test_a_hostile_corpus_id_is_refused_with_a_line(hostile):

@@ -92,11 +92,10 @@ def full_candidates(model: TrainedModel, step: int) -> pd.DataFrame:
 
 def candidates(model: TrainedModel, step: int, show_all: bool) -> tuple[pd.DataFrame, bool]:
     """The candidate table at `step`: all pairs when asked or cheap, else the recorded top ones."""
-    training = trained.loaded(model)
-    if show_all or len(training.words) <= FULL_TABLE_WORDS:
+    if show_all or model.corpus.types <= FULL_TABLE_WORDS:
         return full_candidates(model, step), True
     return _derived("top", model, step, make=lambda: tables.candidates_frame(
-        training.steps.candidates(step - 1), training.config.algorithm)), False
+        trained.loaded(model).steps.candidates(step - 1), model.config.algorithm)), False
 
 
 def when_clicked(model: TrainedModel, make: Callable[..., str], *args: Any) -> str:

@@ -62,10 +62,12 @@ def count_here(request: Request) -> WordCounts:
 def count(request: Request) -> WordCounts:
     """A kept file's word counts, counted in a child process. Problems come back as WordPieceError
     (the corpus cannot be used, said in words) or MemoryError."""
+    from .jobs import child_command, child_env
+
     name = request.file.name
     with _slots:
         try:
-            done = subprocess.run([sys.executable, "-m", "wordpiece_ui.counting"], cwd=ROOT, stdout=subprocess.PIPE,
+            done = subprocess.run(child_command("wordpiece_ui.counting"), cwd=ROOT, env=child_env(), stdout=subprocess.PIPE,
                                   input=pickle.dumps(request, protocol=pickle.HIGHEST_PROTOCOL),
                                   timeout=TIMEOUT_SECONDS, check=False)
         except subprocess.TimeoutExpired:
@@ -86,11 +88,9 @@ def count(request: Request) -> WordCounts:
 
 def main() -> None:
     """The child: one pickled Request on standard input, one pickled (outcome, value) on standard output."""
-    from .jobs import WORKER_NICENESS
+    from .jobs import lower_priority
 
-    nice = getattr(os, "nice", None)  # below the server's priority: its clicks come first
-    if nice is not None:
-        nice(WORKER_NICENESS)
+    lower_priority()
     request = pickle.load(sys.stdin.buffer)
     reply: tuple[str, object]
     try:

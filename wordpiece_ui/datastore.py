@@ -128,6 +128,7 @@ class StoredFile:
     last_used: float
     pinned_until: float = 0.0
     saved: bool = True  # kept in the data directory (across restarts), not only in this server's memory
+    why_not_saved: str = ""  # when not saved: why, in words for the page
 
     @property
     def id(self) -> str:
@@ -288,7 +289,8 @@ class _Db:
         """Give the pages of deleted files back to the file system."""
         if deleted:
             with self._connection() as db:
-                db.execute("PRAGMA incremental_vacuum")
+                db.executescript("PRAGMA incremental_vacuum;")  # (run to its end: `execute` frees one page only)
+                db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # the file shrinks when the log is written back
 
 
 def _reason(exc: BaseException) -> str:
@@ -336,22 +338,32 @@ class DataStore:
         return [db for db in (self._disk, self._memory) if db is not None]
 
     def put(self, kind: str, name: str, data: bytes) -> StoredFile:
-        """Keep `data` by its digest: in the data directory, else (say why in `problem`) in memory."""
+        """Keep `data` by its digest: in the data directory, else in memory (the file says why)."""
         digest = content_digest(data)
+        why = self.problem or "the data folder cannot be used"
         if self._disk is not None:
             try:
                 kept = self._disk.put(kind, name, data, digest)
             except (OSError, sqlite3.Error) as exc:
                 self._failed(exc, name)
+                why = self.problem or why
             else:
                 if kept is not None:
                     self.problem = None
                     return replace(kept, name=name)
-                self.problem = f"it does not fit in the {self.budget / 1e6:,g} MB that the data folder keeps"
+                why = self.problem = f"it does not fit in the {self.budget / 1e6:,g} MB that the data folder keeps"
         kept = self._memory.put(kind, name, data, digest)
         if kept is None:  # larger than the memory budget (not with the app's limits): kept nowhere, so soon "gone"
-            return StoredFile(digest, kind, name, len(data), time.time(), saved=False)
-        return replace(kept, name=name)
+            return StoredFile(digest, kind, name, len(data), time.time(), saved=False, why_not_saved=why)
+        return replace(kept, name=name, why_not_saved=why)
+
+    def touch(self, kept: StoredFile) -> None:
+        """Mark a file in use (its expiry counts from its last use)."""
+        for db in self._tiers():
+            try:
+                db.touch(kept)
+            except (OSError, sqlite3.Error) as exc:
+                self._failed(exc)
 
     def _answers(self, ask: Callable[[_Db], _T | None]) -> Iterator[_T]:
         """What each database answers (the data folder's first), passing over one that fails."""

@@ -26,9 +26,11 @@ A training of thousands of merges holds that interpreter for seconds, so:
   supervising thread, which never reads a worker's pipe, kills (SIGKILL) a worker
   still alive `KILL_GRACE_SECONDS` after Stop sent it SIGTERM (a stopped process,
   SIGSTOP, leaves SIGTERM pending), and kills one that has sent nothing for
-  `WATCHDOG_SECONDS` (a training reports its progress at each percent: a few times
-  a second). A worker's slot is free as soon as its process has ended, whoever
-  notices first: the thread reading its pipe or the supervisor.
+  `WATCHDOG_SECONDS` and used no CPU time meanwhile (stopped or stuck: a training
+  reports its progress at each percent, and one that is only slow to report, on a
+  busy server, is still computing and is left alone). A worker's slot is free as soon
+  as its process has ended, whoever notices first: the thread reading its pipe or the
+  supervisor.
 - **A worker that dies is started again, `RESTARTS` times at most.** Killed by the
   system (out of memory), crashed, or silent: the training starts again in a new
   worker; after `RESTARTS` restarts the job fails with one line for the student
@@ -53,9 +55,9 @@ from wordpiece_core.engine import train
 from wordpiece_core.config import TrainerConfig
 from wordpiece_core.trace import Training
 
+from .corpora import ROOT
 from .stores import BudgetStore
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 INLINE_WORK = 2_000_000  # characters in the distinct words × merges asked: at or below, train in a thread
 INLINE_AT_ONCE = 2  # tiny trainings running in the server at the same time, at most
@@ -109,9 +111,23 @@ class _Worker:
     """A worker process as the supervisor sees it (the supervisor never reads its pipe)."""
 
     process: subprocess.Popen[bytes]
-    heard: float  # when it last sent a message (or started): the watchdog's clock
+    heard: float  # when it last sent a message, started, or was seen computing: the watchdog's clock
+    cpu_ticks: int = -1  # its CPU time when the watchdog last looked (see _computing)
     kill_at: float | None = None  # Stop sent SIGTERM: SIGKILL at this time if it is still alive
     slot: bool = True  # it holds a worker slot (given back once, by whoever sees the process end first)
+
+
+def _computing(worker: _Worker) -> bool:
+    """Whether `worker` runs and has used CPU time since the watchdog last looked (Linux's /proc; elsewhere
+    False: a silent worker is then taken for a stuck one)."""
+    try:
+        with open(f"/proc/{worker.process.pid}/stat") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()  # after the command's name: state, ppid, ...
+    except (OSError, IndexError):
+        return False
+    ticks = int(fields[11]) + int(fields[12])  # utime + stime
+    before, worker.cpu_ticks = worker.cpu_ticks, ticks
+    return fields[0] not in ("T", "t", "Z") and ticks > before
 
 
 class TrainingService:
@@ -228,7 +244,10 @@ class TrainingService:
         elif worker.kill_at is not None and now >= worker.kill_at:
             process.kill()  # Stop's SIGTERM did not end it (a stopped process keeps SIGTERM pending)
         elif now - worker.heard > self.watchdog:
-            process.kill()  # silent: stopped, stuck or starved; it dies and is started again (_run_in_worker)
+            if _computing(worker):
+                worker.heard = now  # silent but working (slow to report on a busy server): left alone
+            else:
+                process.kill()  # silent and idle: stopped or stuck; it dies and is started again (_run_in_worker)
 
     def _release(self, worker: _Worker) -> None:
         """Give `worker`'s slot back (once)."""
@@ -283,7 +302,10 @@ class TrainingService:
                 raise _Cancelled()
 
         with self._inline_slots:
-            job.state = "running"
+            with self._lock:
+                if job.finished.is_set() or job.cancel_requested:
+                    return  # stopped while it waited for a slot (_cancel finished it)
+                job.state = "running"
             try:
                 self._finish(job, "done", train(counts, job.config, progress))
             except _Cancelled:
@@ -320,7 +342,7 @@ class TrainingService:
                 if job.cancel_requested:
                     worker = None
                 else:
-                    process = subprocess.Popen(worker_command(), cwd=ROOT, env=_worker_env(),
+                    process = subprocess.Popen(worker_command(), cwd=ROOT, env=child_env(),
                                                stdin=subprocess.PIPE, stdout=subprocess.PIPE)
                     worker = job._worker = _Worker(process, heard=time.monotonic())
                     job._process, job.state = process, "running"
@@ -368,9 +390,21 @@ class TrainingService:
             self._workers.remove(worker)
 
 
+def child_command(module: str) -> list[str]:
+    """The command that starts one of the app's child processes (`python -m module`, run in ROOT with `child_env`)."""
+    return [sys.executable, "-m", module]
+
+
 def worker_command() -> list[str]:
     """The command that starts a worker process (train_worker.py)."""
-    return [sys.executable, "-m", "wordpiece_ui.train_worker"]
+    return child_command("wordpiece_ui.train_worker")
+
+
+def lower_priority() -> None:
+    """In a child process: run below the server's priority (WORKER_NICENESS), so its clicks come first."""
+    nice = getattr(os, "nice", None)
+    if nice is not None:
+        nice(WORKER_NICENESS)
 
 
 def _stored(key: Hashable) -> tuple[str, Hashable]:
@@ -390,7 +424,7 @@ class _Cancelled(Exception):
     """Raised from an in-server training's progress callback once its job is cancelled."""
 
 
-def _worker_env() -> dict[str, str]:
+def child_env() -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     return env

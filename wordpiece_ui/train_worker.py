@@ -14,7 +14,6 @@ multiprocessing's spawn and forkserver start methods would import it again in th
 
 from __future__ import annotations
 
-import os
 import pickle
 import sys
 
@@ -23,11 +22,9 @@ def main() -> None:
     from wordpiece_core.errors import WordPieceError
     from wordpiece_core.engine import train
 
-    from .jobs import OUT_OF_MEMORY, WORKER_NICENESS
+    from .jobs import OUT_OF_MEMORY, lower_priority
 
-    nice = getattr(os, "nice", None)  # below the server's priority: its clicks come first (jobs.py)
-    if nice is not None:
-        nice(WORKER_NICENESS)
+    lower_priority()
     out = sys.stdout.buffer
     counts, config = pickle.load(sys.stdin.buffer)
 

@@ -14,6 +14,8 @@ restarted. The session's keys are named here, beside what they hold (state.py na
 
 from __future__ import annotations
 
+import time
+
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
@@ -21,11 +23,12 @@ from wordpiece_core.corpus import TextSettings
 from wordpiece_core.errors import WordPieceError
 
 from . import counting
-from .corpora import PASTE_NAME, WordCounts
+from .corpora import MAX_PASTE_CHARS, PASTE_NAME, WordCounts
 from .datastore import DataStore, StoredFile, content_digest
 from .settings import file_id as link_file_id
 
 PASTE, UPLOAD, TOKENIZER = "paste", "upload", "tokenizer"
+USE_MARK_SECONDS = 3600  # a session marks its own file in use at most this often (the expiry counts from a use)
 TOKENIZER_LINK = "tokenizer_id"  # the playground's link parameter (a corpus' is settings.py's corpus_id)
 _AGAIN = {PASTE: "paste the text into the box in the sidebar again", UPLOAD: "upload the file again",
           TOKENIZER: "upload the tokenizer file again"}
@@ -53,7 +56,14 @@ def data_store() -> DataStore:
 
 
 def current(kind: str) -> StoredFile | None:
-    return st.session_state.get(_current(kind))
+    """The session's own file of this kind, marked in use (at most once an hour a session: a use is a write)."""
+    own = st.session_state.get(_current(kind))
+    if own is not None:
+        used = f"_used {own.digest}"
+        if time.time() - st.session_state.get(used, 0.0) > USE_MARK_SECONDS:
+            st.session_state[used] = time.time()
+            data_store().touch(own)
+    return own
 
 
 def _keep(kind: str, name: str, data: bytes) -> StoredFile:
@@ -106,6 +116,9 @@ def from_link(kind: str, file_id: str) -> StoredFile | None:
     """The kept file a link names by its id (settings.file_id's form), now the session's; None when
     it has gone (the page then says so: `gone_line`)."""
     found = data_store().find(file_id)
+    if found is not None and ((found.kind == TOKENIZER) != (kind == TOKENIZER)
+                              or (kind == PASTE and found.size > 4 * MAX_PASTE_CHARS)):
+        found = None  # a corpus named as a tokenizer file (or the other way), or a file too large for the box
     if found is None:
         what = "tokenizer file" if kind == TOKENIZER else "corpus"
         st.session_state[_gone(kind)] = (f"The {what} in this link is no longer kept on this server (files are "
@@ -160,8 +173,7 @@ def not_saved_line(own: StoredFile | None) -> str | None:
     """One line when `own` is kept only until the server restarts, saying why; None when it is saved."""
     if own is None or own.saved:
         return None
-    why = data_store().problem or "the data folder cannot be used"
-    return f"Not kept across a restart of the server: {why}."
+    return f"Not kept across a restart of the server: {own.why_not_saved or 'the data folder cannot be used'}."
 
 
 def share_note(kind: str) -> str:
