@@ -22,6 +22,7 @@ from wordpiece_ui.stores import BudgetStore
 
 
 CFG = TrainerConfig(algorithm="wordpiece", vocab_size=40, top_k=5)
+WAITS = "import sys, time; sys.stdin.buffer.read(); time.sleep(60)"  # a worker that takes its job and never answers
 
 
 @pytest.mark.parametrize("inline_work", [10**12, 0], ids=["in the server", "in a worker"])
@@ -82,10 +83,13 @@ def test_a_training_every_session_stopped_is_cancelled_at_once():
 
 
 @pytest.mark.slow
-def test_a_training_nobody_polls_any_more_is_cancelled_after_the_grace():
+def test_a_training_nobody_polls_any_more_is_cancelled_after_the_grace(monkeypatch):
+    from wordpiece_ui import jobs
+
+    # A worker that never finishes (it reads its job and waits): the test does not race a real training.
+    monkeypatch.setattr(jobs, "worker_command", lambda: [sys.executable, "-c", WAITS])
     service = TrainingService(BudgetStore(100_000_000), inline_work=0, grace=0.6)
-    counts, big = _big_job(service, "left", vocab_size=20000)  # several seconds
-    job = service.join("left", counts, big, "student")
+    job = service.join("left", dict(TOY), CFG, "student")
     for _ in range(6):  # the student's progress view polls for a while …
         time.sleep(0.2)
         service.touch(job, "student")
