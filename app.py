@@ -8,16 +8,18 @@ import os
 
 import streamlit as st
 
-from wordpiece_ui import navigation, state, trained
+from wordpiece_ui import classroom, navigation, state, trained
 
 # The icon is a file of ours: a Material icon name would make every browser fetch it from a font server.
 ICON = os.path.join(os.path.dirname(os.path.abspath(__file__)), "assets", "icon.png")
 st.set_page_config(page_title="WordPiece Lab", page_icon=ICON, layout="wide")
 
 page = st.navigation(navigation.pages())
+classroom.enter_from_url()  # a class room's link: its settings and step, before the sidebar reads the URL
 if page.title == navigation.TRAIN:  # presenter mode: the room sees the step, not the settings
     st.set_page_config(initial_sidebar_state="collapsed" if state.presenting() else "auto")
-settings = st.session_state[state.SETTINGS] = state.sidebar()
+settings = st.session_state[state.SETTINGS] = state.sidebar(locked=classroom.lock_reason(classroom.current()))
+classroom.join_box()  # type a room's code, on any page
 if page.title in (navigation.TRAIN, navigation.COMPARE):  # its trainings run while the page imports its modules
     trained.start_early(settings, pair=page.title == navigation.COMPARE)
 navigation.run(page)

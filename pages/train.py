@@ -8,7 +8,7 @@ from wordpiece_ui import navigation
 
 navigation.through_app()  # first, before the imports below: a page run alone goes through app.py (navigation.py)
 
-from wordpiece_ui import (algorithm_code, caches, charts, chips, glossary, handout, intro, notes,
+from wordpiece_ui import (algorithm_code, caches, charts, chips, classroom, glossary, handout, intro, notes,
                           presenter, safe, state, tables, trained)
 from wordpiece_ui.stepper import Stepper
 
@@ -18,12 +18,16 @@ VOCAB_ROWS = 300
 DARK = st.context.theme.type == "dark"  # the bars' value labels follow the theme
 
 settings = st.session_state[state.SETTINGS]
+room = classroom.current()  # a live class room this session runs (teacher) or takes part in (student), or None
+student = room if room is not None and room.is_student else None  # this session is a student of `room`
+teacher = room if room is not None and room.is_teacher else None  # this session runs `room`
 state.keep(state.QUIZ, False, bool)  # quiz=1 in a link opens the page in "ask first" mode
 state.keep(state.PRESENT, False, bool)  # present=1 opens it in presenter mode
-presenting = bool(st.session_state[state.PRESENT])
+presenting = bool(st.session_state[state.PRESENT]) and not student
 presenter.style(presenting)
 if not presenting:
     st.title("Train step by step")
+classroom.problem_line()
 ready = trained.sidebar_training(settings)
 if ready is None:
     st.stop()
@@ -45,13 +49,17 @@ if not presenting:  # presenter mode: the room sees the step, not the corpus's s
         + ("" if model.tokens >= settings.vocab_size else f" · stopped early: {model.stop_reason}")
     )
 modes = modes.container(horizontal=True, horizontal_alignment="right")
+if student:  # the class room decides what is hidden
+    modes = st.empty().container()
 modes.toggle("Ask first (quiz)", key=state.QUIZ, on_change=state.remember, args=(state.QUIZ,), width="content",
              help="Hides each merge until you reveal it: the class sees the candidates' counts, guesses the "
                   "winner, then you reveal it. Play stops at every hidden merge.")
 modes.toggle("Presenter mode", key=state.PRESENT, on_change=state.remember, args=(state.PRESENT,), width="content",
              help="For a projector: big type, the sidebar folded away, the step, its arithmetic, the "
                   "candidates and the corpus on one screen.")
-if not presenting and not st.session_state[state.QUIZ]:  # a class in quiz or presenter mode has its teacher
+if room is None:
+    classroom.start_button(settings, st.session_state.get(state.STEP, 1), modes)
+if not presenting and not st.session_state[state.QUIZ] and room is None:  # a class has its teacher
     intro.show()
 if n == 0:
     st.warning(f"Nothing to merge: {model.stop_reason}. Change the vocabulary size or the min pair frequency in the sidebar, or pick a bigger corpus.")
@@ -60,25 +68,35 @@ if st.session_state.get(state.STEP, 1) > n:  # past the end: a link's step (up t
     st.info(f"Step {st.session_state[state.STEP]:,} is past this training's last step: showing step {n:,}.")
     st.session_state[state.STEP] = n
 state.hold(state.CANDIDATE_ROWS, "top 10")  # kept while its panel is closed
-quiz = bool(st.session_state[state.QUIZ])
+quiz = student.snap.quiz if student else bool(st.session_state[state.QUIZ])
+if teacher:
+    classroom.teacher_bar(teacher, model, presenting)
 
 
 def hidden(step_no: int) -> bool:
-    """In quiz mode a merge stays hidden until it is revealed."""
-    return quiz and step_no not in st.session_state.get(state.REVEALED_STEPS, set())
+    """In quiz mode a merge stays hidden until it is revealed (in a class room: by the teacher)."""
+    if student:
+        return classroom.student_hidden(student, step_no)
+    return quiz and step_no not in st.session_state.get(state.REVEALED_STEPS, set()) and not classroom.revealed(step_no)
 
 
 def view_params(step_no: int) -> dict:
-    return {"step": step_no, "quiz": 1 if quiz else None, "present": 1 if presenting else None}
+    return {"step": step_no, "quiz": 1 if quiz and not student else None, "present": 1 if presenting else None,
+            **classroom.url_params(room)}
 
 
 def glossary_and_share(step_no: int) -> None:
     intro.glossary_button()
-    state.share_button(settings, qr_at_once=presenting, **view_params(step_no))
+    state.share_button(settings, qr_at_once=presenting, url=classroom.student_link(room.code) if room else None,
+                       **view_params(step_no))
 
 
 def step_view(step_no: int) -> None:
     state.sync_url(settings, **view_params(step_no))  # the address bar (and Share) is always the view on screen
+    if teacher:
+        classroom.teacher_sync(teacher, step_no, quiz)  # the class follows the teacher's step
+    if student:
+        classroom.student_bar(student, step_no)
     training = trained.loaded(model)  # this run's (the page runs again if the store let it go)
     step = training.steps[step_no - 1]
     # "all" recounts every pair: only while the table is open to show them
@@ -120,6 +138,12 @@ def quiz_view(training, step_no: int, table, complete: bool) -> None:
                    "splits (weighted by word counts): the winner is one of them.")
     with right:
         st.markdown(f"**{tables.formula(algorithm)}**")
+        if teacher:  # the class votes: the teacher sees the count, then the spread
+            classroom.teacher_vote(teacher, step_no, candidates, DARK, presenting)
+            return
+        if student:
+            classroom.student_vote(student, step_no, candidates, DARK)
+            return
         guess = st.selectbox("Your guess (optional): which pair merges?", list(candidates["pair"]), index=None,
                              key=f"guess {step_no}", placeholder="the class's guess")
         correct = tables.judge_guess(table, guess, algorithm)[0] if guess else False  # now: the button keeps no table
@@ -142,7 +166,9 @@ def merge_view(step_no: int, step, table, change, touched: int) -> None:
     """The arithmetic and the top candidates under the heading (presenter mode: the corpus too, on one screen)."""
     left_tok, right_tok = tables.fmt_token(step.left), tables.fmt_token(step.right)
     guesses = st.session_state.get(state.QUIZ_GUESSES, {})
-    if quiz and step_no in guesses:
+    if room is not None and (votes := classroom.results(room, step_no, table, algorithm)):
+        st.info(votes, icon=":material/groups:")
+    elif quiz and step_no in guesses:
         correct, sentence = tables.judge_guess(table, guesses[step_no][0], algorithm)
         tally = sum(1 for _, ok in guesses.values() if ok)
         (st.success if correct else st.error)(safe.md(f"{sentence} Score this session: {tally} of {len(guesses)} right."))
@@ -277,9 +303,15 @@ def over_all_steps_charts(step_no: int) -> None:
                 caches.chart(charts.mark_step(caches.steps_chart(model, value, title, log, start), step_no))
 
 
-Stepper(state.STEP, n, noun="step", hold=hidden, hold_help="Reveal this merge first: Play stops at every hidden merge.").run(
+if student:
+    classroom.follow(student)  # the class's step, as the teacher moves
+Stepper(state.STEP, classroom.reachable(room, n), noun="step", hold=hidden,
+        hold_help="Reveal this merge first: Play stops at every hidden merge.").run(
     step_view, extra=glossary_and_share, keys_legend=not presenting)
 
+if student and student.open:
+    st.caption("Downloads and the handout open when the class room closes: they would give away the merges to come.")
+    st.stop()
 st.subheader("Downloads", anchor=False)
 stem = f"{settings.corpus}-{algorithm}-{settings.vocab_size}"
 cols = st.columns(5)

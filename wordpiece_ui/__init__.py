@@ -12,9 +12,11 @@ what a session sees and remembers, `state.py` (sidebar, URL, session keys), `use
 and uploaded files, kept in the data store by digest), `navigation.py` (the
 pages behind app.py), `progress_view.py` (progress bars and Stop), `stepper.py` and `keys.py` (the
 step views and their keys), `intro.py` (the first-visit introduction), `presenter.py` (presenter
-mode's type sizes) and `glossary.py` (the candidate table's column tooltips, inside one function).
+mode's type sizes) `glossary.py` (the candidate table's column tooltips, inside one function) and `classroom.py` (the live
+class room: the teacher's and the students' parts of the Train page).
 
 The others draw nothing: they turn records into DataFrames, charts, HTML and text, or, as
 stores.py, jobs.py and train_worker.py, store and run trainings without a Streamlit session, and,
-as datastore.py and counting.py, keep the students' own files on disk and count them in a worker.
+as datastore.py and counting.py, keep the students' own files on disk and count them in a worker, and, as
+rooms.py, keep the class rooms, their members and their votes in SQLite.
 """

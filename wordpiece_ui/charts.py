@@ -167,3 +167,24 @@ def shared_scatter(frame: pd.DataFrame, a: str, b: str, selected: str | None, da
     diagonal = alt.Chart(pd.DataFrame({a: [0, top], b: [0, top]})).mark_line(color="#999999", strokeDash=[4, 4]).encode(
         x=alt.X(field=a, type="quantitative"), y=alt.Y(field=b, type="quantitative"))
     return alt.layer(diagonal, points, followed, labels, title="When each shared token was learned").properties(height=380)
+
+
+ROUND_COLOURS = [OTHER, BPE_PICK, TIED, "#CC79A7", "#56B4E9", "#F0E442", "#999999", CHOSEN, "#000000"]
+
+
+def votes(frame: pd.DataFrame, dark: bool = False, large: bool = False) -> alt.Chart:
+    """A class's votes: one bar per pair and round, the rounds side by side (columns pair, round, votes)."""
+    size = 18 if large else 13
+    text_colour = "#FAFAFA" if dark else "#31333F"
+    rounds = sorted(frame["round"].unique(), key=lambda r: int(str(r).split()[-1]))
+    base = alt.Chart(frame).encode(
+        y=alt.Y("pair:N", title=None, sort=None, axis=alt.Axis(labelFontSize=size, labelLimit=260)),
+        yOffset=alt.YOffset("round:N", sort=rounds),
+        x=alt.X("votes:Q", title="votes", axis=alt.Axis(labelFontSize=size - 2, titleFontSize=size - 1, tickMinStep=1)),
+        tooltip=["pair:N", "round:N", "votes:Q"],
+    )
+    bars = base.mark_bar().encode(color=alt.Color(
+        "round:N", sort=rounds, scale=alt.Scale(domain=rounds, range=ROUND_COLOURS[:len(rounds)]),
+        legend=alt.Legend(orient="bottom", title=None, labelFontSize=size) if len(rounds) > 1 else None))
+    labels = base.mark_text(align="left", dx=3, fontSize=size - 1, color=text_colour).encode(text="votes:Q")
+    return alt.layer(bars, labels).properties(height=alt.Step(16 if len(rounds) > 1 else 26))

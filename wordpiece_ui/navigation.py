@@ -22,9 +22,10 @@ _ENTERED = "_entered_through_app"  # set by app.py for the page it runs, taken b
 
 # path, title, icon (a name from the Material font Streamlit serves itself), URL path
 TRAIN = "Train step by step"
+TRAIN_PATH = "pages/train.py"
 COMPARE = "BPE vs WordPiece"
 _PAGES = [
-    ("pages/train.py", TRAIN, ":material/school:", None),
+    (TRAIN_PATH, TRAIN, ":material/school:", None),
     ("pages/compare.py", COMPARE, ":material/compare_arrows:", "compare"),
     ("pages/playground.py", "Encoder playground", ":material/keyboard:", "playground"),
     ("pages/corpora.py", "Corpora and notes", ":material/menu_book:", "corpora"),

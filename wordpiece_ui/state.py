@@ -70,6 +70,24 @@ TOKENIZER_FILE = "tokenizer_file"
 HF_COLUMN = "hf"  # the Compare page also shows Hugging Face's WordPieceTrainer
 HELDOUT = "heldout"  # the Compare page's held-out text
 FOLLOW = "follow"  # the Compare page's followed token
+# The live class room (classroom.py): this session's room and its part in it.
+ROOM_CHECKED = "_room_checked"  # the link's room= was read (first run only)
+ROOM = "room"  # the room's code, while this session is in a room
+ROOM_TEACHER = "room_teacher"  # the teacher token: this session runs the room (never in the address bar)
+ROOM_STUDENT = "room_student"  # the student token: this session is a student (the address bar keeps it)
+ROOM_NICKNAME = "room_nickname"
+ROOM_NICKNAME_BOX = "room_nickname_box"  # the student's *Change name* box
+ROOM_PROBLEM = "room_problem"  # why the link's room could not be entered, or why the room ended
+ROOM_SENT = "room_sent"  # the teacher: the (step, ask first) last written to the room
+ROOM_VERSION = "room_version"  # a student: the room's version this page shows
+ROOM_AT = "room_at"  # a student: the teacher's step this page knows
+ROOM_REVEALED = "room_revealed"  # the teacher: the steps the room revealed
+ROOM_SEEN_AT = "room_seen_at"  # a student: when the page last told the room it is here
+ROOM_JOIN_OPEN = "room_join_open"  # the teacher's join panel (QR code and code), open at first
+ROOM_PINNED_AT = "room_pinned_at"  # the teacher: when the room's corpus was last pinned in the data store
+ROOM_TYPED = "room_typed"  # the sidebar's *Join a class room* box
+ROOM_GO = "room_go"  # a typed code was entered: open the Train page
+ROOM_VOTE_FAILED = "room_vote_failed"  # a student's vote that came after its round closed (the radio's key)
 
 
 def setting_key(field: str) -> str:
@@ -81,8 +99,13 @@ def init_from_url() -> None:
     """On a session's first run, take the settings (and step) from the URL."""
     if st.session_state.get(URL_LOADED):
         return
-    params = {k: st.query_params[k] for k in st.query_params.keys()}  # the last value of a repeated key
-    settings, step, problems = from_query(params)
+    load_settings({k: st.query_params[k] for k in st.query_params.keys()})  # the last value of a repeated key
+
+
+def load_settings(params: dict[str, str], step: int | None = None) -> None:
+    """Put the settings a link's parameters describe into the sidebar (a class room's, or the URL's)."""
+    settings, linked_step, problems = from_query(params | ({"step": str(step)} if step is not None else {}))
+    step = linked_step
     for field in FIELDS:
         st.session_state[setting_key(field)] = getattr(settings, field)
     st.session_state[STEP] = step if step is not None else 1
@@ -108,14 +131,16 @@ def _reset_step() -> None:
     st.session_state[STEP] = 1
 
 
-def sidebar() -> Settings:
-    """Draw the shared controls and return the settings they hold."""
+def sidebar(locked: str = "") -> Settings:
+    """Draw the shared controls and return the settings they hold (`locked`: why they cannot be changed now)."""
     init_from_url()
     st.session_state[_LINK_WARNINGS_DRAWN] = False  # a problem found before the warnings are drawn waits for them
     ids = [s.id for s in samples()] + list(CUSTOM_LABELS)
     titles = {s.id: s.title for s in samples()} | CUSTOM_LABELS
     sb = st.sidebar
-    sb.selectbox("Corpus", ids, format_func=lambda i: titles[i], key=setting_key("corpus"), on_change=_apply_corpus_defaults)
+    if locked:
+        sb.info(locked, icon=":material/lock:")
+    sb.selectbox("Corpus", ids, format_func=lambda i: titles[i], key=setting_key("corpus"), on_change=_apply_corpus_defaults, disabled=bool(locked))
     corpus = st.session_state[setting_key("corpus")]
     sample = sample_by_id(corpus)
     own = None  # a pasted or uploaded corpus, as the data store keeps it
@@ -125,7 +150,7 @@ def sidebar() -> Settings:
         keep(PASTE_TEXT, "")  # kept for the session when another corpus is chosen in between
         sb.text_area(
             f"Your text (up to {MAX_PASTE_CHARS:,} characters; one document per line)",
-            key=PASTE_TEXT, height=160, max_chars=MAX_PASTE_CHARS, on_change=remember, args=(PASTE_TEXT,),
+            key=PASTE_TEXT, height=160, max_chars=MAX_PASTE_CHARS, on_change=remember, args=(PASTE_TEXT,), disabled=bool(locked),
             placeholder="Paste some text, then press Ctrl+Enter or click outside the box.",
         )
         own = user_files.pasted(st.session_state[PASTE_TEXT] or "")
@@ -133,7 +158,7 @@ def sidebar() -> Settings:
         sb.file_uploader(
             f"A .txt file (UTF-8 text) or a .tsv of word<TAB>count lines, up to {MAX_UPLOAD_MB} MB "
             f"and {MAX_WORD_TYPES:,} distinct words",
-            type=["txt", "tsv"], key=UPLOAD_FILE,
+            type=["txt", "tsv"], key=UPLOAD_FILE, disabled=bool(locked),
         )
         own = user_files.uploaded(user_files.UPLOAD, st.session_state.get(UPLOAD_FILE))
         if own is not None and st.session_state.get(UPLOAD_FILE) is None:  # the link's file, not one chosen here
@@ -142,28 +167,28 @@ def sidebar() -> Settings:
     if (line := user_files.not_saved_line(own)) is not None:
         sb.warning(line, icon=":material/cloud_off:")
     sb.radio("Algorithm", ALGORITHMS, format_func=ALGORITHM_LABELS.get, key=setting_key("algorithm"), horizontal=True,
-             on_change=_reset_step)
-    sb.number_input("Vocabulary size", 1, MAX_VOCAB, step=10, key=setting_key("vocab_size"), on_change=_reset_step,
+             on_change=_reset_step, disabled=bool(locked))
+    sb.number_input("Vocabulary size", 1, MAX_VOCAB, step=10, key=setting_key("vocab_size"), on_change=_reset_step, disabled=bool(locked),
                     help=f"Training stops here, or earlier when no pair is left (1 to {MAX_VOCAB:,}).")
     is_tsv = sample is not None and sample.is_word_counts or (
         corpus == "upload" and own is not None and own.name.lower().endswith(".tsv"))
     text_help = "Word-count files are used as they are: no normalizer or pre-tokenizer." if is_tsv else None
-    sb.selectbox("Normalizer", NORMALIZERS, key=setting_key("normalizer"), disabled=is_tsv, on_change=_reset_step, help=text_help or
+    sb.selectbox("Normalizer", NORMALIZERS, key=setting_key("normalizer"), disabled=is_tsv or bool(locked), on_change=_reset_step, help=text_help or
                  "none; lowercase; bert = clean, CJK spacing, strip accents and lowercase; bert-cased = the same without lowercasing.")
-    sb.selectbox("Pre-tokenizer", PRE_TOKENIZERS, key=setting_key("pre_tokenizer"), disabled=is_tsv, on_change=_reset_step, help=text_help or
+    sb.selectbox("Pre-tokenizer", PRE_TOKENIZERS, key=setting_key("pre_tokenizer"), disabled=is_tsv or bool(locked), on_change=_reset_step, help=text_help or
                  "How text is cut into words before training (Hugging Face's Whitespace, WhitespaceSplit, BertPreTokenizer, ByteLevel).")
     if st.session_state[setting_key("pre_tokenizer")] == "byte-level" and not is_tsv:
-        sb.checkbox("All 256 bytes in the alphabet", key=setting_key("byte_alphabet"), on_change=_reset_step,
+        sb.checkbox("All 256 bytes in the alphabet", key=setting_key("byte_alphabet"), on_change=_reset_step, disabled=bool(locked),
                     help="Start from every byte value, as GPT-2 does, so any text can be spelled; otherwise only "
                          "the bytes seen in the corpus, and other characters are dropped when encoding.")
-        sb.checkbox("Add a prefix space", key=setting_key("prefix_space"), on_change=_reset_step,
+        sb.checkbox("Add a prefix space", key=setting_key("prefix_space"), on_change=_reset_step, disabled=bool(locked),
                     help="Put a space before the text, so its first word is spelled like every other word (Ġword).")
-    sb.radio("Tie-break", TIE_BREAKS, key=setting_key("tie_break"), horizontal=True, on_change=_reset_step,
+    sb.radio("Tie-break", TIE_BREAKS, key=setting_key("tie_break"), horizontal=True, on_change=_reset_step, disabled=bool(locked),
              format_func={"first": "first seen (course)", "hf": "smallest ids (HF)"}.get,
              help="Which pair wins when several share the best score.")
-    sb.number_input("Min pair frequency", 0, MAX_MIN_FREQUENCY, step=1, key=setting_key("min_frequency"), on_change=_reset_step,
+    sb.number_input("Min pair frequency", 0, MAX_MIN_FREQUENCY, step=1, key=setting_key("min_frequency"), on_change=_reset_step, disabled=bool(locked),
                     help="Pairs seen fewer times are never merged (0 = no limit).")
-    sb.selectbox("Special tokens", list(SPECIALS), format_func=SPECIALS_LABELS.__getitem__, key=setting_key("specials"), on_change=_reset_step,
+    sb.selectbox("Special tokens", list(SPECIALS), format_func=SPECIALS_LABELS.__getitem__, key=setting_key("specials"), on_change=_reset_step, disabled=bool(locked),
                  help="Put at the start of the vocabulary; they count towards its size.")
     for problem in st.session_state.get(URL_PROBLEMS, []):
         _link_warning(problem)
@@ -297,12 +322,16 @@ def sync_url(settings: Settings, **extra: object) -> None:
         st.query_params.from_dict(params)
 
 
-def _share_contents(settings: Settings, url: str, page: str, qr_at_once: bool) -> None:
+def _share_contents(settings: Settings, url: str, page: str, qr_at_once: bool, room_link: bool = False) -> None:
     if qr_at_once:  # presenter mode: the room scans first
-        st.image(qr_png(url), caption="Scan to open this view", width=280)
-    if settings.corpus in CUSTOM_LABELS:
-        st.caption(user_files.share_note(settings.corpus))
-    st.caption("The link opens this page with these settings (copy it with the button at its right).")
+        st.image(qr_png(url), caption="Scan to open this view" if not room_link else "Scan to join the class",
+                 width=280)
+    if room_link:
+        st.caption("The class room's link: whoever opens it joins the room as a student, with a name of their own.")
+    else:
+        if settings.corpus in CUSTOM_LABELS:
+            st.caption(user_files.share_note(settings.corpus))
+        st.caption("The link opens this page with these settings (copy it with the button at its right).")
     st.code(url, language=None, wrap_lines=True)
     if only_this_computer(url):
         st.info("This address only works on this computer. To share it with a room, start the app with "
@@ -321,11 +350,13 @@ def share_box(settings: Settings, page: str = "", **extra: object) -> None:
         _share_contents(settings, url, page, qr_at_once=False)
 
 
-def share_button(settings: Settings, page: str = "", qr_at_once: bool = False, **extra: object) -> None:
-    """A "Share" button that opens the link to this view (and its QR code) in one click."""
-    url = page_url(settings, page, **extra)
+def share_button(settings: Settings, page: str = "", qr_at_once: bool = False, url: str | None = None,
+                 **extra: object) -> None:
+    """A "Share" button that opens the link to this view (and its QR code) in one click; `url`, when given,
+    is shared instead (a class room's student link: never a student's own token)."""
+    link = url or page_url(settings, page, **extra)
     # Drawn only while open (the link is then the view on screen): a step redraws this button.
     with st.popover("Share", icon=":material/link:", key=f"share_open {page}", on_change="rerun",
                     help="A link and a QR code that open exactly this view") as panel:
         if panel.open:
-            _share_contents(settings, url, page, qr_at_once)
+            _share_contents(settings, link, page, qr_at_once, room_link=url is not None)

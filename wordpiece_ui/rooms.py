@@ -1,0 +1,458 @@
+"""Live class rooms: rooms, their members, the teacher's step and the votes, in SQLite (no Streamlit).
+
+A teacher starts a room from the Train page; students join with its code. Everything a class does
+lives in `rooms.sqlite3` in the app's data folder (datastore.py names it), so all sessions of the
+server (and any process) see the same room, and nothing a class did is lost when the server restarts
+or is killed: WAL mode, `synchronous = NORMAL` (a committed transaction survives a crash of the
+process), each write one `BEGIN IMMEDIATE` transaction. Schema version 1 (`PRAGMA user_version`):
+
+    rooms(code TEXT PRIMARY KEY,       -- what students type: ROOM_CODE_CHARS of CODE_ALPHABET
+          teacher TEXT,                -- SHA-256 of the teacher's token (the token itself is never kept)
+          settings TEXT,               -- the training's link parameters, as JSON (settings.to_query)
+          corpus_digest TEXT,          -- a pasted or uploaded corpus' digest ('' for a sample): pinned
+          created REAL, touched REAL,  -- Unix times; touched: the last write by anyone
+          closed REAL,                 -- 0 while open; when the teacher closed it (then read-only)
+          step INTEGER, quiz INTEGER,  -- the teacher's step, and "ask first"
+          version INTEGER)             -- +1 at every teacher action: a poll compares one number
+    room_steps(code, step, round,      -- the vote's round at this step (1, then 2 after *Vote again*, ...)
+          shown INTEGER,               -- the answers of the current round are on the projector: it is closed
+          revealed INTEGER,            -- the teacher revealed the merge
+          PRIMARY KEY (code, step))
+    members(code, member,              -- SHA-256 of the student's token (the link carries the token)
+          nickname TEXT, joined REAL, seen REAL, PRIMARY KEY (code, member))
+    votes(code, step, round, member,   -- one per (room, step, round, student): a retry or a double
+          kind TEXT,                   --   click counts once; 'pair' (a merge's left + right); open to
+          choice TEXT, at REAL,        --   other kinds of choice (a Unigram step's token to remove)
+          PRIMARY KEY (code, step, round, member))
+
+Deleting a room deletes its rows (foreign keys, ON DELETE CASCADE). A room untouched for
+`WORDPIECE_LAB_ROOM_HOURS` (default 24) is removed, open or closed.
+
+What a poll reads is one row (`snapshot`: the room, its step's round and state, the votes of that
+round and the students seen in the last `PRESENT_SECONDS`), through the primary keys and one index.
+
+When the folder cannot be written the store is off (`problem` says why) and the app works without rooms.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import hmac
+import json
+import os
+import re
+import secrets
+import sqlite3
+import time
+import unicodedata
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+DB_NAME = "rooms.sqlite3"
+SCHEMA_VERSION = 1
+HOURS_ENV = "WORDPIECE_LAB_ROOM_HOURS"
+DEFAULT_HOURS = 24.0
+CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L: read off a projector and typed by hand
+ROOM_CODE_CHARS = 6  # 31^6 ≈ 887 million codes
+NICKNAME_CHARS = 24  # a nickname is cut here (and shown as text)
+CHOICE_CHARS = 400  # a vote's choice is a candidate's text: at most this long
+PRESENT_SECONDS = 30.0  # "N of M answered": M counts the students seen this recently
+SEEN_SECONDS = 5.0  # a student's presence is written at most this often
+BUSY_SECONDS = 10.0
+MAX_ROUNDS = 9  # *Vote again* at most this many times per step
+MAX_MEMBERS = 500  # a room takes this many students (a class, not a crowd)
+_CODE = re.compile(r"[%s]{%d}" % (CODE_ALPHABET, ROOM_CODE_CHARS))
+_TOKEN = re.compile(r"[A-Za-z0-9_-]{16,64}")
+
+_SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS rooms (
+        code TEXT PRIMARY KEY,
+        teacher TEXT NOT NULL,
+        settings TEXT NOT NULL,
+        corpus_digest TEXT NOT NULL DEFAULT '',
+        created REAL NOT NULL,
+        touched REAL NOT NULL,
+        closed REAL NOT NULL DEFAULT 0,
+        step INTEGER NOT NULL,
+        quiz INTEGER NOT NULL,
+        version INTEGER NOT NULL DEFAULT 0)""",
+    "CREATE INDEX IF NOT EXISTS rooms_by_touch ON rooms (touched)",
+    """CREATE TABLE IF NOT EXISTS room_steps (
+        code TEXT NOT NULL REFERENCES rooms (code) ON DELETE CASCADE,
+        step INTEGER NOT NULL,
+        round INTEGER NOT NULL DEFAULT 1,
+        shown INTEGER NOT NULL DEFAULT 0,
+        revealed INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (code, step))""",
+    """CREATE TABLE IF NOT EXISTS members (
+        code TEXT NOT NULL REFERENCES rooms (code) ON DELETE CASCADE,
+        member TEXT NOT NULL,
+        nickname TEXT NOT NULL,
+        joined REAL NOT NULL,
+        seen REAL NOT NULL,
+        PRIMARY KEY (code, member))""",
+    "CREATE INDEX IF NOT EXISTS members_by_seen ON members (code, seen)",
+    """CREATE TABLE IF NOT EXISTS votes (
+        code TEXT NOT NULL REFERENCES rooms (code) ON DELETE CASCADE,
+        step INTEGER NOT NULL,
+        round INTEGER NOT NULL,
+        member TEXT NOT NULL,
+        kind TEXT NOT NULL DEFAULT 'pair',
+        choice TEXT NOT NULL,
+        at REAL NOT NULL,
+        PRIMARY KEY (code, step, round, member))""",
+)
+
+_ADJECTIVES = ("Brave", "Calm", "Clever", "Curious", "Eager", "Gentle", "Happy", "Keen", "Kind", "Lively", "Lucky",
+               "Merry", "Nimble", "Patient", "Quick", "Quiet", "Bold", "Sunny", "Swift", "Witty", "Bright", "Cosy",
+               "Daring", "Jolly", "Noble", "Proud", "Steady", "Wise")
+_ANIMALS = ("Otter", "Badger", "Falcon", "Heron", "Koala", "Lynx", "Marten", "Owl", "Panda", "Puffin", "Quokka",
+            "Raven", "Robin", "Seal", "Stoat", "Tiger", "Wombat", "Yak", "Zebra", "Beaver", "Crane", "Dolphin",
+            "Ferret", "Gecko", "Hare", "Ibis", "Lemur", "Moose")
+
+
+def hours_from_env() -> float:
+    try:
+        value = float(os.environ.get(HOURS_ENV, "").strip() or DEFAULT_HOURS)
+    except ValueError:
+        return DEFAULT_HOURS
+    return value if value > 0 else DEFAULT_HOURS
+
+
+def normal_code(text: object) -> str | None:
+    """A typed room code as the store keeps it (upper case; spaces and dashes dropped), or None if it cannot
+    be one (the code's alphabet has no 0, O, 1, I or L, so none of them is guessed at)."""
+    if not isinstance(text, str) or len(text) > 40:
+        return None
+    code = re.sub(r"[\s\-_.]", "", text).upper()
+    return code if _CODE.fullmatch(code) else None
+
+
+def valid_token(text: object) -> str | None:
+    """A link's token (teacher or student) as the app writes them, or None."""
+    return text if isinstance(text, str) and _TOKEN.fullmatch(text) else None
+
+
+def clean_nickname(text: object) -> str:
+    """A nickname as kept: printable characters only, spaces collapsed, at most NICKNAME_CHARS."""
+    if not isinstance(text, str):
+        return ""
+    text = text[: NICKNAME_CHARS * 8]  # (a megabyte is cut before it is looked at)
+    kept = "".join(ch if unicodedata.category(ch)[0] not in "CZ" else " " for ch in text)
+    return " ".join(kept.split())[:NICKNAME_CHARS].strip()
+
+
+def random_nickname() -> str:
+    return f"{secrets.choice(_ADJECTIVES)} {secrets.choice(_ANIMALS)}"
+
+
+def _hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What a poll reads: the room's state at its teacher's step, in one row."""
+
+    code: str
+    step: int
+    quiz: bool
+    closed: bool
+    version: int
+    round: int  # the current round of the vote at `step`
+    shown: bool  # the current round's answers are shown (its vote is over)
+    revealed: bool  # the merge at `step` is revealed
+    answered: int  # votes in the current round at `step`
+    present: int  # students seen in the last PRESENT_SECONDS (at least `answered`)
+    members: int  # students who ever joined
+    settings: dict
+    corpus_digest: str
+
+    @property
+    def voting(self) -> bool:
+        """The class may vote now: the room is open, asks first, and the step is hidden and its round open."""
+        return not self.closed and self.quiz and not self.revealed and not self.shown
+
+
+@dataclass(frozen=True)
+class Member:
+    token: str  # what the student's link carries
+    nickname: str
+
+
+class RoomsOff(Exception):
+    """The store cannot be used; the message says why, in words for the page."""
+
+
+class NotAllowed(Exception):
+    """The action is not the caller's to take (a wrong teacher token, a closed room, a vote out of turn)."""
+
+
+class RoomStore:
+    """The rooms of a data folder (see the module docstring)."""
+
+    def __init__(self, folder: str, idle_hours: float | None = None, clock: Callable[[], float] = time.time) -> None:
+        self.path = os.path.join(folder, DB_NAME)
+        self.idle_seconds = (idle_hours if idle_hours is not None else hours_from_env()) * 3600
+        self.clock = clock
+        self.problem: str | None = None
+        try:
+            os.makedirs(folder, exist_ok=True)
+            self._create()
+        except (OSError, sqlite3.Error, RoomsOff) as exc:
+            self.problem = str(exc) if isinstance(exc, RoomsOff) else _reason(exc)
+
+    @property
+    def on(self) -> bool:
+        return self.problem is None
+
+    @property
+    def idle_hours(self) -> float:
+        return self.idle_seconds / 3600
+
+    # ----- connections ----------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def _transaction(self, write: bool = False) -> Iterator[sqlite3.Connection]:
+        if self.problem is not None:
+            raise RoomsOff(self.problem)
+        db = sqlite3.connect(self.path, timeout=BUSY_SECONDS, isolation_level=None)
+        try:
+            db.execute("PRAGMA synchronous = NORMAL")
+            db.execute("PRAGMA foreign_keys = ON")
+            db.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+            try:
+                yield db
+                db.execute("COMMIT")
+            except BaseException:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                raise
+        finally:
+            db.close()
+
+    def _create(self) -> None:
+        db = sqlite3.connect(self.path, timeout=BUSY_SECONDS, isolation_level=None)
+        try:
+            db.execute("PRAGMA journal_mode = WAL")
+        finally:
+            db.close()
+        with self._transaction(write=True) as db:
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            if version > SCHEMA_VERSION:
+                raise RoomsOff(f"the rooms were written by a newer WordPiece Lab (schema {version})")
+            for statement in _SCHEMA:
+                db.execute(statement)
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        self.expire()
+
+    # ----- rooms ----------------------------------------------------------------------------------
+    def create(self, settings: dict[str, str], corpus_digest: str = "", step: int = 1,
+               quiz: bool = True) -> tuple[str, str]:
+        """A new room with these settings: its code and the teacher's token (kept only as a hash)."""
+        self.expire()
+        token = secrets.token_urlsafe(24)
+        now = self.clock()
+        with self._transaction(write=True) as db:
+            for _ in range(20):
+                code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(ROOM_CODE_CHARS))
+                if db.execute("SELECT 1 FROM rooms WHERE code = ?", (code,)).fetchone() is None:
+                    break
+            else:  # (887 million codes: twenty taken in a row means something else is wrong)
+                raise RoomsOff("no free room code was found")
+            db.execute("INSERT INTO rooms (code, teacher, settings, corpus_digest, created, touched, step, quiz) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                       (code, _hash(token), json.dumps(settings, sort_keys=True), corpus_digest, now, now,
+                        max(1, step), int(quiz)))
+            db.execute("INSERT INTO room_steps (code, step) VALUES (?, ?)", (code, max(1, step)))
+        return code, token
+
+    def exists(self, code: str) -> bool:
+        with self._transaction() as db:
+            return db.execute("SELECT 1 FROM rooms WHERE code = ? AND touched >= ?",
+                              (code, self.clock() - self.idle_seconds)).fetchone() is not None
+
+    def is_teacher(self, code: str, token: str | None) -> bool:
+        """Whether `token` is this room's teacher token (compared in constant time)."""
+        if not token:
+            return False
+        with self._transaction() as db:
+            row = db.execute("SELECT teacher FROM rooms WHERE code = ?", (code,)).fetchone()
+        return row is not None and hmac.compare_digest(row[0], _hash(token))
+
+    def snapshot(self, code: str) -> Snapshot | None:
+        """The room as a poll sees it (one query), or None if there is no such room (or it expired)."""
+        now = self.clock()
+        with self._transaction() as db:
+            row = db.execute(
+                """SELECT r.step, r.quiz, r.closed, r.version, COALESCE(s.round, 1), COALESCE(s.shown, 0),
+                          COALESCE(s.revealed, 0),
+                          (SELECT COUNT(*) FROM votes v WHERE v.code = r.code AND v.step = r.step
+                                                        AND v.round = COALESCE(s.round, 1)),
+                          (SELECT COUNT(*) FROM members m WHERE m.code = r.code AND m.seen >= ?),
+                          (SELECT COUNT(*) FROM members m WHERE m.code = r.code),
+                          r.settings, r.corpus_digest
+                   FROM rooms r LEFT JOIN room_steps s ON s.code = r.code AND s.step = r.step
+                   WHERE r.code = ? AND r.touched >= ?""",
+                (now - PRESENT_SECONDS, code, now - self.idle_seconds)).fetchone()
+        if row is None:
+            return None
+        step, quiz, closed, version, round_, shown, revealed, answered, present, members, settings, digest = row
+        return Snapshot(code, step, bool(quiz), closed > 0, version, round_, bool(shown), bool(revealed), answered,
+                        max(present, answered), members, json.loads(settings), digest)
+
+    @contextlib.contextmanager
+    def _teacher_write(self, code: str, token: str | None) -> Iterator[sqlite3.Connection]:
+        """A write transaction on a room whose teacher token is `token`; NotAllowed otherwise."""
+        with self._transaction(write=True) as db:
+            row = db.execute("SELECT teacher FROM rooms WHERE code = ?", (code,)).fetchone()
+            if not token or row is None or not hmac.compare_digest(row[0], _hash(token)):
+                raise NotAllowed("only the room's teacher can do that")
+            yield db
+
+    def _bump(self, db: sqlite3.Connection, code: str) -> None:
+        changed = db.execute("UPDATE rooms SET version = version + 1, touched = ? WHERE code = ? AND closed = 0",
+                             (self.clock(), code)).rowcount
+        if not changed:
+            raise NotAllowed("the room is closed")
+
+    def set_step(self, code: str, token: str | None, step: int, quiz: bool | None = None) -> None:
+        """The teacher is at `step` (and asks first or not): the class follows."""
+        with self._teacher_write(code, token) as db:
+            self._bump(db, code)
+            db.execute("UPDATE rooms SET step = ?, quiz = COALESCE(?, quiz) WHERE code = ?",
+                       (max(1, step), None if quiz is None else int(quiz), code))
+            db.execute("INSERT OR IGNORE INTO room_steps (code, step) VALUES (?, ?)", (code, max(1, step)))
+
+    def _step_action(self, code: str, token: str | None, step: int, sql: str) -> None:
+        with self._teacher_write(code, token) as db:
+            self._bump(db, code)
+            db.execute("INSERT OR IGNORE INTO room_steps (code, step) VALUES (?, ?)", (code, step))
+            db.execute(sql, (code, step))
+
+    def show_answers(self, code: str, token: str | None, step: int) -> None:
+        """Close the current round's vote and show its answers."""
+        self._step_action(code, token, step, "UPDATE room_steps SET shown = 1 WHERE code = ? AND step = ?")
+
+    def vote_again(self, code: str, token: str | None, step: int) -> None:
+        """Open another round at `step` (after its answers were shown and discussed)."""
+        self._step_action(code, token, step, "UPDATE room_steps SET round = round + 1, shown = 0 WHERE code = ? "
+                                             f"AND step = ? AND shown = 1 AND revealed = 0 AND round < {MAX_ROUNDS}")
+
+    def reveal(self, code: str, token: str | None, step: int) -> None:
+        self._step_action(code, token, step, "UPDATE room_steps SET revealed = 1, shown = 1 WHERE code = ? AND step = ?")
+
+    def close(self, code: str, token: str | None) -> None:
+        """Make the room read-only (its record stays until it expires)."""
+        with self._teacher_write(code, token) as db:
+            self._bump(db, code)
+            db.execute("UPDATE rooms SET closed = ? WHERE code = ?", (self.clock(), code))
+
+    def expire(self) -> int:
+        """Remove the rooms untouched for longer than the idle time; how many went."""
+        with self._transaction(write=True) as db:
+            return db.execute("DELETE FROM rooms WHERE touched < ?", (self.clock() - self.idle_seconds,)).rowcount
+
+    # ----- students -------------------------------------------------------------------------------
+    def join(self, code: str, token: str | None = None, nickname: str | None = None) -> Member:
+        """The student whose link carries `token`, or a new one (a new token and a generated nickname)."""
+        now = self.clock()
+        token = valid_token(token)
+        with self._transaction(write=True) as db:
+            if db.execute("SELECT 1 FROM rooms WHERE code = ? AND touched >= ?",
+                          (code, now - self.idle_seconds)).fetchone() is None:
+                raise NotAllowed("there is no such room")
+            if token is not None:
+                row = db.execute("SELECT nickname FROM members WHERE code = ? AND member = ?",
+                                 (code, _hash(token))).fetchone()
+                if row is not None:
+                    db.execute("UPDATE members SET seen = ? WHERE code = ? AND member = ?", (now, code, _hash(token)))
+                    return Member(token, row[0])
+            if db.execute("SELECT COUNT(*) FROM members WHERE code = ?", (code,)).fetchone()[0] >= MAX_MEMBERS:
+                raise NotAllowed(f"the room is full ({MAX_MEMBERS} students)")
+            token = secrets.token_urlsafe(18)
+            name = clean_nickname(nickname) or random_nickname()
+            db.execute("INSERT INTO members (code, member, nickname, joined, seen) VALUES (?, ?, ?, ?, ?)",
+                       (code, _hash(token), name, now, now))
+            db.execute("UPDATE rooms SET touched = ? WHERE code = ?", (now, code))
+        return Member(token, name)
+
+    def rename(self, code: str, token: str, nickname: str) -> str:
+        """Change a student's nickname (cut to NICKNAME_CHARS, shown as text); the nickname kept."""
+        name = clean_nickname(nickname)
+        with self._transaction(write=True) as db:
+            if name:
+                db.execute("UPDATE members SET nickname = ? WHERE code = ? AND member = ?", (name, code, _hash(token)))
+            row = db.execute("SELECT nickname FROM members WHERE code = ? AND member = ?",
+                             (code, _hash(token))).fetchone()
+        if row is None:
+            raise NotAllowed("not a member of this room")
+        return row[0]
+
+    def seen(self, code: str, token: str) -> None:
+        """The student is here now (the page calls it at most every SEEN_SECONDS)."""
+        with self._transaction(write=True) as db:
+            db.execute("UPDATE members SET seen = ? WHERE code = ? AND member = ?", (self.clock(), code, _hash(token)))
+
+    def vote(self, code: str, token: str, step: int, round_: int, choice: str, kind: str = "pair") -> None:
+        """Record a student's choice in this round at this step: once per (room, step, round, student).
+        Voting again in the same round replaces the choice (until the answers are shown); NotAllowed when
+        the vote is not open (another step, a shown round, a revealed merge, a closed room)."""
+        if not choice or len(choice) > CHOICE_CHARS:
+            raise NotAllowed("not a choice")
+        now = self.clock()
+        member = _hash(token)
+        with self._transaction(write=True) as db:
+            row = db.execute(
+                """SELECT r.step, r.quiz, r.closed, s.round, s.shown, s.revealed,
+                          EXISTS (SELECT 1 FROM members m WHERE m.code = r.code AND m.member = ?)
+                   FROM rooms r JOIN room_steps s ON s.code = r.code AND s.step = r.step WHERE r.code = ?""",
+                (member, code)).fetchone()
+            if row is None or not row[6]:
+                raise NotAllowed("not a member of this room")
+            room_step, quiz, closed, current, shown, revealed, _ = row
+            if closed or not quiz or revealed or shown or room_step != step or current != round_:
+                raise NotAllowed("this vote is over")
+            db.execute("INSERT INTO votes (code, step, round, member, kind, choice, at) VALUES (?, ?, ?, ?, ?, ?, ?) "
+                       "ON CONFLICT (code, step, round, member) DO UPDATE SET choice = excluded.choice, "
+                       "kind = excluded.kind, at = excluded.at", (code, step, round_, member, kind, choice, now))
+            db.execute("UPDATE members SET seen = ? WHERE code = ? AND member = ?", (now, code, member))
+
+    def revealed_steps(self, code: str) -> set[int]:
+        """The steps whose merge the teacher revealed."""
+        with self._transaction() as db:
+            return {s for (s,) in db.execute("SELECT step FROM room_steps WHERE code = ? AND revealed = 1", (code,))}
+
+    def my_votes(self, code: str, token: str, step: int) -> dict[int, str]:
+        """A student's choice in each round at `step`."""
+        with self._transaction() as db:
+            rows = db.execute("SELECT round, choice FROM votes WHERE code = ? AND step = ? AND member = ?",
+                              (code, step, _hash(token))).fetchall()
+        return dict(rows)
+
+    def tally(self, code: str, step: int) -> dict[int, dict[str, int]]:
+        """Each round's choices at `step` and how many chose each."""
+        with self._transaction() as db:
+            rows = db.execute("SELECT round, choice, COUNT(*) FROM votes WHERE code = ? AND step = ? "
+                              "GROUP BY round, choice ORDER BY round, choice", (code, step)).fetchall()
+        out: dict[int, dict[str, int]] = {}
+        for round_, choice, count in rows:
+            out.setdefault(round_, {})[choice] = count
+        return out
+
+    def record(self, code: str) -> list[tuple[int, int, str, str, str]]:
+        """Every vote of the room: (step, round, nickname, kind, choice), by step, round and nickname."""
+        with self._transaction() as db:
+            return db.execute(
+                "SELECT v.step, v.round, m.nickname, v.kind, v.choice FROM votes v JOIN members m "
+                "ON m.code = v.code AND m.member = v.member WHERE v.code = ? ORDER BY v.step, v.round, m.nickname, "
+                "v.choice", (code,)).fetchall()
+
+
+def _reason(exc: BaseException) -> str:
+    text = str(exc).lower()
+    if "full" in text:
+        return "the data folder's disk is full"
+    if "not a database" in text or "malformed" in text:
+        return "the rooms' store in the data folder is damaged"
+    return "the data folder cannot be written"
