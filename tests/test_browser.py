@@ -346,6 +346,58 @@ def test_the_step_keys_work_after_every_redraw(server, page):
     check(page, "train-keys-after-redraws")
 
 
+def test_the_step_keys_work_after_every_redraw_of_the_playground(server, page):
+    """The playground's word-by-word trace uses the same Stepper and key script: after each redraw of the
+    page (new text, the special tokens, the tokenizer source, another algorithm, another page and back)
+    → must still move the trace one word on."""
+    import re
+
+    heading = re.compile(r"Word \d+ of \d+")
+
+    def word() -> int:
+        return int(re.search(r"Word (\d+) of", page.get_by_text(heading).first.inner_text())[1])
+
+    def press_next() -> None:
+        wait_idle(page)
+        page.wait_for_function("() => !!document.__wordpieceLabKeys", timeout=15_000)
+        before = word()
+        page.evaluate("() => document.activeElement && document.activeElement.blur()")  # not in a field
+        page.keyboard.press("ArrowRight")
+        page.get_by_text(re.compile(rf"Word {before + 1} of \d+")).first.wait_for(timeout=15_000)
+
+    visit(page, server.url + "/playground?corpus=course-toy&algorithm=wordpiece&text=hug%20pug%20hugs%20bun",
+          "Word 1 of 4", 60_000)
+    press_next()  # word 2
+    box = page.get_by_label("Text (the first 20,000 characters are encoded)")
+    box.fill("hug pug hugs bun pun hug pug hugs bun pun")  # new text: a redraw of the page
+    box.press("Control+Enter")
+    page.get_by_text(re.compile(r"Word \d+ of 10")).first.wait_for(timeout=30_000)
+    press_next()  # word 3
+    page.get_by_text("Add special tokens").first.click()  # off
+    wait_idle(page)
+    press_next()  # word 4
+    page.get_by_text("Add special tokens").first.click()  # on again
+    wait_idle(page)
+    press_next()  # word 5
+    page.get_by_role("radio", name="A tokenizer file (tokenizer.json or vocab.txt)").click()  # no trace there
+    page.get_by_text("Choose a tokenizer file").first.wait_for(timeout=30_000)
+    wait_idle(page)
+    page.get_by_role("radio", name="The tokenizer trained in the sidebar").click()  # and back
+    page.get_by_text(heading).first.wait_for(timeout=30_000)
+    press_next()  # word 6
+    page.get_by_test_id("stSidebar").get_by_text("BPE", exact=True).click()  # another algorithm
+    page.get_by_text(re.compile(r"BPE trained on")).first.wait_for(timeout=30_000)
+    press_next()  # word 7
+    page.get_by_test_id("stSidebar").get_by_role("link", name=re.compile("Train")).first.click()  # away and back
+    page.get_by_text(re.compile(r"Step \d+ of \d+")).first.wait_for(timeout=30_000)
+    wait_idle(page)
+    page.get_by_test_id("stSidebar").get_by_role("link", name="Encoder playground").click()
+    page.get_by_text(heading).first.wait_for(timeout=30_000)
+    press_next()  # word 8
+    assert "Word 8 of 10" in page.get_by_text(heading).first.inner_text()
+    check(page, "playground-keys-after-redraws")
+
+
 def test_quiz_link_opens_ask_first_mode_and_play_stops_at_hidden_merges(server, page):
     visit(page, server.url + "/?corpus=course-toy&algorithm=wordpiece&step=1&quiz=1", "which pair merges next?", 60_000)
     assert "quiz=1" in page.url and "quiz=1" in _share_link(page)
