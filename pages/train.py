@@ -25,7 +25,9 @@ state.keep(state.QUIZ, False, bool)  # quiz=1 in a link opens the page in "ask f
 state.keep(state.PRESENT, False, bool)  # present=1 opens it in presenter mode
 presenting = bool(st.session_state[state.PRESENT]) and not student
 presenter.style(presenting)
-if not presenting:
+if student:  # a student's phone: the room first
+    classroom.student_bar(student)
+elif not presenting:
     st.title("Train step by step")
 classroom.problem_line()
 ready = trained.sidebar_training(settings)
@@ -49,14 +51,13 @@ if not presenting:  # presenter mode: the room sees the step, not the corpus's s
         + ("" if model.tokens >= settings.vocab_size else f" · stopped early: {model.stop_reason}")
     )
 modes = modes.container(horizontal=True, horizontal_alignment="right")
-if student:  # the class room decides what is hidden
-    modes = st.empty().container()
-modes.toggle("Ask first (quiz)", key=state.QUIZ, on_change=state.remember, args=(state.QUIZ,), width="content",
-             help="Hides each merge until you reveal it: the class sees the candidates' counts, guesses the "
-                  "winner, then you reveal it. Play stops at every hidden merge.")
-modes.toggle("Presenter mode", key=state.PRESENT, on_change=state.remember, args=(state.PRESENT,), width="content",
-             help="For a projector: big type, the sidebar folded away, the step, its arithmetic, the "
-                  "candidates and the corpus on one screen.")
+if not student:  # a student's room decides what is hidden, and a phone is no projector
+    modes.toggle("Ask first (quiz)", key=state.QUIZ, on_change=state.remember, args=(state.QUIZ,), width="content",
+                 help="Hides each merge until you reveal it: the class sees the candidates' counts, guesses the "
+                      "winner, then you reveal it. Play stops at every hidden merge.")
+    modes.toggle("Presenter mode", key=state.PRESENT, on_change=state.remember, args=(state.PRESENT,), width="content",
+                 help="For a projector: big type, the sidebar folded away, the step, its arithmetic, the "
+                      "candidates and the corpus on one screen.")
 if room is None:
     classroom.start_button(settings, st.session_state.get(state.STEP, 1), modes)
 if not presenting and not st.session_state[state.QUIZ] and room is None:  # a class has its teacher
@@ -96,7 +97,7 @@ def step_view(step_no: int) -> None:
     if teacher:
         classroom.teacher_sync(teacher, step_no, quiz)  # the class follows the teacher's step
     if student:
-        classroom.student_bar(student, step_no)
+        classroom.back_button(student, step_no)
     training = trained.loaded(model)  # this run's (the page runs again if the store let it go)
     step = training.steps[step_no - 1]
     # "all" recounts every pair: only while the table is open to show them
@@ -307,7 +308,7 @@ if student:
     classroom.follow(student)  # the class's step, as the teacher moves
 Stepper(state.STEP, classroom.reachable(room, n), noun="step", hold=hidden,
         hold_help="Reveal this merge first: Play stops at every hidden merge.").run(
-    step_view, extra=glossary_and_share, keys_legend=not presenting)
+    step_view, extra=glossary_and_share, keys_legend=not presenting and not student)
 
 if student and student.open:
     st.caption("Downloads and the handout open when the class room closes: they would give away the merges to come.")

@@ -235,6 +235,8 @@ def join_box() -> None:
 def start_button(settings: Settings, step: int, container) -> None:
     """*Start a class room* (or why rooms are off)."""
     rooms = store()
+    if not rooms.on:
+        st.caption(f"Class rooms are off on this server: {rooms.problem}. Everything else works.")
     container.button("Start a class room", icon=":material/groups:", on_click=start, args=(settings, step),
                      disabled=not rooms.on, width="content",
                      help=(f"Class rooms are off: {rooms.problem}." if not rooms.on else
@@ -264,6 +266,10 @@ def teacher_bar(room: Room, model, presenting: bool) -> None:
         with row.popover("Lesson record", icon=":material/table_view:", key="room_record_open", on_change="rerun") as box:
             if box.open:
                 record_view(room, model)
+        with row.popover("Teacher link", icon=":material/key:", key="room_teacher_link_open", on_change="rerun",
+                         help="Keep it private: it reopens control of this room from another tab or after a restart.") as box:
+            if box.open:
+                teacher_link_panel(room)
         if room.open:
             row.button("Close the room", icon=":material/lock:", on_click=_close, args=(room,), key="room_close",
                        help="Makes the room read-only: no more votes; the record stays to download.")
@@ -281,17 +287,17 @@ def teacher_bar(room: Room, model, presenting: bool) -> None:
                     right.caption("This address only works on this computer: start the app with "
                                   "`--server.address 0.0.0.0 --browser.serverAddress` and this computer's address "
                                   "(README: *Serving a class*).")
-        teacher_link_panel(room)
 
 
 def teacher_link_panel(room: Room) -> None:
-    """The teacher link, in a closed panel (it gives control of the room: never on the projector)."""
+    """The teacher link (it gives control of the room: drawn only while its closed panel is opened, never on
+    the projector unless the teacher opens it)."""
     assert room.teacher is not None
     link = teacher_link(room.code, room.teacher)
-    with st.expander("Teacher link: keep it private (it reopens control of this room from another tab or after "
-                     "a restart)", icon=":material/key:", expanded=False):
-        st.code(link, language=None, wrap_lines=True)
-        st.download_button("Download the teacher link", data=link + "\n", file_name=f"class-room-{room.code}-teacher.txt",
+    st.caption("Keep this link private: whoever opens it runs the room. It reopens control from another tab, another "
+               "computer, or after the server restarts.")
+    st.code(link, language=None, wrap_lines=True)
+    st.download_button("Download the teacher link", data=link + "\n", file_name=f"class-room-{room.code}-teacher.txt",
                            mime="text/plain", icon=":material/download:", on_click="ignore")
 
 
@@ -333,29 +339,34 @@ def teacher_vote(room: Room, step: int, candidates: pd.DataFrame, dark: bool, la
         snap = store().snapshot(code)
         if snap is None or snap.step != step:
             return
-        tally = store().tally(code, step) if (snap.shown or snap.round > 1) else {}
-        if not snap.shown and not snap.closed:
-            st.markdown(f"### {answered_line(snap)}" + (f" (round {snap.round})" if snap.round > 1 else ""))
-            st.caption(f"Students seen in the last {PRESENT_SECONDS:g} s. The spread stays hidden until you show it, "
-                       "so the first answers do not sway the others.")
-        if tally:
+        round_note = f" (round {snap.round})" if snap.round > 1 else ""
+        if snap.shown:
+            st.markdown(f"### {snap.answered:,} answered{round_note}: the vote is closed")
+        else:
+            st.markdown(f"### {answered_line(snap)}{round_note}")
+            st.caption(f"Students seen in the last {PRESENT_SECONDS:g} s. The spread stays hidden until you show "
+                       "it, so the first answers do not sway the others.")
+        if snap.shown or snap.round > 1:
+            tally = store().tally(code, step)
             shown_rounds = {r: c for r, c in tally.items() if r < snap.round or snap.shown}
             if shown_rounds:
                 histogram(shown_rounds, list(candidates["pair"]), dark, large)
-        buttons = st.container(horizontal=True)
-        if snap.closed:
-            return
-        if not snap.shown:
-            buttons.button("Show answers", icon=":material/bar_chart:", key=f"room_show {step} {snap.round}",
-                           on_click=_teacher_action, args=(store().show_answers, room, step))
-        elif snap.round < MAX_ROUNDS:
-            buttons.button("Vote again", icon=":material/replay:", key=f"room_again {step} {snap.round}",
-                           on_click=_teacher_action, args=(store().vote_again, room, step),
-                           help="A new round after the class discussed the spread; the first stays beside it.")
-        buttons.button("Reveal the merge", icon=":material/visibility:", type="primary", key=f"room_reveal {step}",
-                       on_click=reveal, args=(room, step))
 
     live()
+    snap = room.snap if room.snap.step == step else store().snapshot(code)
+    if snap is None or snap.closed:
+        return
+    # The buttons rerun the step view (not only the count above): a reveal changes the whole step.
+    buttons = st.container(horizontal=True)
+    if not snap.shown:
+        buttons.button("Show answers", icon=":material/bar_chart:", key=f"room_show {step} {snap.round}",
+                       on_click=_teacher_action, args=(store().show_answers, room, step))
+    elif snap.round < MAX_ROUNDS:
+        buttons.button("Vote again", icon=":material/replay:", key=f"room_again {step} {snap.round}",
+                       on_click=_teacher_action, args=(store().vote_again, room, step),
+                       help="A new round after the class discussed the spread; the first stays beside it.")
+    buttons.button("Reveal the merge", icon=":material/visibility:", type="primary", key=f"room_reveal {step}",
+                   on_click=reveal, args=(room, step))
 
 
 def histogram(tally: dict[int, dict[str, int]], pairs: list[str], dark: bool, large: bool) -> None:
@@ -366,6 +377,9 @@ def histogram(tally: dict[int, dict[str, int]], pairs: list[str], dark: bool, la
               for pair, n in counts.items() if pair not in pairs]
     frame = pd.DataFrame(rows + others)
     st.altair_chart(charts.votes(frame, dark=dark, large=large), width="stretch")
+    st.caption(safe.md(" · ".join(f"Round {r}: " + ", ".join(f"{pair} {n}" for pair, n in
+                                                          sorted(counts.items(), key=lambda i: (-i[1], i[0])))
+                                  for r, counts in sorted(tally.items()))))
 
 
 def results(room: Room, step: int, table: pd.DataFrame, algorithm: str) -> str | None:
@@ -440,8 +454,8 @@ def record_view(room: Room, model) -> None:
 
 
 # ----- the student ------------------------------------------------------------------------------------
-def student_bar(room: Room, step: int) -> None:
-    """The room's code, the student's nickname (changeable), and the way back to the class's step."""
+def student_bar(room: Room) -> None:
+    """The top of a student's page: the room's code and their nickname (changeable)."""
     with st.container(border=True):
         row = st.container(horizontal=True, vertical_alignment="center", gap="small")
         row.markdown(f"**Class room {room.code}** · you are **{safe.md(room.nickname)}**", width="stretch")
@@ -451,9 +465,13 @@ def student_bar(room: Room, step: int) -> None:
         if not room.open:
             st.info("The teacher closed this class room: it is read-only now.", icon=":material/lock:")
             st.button("Continue alone", icon=":material/person:", on_click=leave, key="room_leave_s")
-        elif step != room.snap.step:
-            st.button(f"Back to the class (step {room.snap.step})", icon=":material/groups:", type="primary",
-                      on_click=back_to_class, args=(room.snap.step,), key="room_back")
+
+
+def back_button(room: Room, step: int) -> None:
+    """A student looking at another step than the class's: the way back."""
+    if room.open and step != room.snap.step:
+        st.button(f"Back to the class (step {room.snap.step})", icon=":material/groups:", type="primary",
+                  on_click=back_to_class, args=(room.snap.step,), key="room_back")
 
 
 def _rename(room: Room) -> None:
