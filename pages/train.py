@@ -30,6 +30,7 @@ if student:  # a student's phone: the room first
 elif not presenting:
     st.title("Train step by step")
 classroom.problem_line()
+classroom.reclaim_box()
 ready = trained.sidebar_training(settings)
 if ready is None:
     st.stop()

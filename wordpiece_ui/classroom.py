@@ -80,11 +80,15 @@ def enter_from_url() -> None:
         return
     st.session_state[state.ROOM_CHECKED] = True
     if "room" in st.query_params:
-        _enter(st.query_params.get("room", ""), st.query_params.get("teacher"), st.query_params.get("student"))
+        _enter(st.query_params.get("room", ""), st.query_params.get("teacher"), st.query_params.get("student"),
+               was_teacher=st.query_params.get("role") == "teacher")
 
 
-def _enter(raw_code: str, teacher: str | None, student: str | None) -> None:
-    """Enter the room `raw_code` names as its teacher or a student; else say why not (ROOM_PROBLEM)."""
+def _enter(raw_code: str, teacher: str | None, student: str | None, was_teacher: bool = False) -> None:
+    """Enter the room `raw_code` names as its teacher or a student; else say why not (ROOM_PROBLEM).
+
+    `was_teacher`: the address bar of a teacher's tab (`role=teacher`, no token), reloaded or reconnected after a
+    restart: it does not join as a student, it asks for the teacher link (ROOM_RECLAIM)."""
     _forget_room()
     rooms = store()
     code = normal_code(raw_code)
@@ -97,6 +101,10 @@ def _enter(raw_code: str, teacher: str | None, student: str | None) -> None:
         st.session_state[state.ROOM_PROBLEM] = (
             f"There is no class room '{shown}': a code has 6 letters and digits, and a room is removed "
             f"{rooms.idle_hours:g} hours after it was last used. Type the code again in the sidebar, or go on alone here.")
+        return
+    if was_teacher and not (teacher and rooms.is_teacher(code, teacher)) and not valid_token(student):
+        st.session_state[state.ROOM_RECLAIM] = code
+        state.load_settings(snap.settings, step=snap.step)
         return
     st.session_state[state.ROOM] = code
     if teacher and rooms.is_teacher(code, teacher):
@@ -124,7 +132,7 @@ def _enter(raw_code: str, teacher: str | None, student: str | None) -> None:
 
 
 def _forget_room() -> None:
-    for key in (state.ROOM, state.ROOM_TEACHER, state.ROOM_STUDENT, state.ROOM_NICKNAME, state.ROOM_PROBLEM,
+    for key in (state.ROOM_RECLAIM, state.ROOM, state.ROOM_TEACHER, state.ROOM_STUDENT, state.ROOM_NICKNAME, state.ROOM_PROBLEM,
                 state.ROOM_SENT, state.ROOM_VERSION, state.ROOM_AT, state.ROOM_REVEALED, state.ROOM_SEEN_AT):
         st.session_state.pop(key, None)
 
@@ -208,7 +216,36 @@ def url_params(room: Room | None) -> dict[str, object]:
     """What the address bar carries of the room: its code, and a student's own token (never the teacher's)."""
     if room is None:
         return {}
-    return {"room": room.code, "student": room.student}
+    return {"room": room.code, "student": room.student, "role": "teacher" if room.is_teacher else None}
+
+
+def reclaim_box() -> None:
+    """A teacher's tab that lost its session (a restart, a reopened tab): paste the teacher link to run the room again."""
+    code = st.session_state.get(state.ROOM_RECLAIM)
+    if not code:
+        return
+    with st.container(border=True):
+        st.markdown(f"**This tab ran class room {code}.** The server has restarted or the tab was reopened since, and "
+                    "the teacher's key never stays in the address bar: paste the teacher link (or open the file you "
+                    "downloaded) to run the room again.")
+        st.text_input("Teacher link", key=state.ROOM_RECLAIM_BOX, on_change=_reclaim, args=(code,), max_chars=400,
+                      placeholder="http://…/?room=…&teacher=…", type="password")
+        row = st.container(horizontal=True)
+        row.button("Join as a student", icon=":material/person_add:", on_click=_enter, args=(code, None, None),
+                   key="room_reclaim_student")
+        row.button("Go on alone", icon=":material/person:", on_click=_forget_room, key="room_reclaim_alone")
+
+
+def _reclaim(code: str) -> None:
+    from urllib.parse import parse_qs, urlsplit
+
+    text = (st.session_state.get(state.ROOM_RECLAIM_BOX) or "").strip()
+    st.session_state[state.ROOM_RECLAIM_BOX] = ""
+    token = parse_qs(urlsplit(text).query).get("teacher", [text])[0] if "teacher=" in text else text
+    if store().is_teacher(code, valid_token(token)):
+        _enter(code, token, None)
+    else:
+        st.session_state[state.ROOM_PROBLEM] = "That is not this room's teacher link: check the file you downloaded."
 
 
 def problem_line() -> None:

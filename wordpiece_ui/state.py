@@ -87,6 +87,8 @@ ROOM_JOIN_OPEN = "room_join_open"  # the teacher's join panel (QR code and code)
 ROOM_PINNED_AT = "room_pinned_at"  # the teacher: when the room's corpus was last pinned in the data store
 ROOM_TYPED = "room_typed"  # the sidebar's *Join a class room* box
 ROOM_GO = "room_go"  # a typed code was entered: open the Train page
+ROOM_RECLAIM = "room_reclaim"  # a teacher's tab without its token (role=teacher): the room it ran
+ROOM_RECLAIM_BOX = "room_reclaim_box"  # where the teacher pastes the teacher link
 ROOM_VOTE_FAILED = "room_vote_failed"  # a student's vote that came after its round closed (the radio's key)
 
 

@@ -1,0 +1,258 @@
+"""wordpiece_ui/classroom.py in AppTest: the teacher's and the students' views of a live class room.
+
+Every AppTest here is a separate session of one process, as the browser tabs of a class are sessions of
+one server; the rooms live in this test run's data folder (conftest.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from helpers import app, everything, shown
+from wordpiece_ui import classroom, rooms, state
+
+pytest.importorskip("streamlit.testing.v1")  # AppTest
+
+TOY_LINK = {"corpus": "course-toy", "algorithm": "wordpiece", "step": 1}
+
+
+def button(at, label):
+    found = [b for b in at.button if b.label == label]
+    assert found, f"no button {label!r}: {[b.label for b in at.button]}"
+    return found[0]
+
+
+def labels(at) -> list[str]:
+    return [b.label for b in at.button]
+
+
+def texts(at) -> str:
+    return everything(at)
+
+
+def start_room():
+    """A teacher on the toy corpus starts a room: (teacher's AppTest, code, teacher token)."""
+    teacher = app(**TOY_LINK)
+    button(teacher, "Start a class room").click().run()
+    assert not teacher.exception, teacher.exception
+    return teacher, teacher.session_state[state.ROOM], teacher.session_state[state.ROOM_TEACHER]
+
+
+def join(code, **extra):
+    student = app(room=code, **extra)
+    assert student.session_state[state.ROOM] == code
+    return student
+
+
+def vote_radio(at):
+    found = [r for r in at.radio if r.label.startswith("Your vote")]
+    assert found, [r.label for r in at.radio]
+    return found[0]
+
+
+def snapshot(code):
+    return classroom.store().snapshot(code)
+
+
+def test_a_teacher_starts_a_room_and_the_token_never_reaches_the_address_bar():
+    teacher, code, token = start_room()
+    assert rooms.normal_code(code) == code and len(code) >= 6
+    params = dict(teacher.query_params)
+    assert params["room"] == code and params["role"] == "teacher"
+    assert token not in str(params) and "teacher" not in params  # the projector shows the address bar
+    body = texts(teacher)
+    assert f"Class room {code}" in body
+    assert f"?room={code}" in body  # the student link, under its QR code
+    assert token not in body  # the teacher link is drawn only while its popover is open
+    assert {"Close the room", "Show answers", "Reveal the merge"} <= set(labels(teacher))
+    assert "0 of 0 answered" in body
+    assert teacher.session_state[state.QUIZ] is True  # a room asks first
+    # settings fixed while the room is open
+    assert all(w.disabled for w in teacher.sidebar.selectbox if w.label in ("Corpus", "Normalizer"))
+
+
+def test_the_teacher_link_reopens_control_and_a_forged_one_gives_none():
+    _, code, token = start_room()
+    again = app(room=code, teacher=token)
+    assert again.session_state[state.ROOM_TEACHER] == token
+    assert "Close the room" in labels(again) and "teacher" not in dict(again.query_params)
+    forged = app(room=code, teacher="x" * 32)
+    assert state.ROOM_TEACHER not in forged.session_state
+    assert forged.session_state[state.ROOM_STUDENT]  # joined as a student instead
+    assert not {"Close the room", "Show answers", "Reveal the merge"} & set(labels(forged))
+    assert "teacher part is not this room's" in texts(forged)
+    with pytest.raises(rooms.NotAllowed):
+        classroom.store().reveal(code, "x" * 32, 1)
+
+
+def test_a_student_joins_with_a_nickname_votes_once_and_keeps_the_vote_after_a_reload():
+    _, code, _ = start_room()
+    student = join(code)
+    token = student.session_state[state.ROOM_STUDENT]
+    nickname = student.session_state[state.ROOM_NICKNAME]
+    assert dict(student.query_params)["student"] == token
+    assert f"Class room {code}" in texts(student) and nickname in texts(student)
+    # no teacher controls, no projector toggles, no downloads that give away merges
+    assert not {"Close the room", "Show answers", "Reveal the merge", "Start a class room"} & set(labels(student))
+    assert not [t for t in student.toggle if t.label in ("Ask first (quiz)", "Presenter mode")]
+    assert not [d for d in student.get("download_button")]
+    assert "which pair merges next?" in shown(student.header[0].value)
+    radio = vote_radio(student)
+    radio.set_value("##u + ##g").run()
+    assert "Your vote is in: ##u + ##g" in texts(student)
+    radio = vote_radio(student)
+    radio.set_value("##g + ##s").run()  # a changed mind: still one vote
+    assert snapshot(code).answered == 1
+    assert classroom.store().tally(code, 1) == {1: {"##g + ##s": 1}}
+    reloaded = join(code, student=token)  # a reload: the link keeps the token
+    assert reloaded.session_state[state.ROOM_NICKNAME] == nickname
+    assert "Your vote is in: ##g + ##s" in texts(reloaded)
+    assert snapshot(code).members == 1
+
+
+def test_show_answers_vote_again_and_reveal_with_the_share_right_in_each_round():
+    teacher, code, _ = start_room()
+    students = [join(code) for _ in range(3)]
+    for s, pair in zip(students, ["##g + ##s", "##u + ##g", "##u + ##g"]):
+        vote_radio(s).set_value(pair).run()
+    teacher.run()
+    assert "3 of 3 answered" in texts(teacher)
+    assert "##u + ##g" not in " ".join(c.value for c in teacher.caption if "Round" in c.value)  # no spread yet
+    button(teacher, "Show answers").click().run()
+    assert "Round 1: ##u + ##g 2, ##g + ##s 1" in texts(teacher)  # the histogram's numbers
+    late = vote_radio(students[0]) if [r for r in students[0].run().radio if r.label.startswith("Your vote")] else None
+    assert late is None  # the round is closed: no vote box
+    button(teacher, "Vote again").click().run()
+    for s in students:
+        s.run()
+        vote_radio(s).set_value("##g + ##s").run()
+    button(teacher, "Show answers").click().run()
+    assert "Round 2: ##g + ##s 3" in texts(teacher)
+    button(teacher, "Reveal the merge").click().run()
+    body = texts(teacher)
+    assert "Step 1 of 9:  ##g + ##s → ##gs" in shown(teacher.header[0].value)
+    assert "round 1: 1 of 3 right (33%)" in body and "round 2: 3 of 3 right (100%)" in body
+    assert "2 chose it. Not this one: ##u + ##g has score 1/36 against score 1/20 for ##g + ##s" in body
+    students[1].run()
+    assert "##g + ##s → ##gs" in shown(students[1].header[0].value)  # the student sees the reveal
+    assert "You chose ##g + ##s: Right" in texts(students[1])
+
+
+def test_a_student_follows_the_teacher_cannot_pass_it_and_a_late_joiner_lands_on_its_step():
+    teacher, code, _ = start_room()
+    student = join(code)
+    assert button(student, "Next").disabled  # the teacher's step is the last one a student may see
+    button(teacher, "Reveal the merge").click().run()
+    button(teacher, "Next").click().run()
+    assert snapshot(code).step == 2
+    student.run()  # the page's poll (a fragment) sees the teacher's Next and reruns the page
+    assert "Step 2 of 9:  which pair merges next?" in shown(student.header[0].value)
+    button(student, "Prev").click().run()  # looking back at a revealed step
+    assert "##g + ##s → ##gs" in shown(student.header[0].value)
+    assert "Back to the class (step 2)" in labels(student)
+    button(student, "Back to the class (step 2)").click().run()
+    assert "Step 2 of 9" in shown(student.header[0].value)
+    late = join(code)
+    assert "Step 2 of 9:  which pair merges next?" in shown(late.header[0].value)
+    assert vote_radio(late)  # may vote: the vote is open
+
+
+def test_close_the_room_makes_it_read_only_and_offers_to_go_on_alone():
+    teacher, code, token = start_room()
+    student = join(code)
+    button(teacher, "Close the room").click().run()
+    assert "closed (read-only)" in texts(teacher)
+    with pytest.raises(rooms.NotAllowed):
+        classroom.store().vote(code, student.session_state[state.ROOM_STUDENT], 1, 1, "##g + ##s")
+    student.run()
+    assert "closed this class room" in texts(student)
+    assert [d for d in student.get("download_button")]  # the downloads are back
+    button(student, "Continue alone").click().run()
+    assert state.ROOM not in student.session_state
+    assert "room" not in dict(student.query_params)
+    assert "Start a class room" in labels(student)
+
+
+def test_a_wrong_code_says_so_in_one_line_and_the_page_works_alone():
+    at = app(room="QQQQQ9", **TOY_LINK)
+    assert "There is no class room 'QQQQQ9'" in texts(at)
+    assert "Step 1 of 9" in shown(at.header[0].value)
+    assert state.ROOM not in at.session_state
+    hostile = app(room="<b>**x**</b>" + "A" * 5000)
+    assert not hostile.exception
+    warning = [w.value for w in hostile.warning if "class room" in w.value][0]
+    assert "<b>" not in warning.replace("\\<b\\>", "") and len(warning) < 400
+
+
+def test_a_code_typed_in_the_sidebar_joins_the_room():
+    _, code, _ = start_room()
+    at = app(page="pages/playground.py")
+    box = [t for t in at.sidebar.text_input if t.label == "Join a class room"][0]
+    box.input(code.lower()[:3] + "-" + code.lower()[3:]).run()
+    assert at.session_state[state.ROOM] == code
+    assert at.session_state[state.ROOM_STUDENT]
+
+
+def test_a_nickname_is_text_and_cut():
+    _, code, _ = start_room()
+    student = join(code)
+    hostile = "**bold** <script>alert(1)</script> [x](javascript:alert(1))" + "z" * 10_000
+    box = [t for t in student.text_input if t.key == state.ROOM_NICKNAME_BOX][0]
+    box.input(hostile[:rooms.NICKNAME_CHARS]).run()
+    nickname = student.session_state[state.ROOM_NICKNAME]
+    assert nickname == hostile[:rooms.NICKNAME_CHARS].strip()
+    bar = [m.value for m in student.markdown if "you are" in m.value][0]
+    assert "\\*\\*bold\\*\\*" in bar  # escaped: shown as typed, never as Markdown
+    assert classroom.store().rename(code, student.session_state[state.ROOM_STUDENT], hostile) == hostile[:rooms.NICKNAME_CHARS]
+
+
+def test_a_teachers_tab_without_its_token_asks_for_the_teacher_link():
+    _, code, token = start_room()
+    tab = app(room=code, role="teacher")  # the teacher's address bar after a restart
+    assert state.ROOM_STUDENT not in tab.session_state  # not a phantom student
+    assert "This tab ran class room" in texts(tab)
+    box = [t for t in tab.text_input if t.label == "Teacher link"][0]
+    box.input(f"http://localhost:8501/?room={code}&teacher={token}").run()
+    assert tab.session_state[state.ROOM_TEACHER] == token
+    assert "Close the room" in labels(tab)
+
+
+def test_the_record_counts_each_round_and_its_csv_names_nicknames_only():
+    teacher, code, _ = start_room()
+    student = join(code)
+    classroom.store().rename(code, student.session_state[state.ROOM_STUDENT], "=HYPERLINK(1)")
+    vote_radio(student).set_value("##g + ##s").run()
+    room = classroom.Room(snapshot(code), teacher.session_state[state.ROOM_TEACHER], None)
+    import pandas as pd
+
+    from wordpiece_core import train, TrainerConfig
+    from wordpiece_ui import tables
+    from helpers import TOY
+
+    training = train(TOY, TrainerConfig(algorithm="wordpiece", vocab_size=30))
+    table = tables.candidates_frame(training.steps.candidates(0), "wordpiece")
+    frame, rows = classroom.record_frame(room, "wordpiece", lambda step: table)
+    assert frame.to_dict("records") == [{"step": 1, "merge": "##g + ##s", "round": 1, "answered": 1, "right": 1,
+                                         "right %": 100}]
+    csv = classroom.record_csv(rows)
+    assert csv.splitlines()[0] == "step,round,nickname,choice,right,merge"
+    assert "'=HYPERLINK(1)" in csv  # a spreadsheet shows it as text, never runs it
+    assert student.session_state[state.ROOM_STUDENT] not in csv
+    assert isinstance(frame, pd.DataFrame)
+
+
+def test_rooms_off_when_the_data_folder_cannot_be_written(tmp_path, monkeypatch):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("WORDPIECE_LAB_DATA", str(blocker / "data"))
+    classroom.store.clear()
+    try:
+        at = app(**TOY_LINK)
+        start = button(at, "Start a class room")
+        assert start.disabled
+        assert "Class rooms are off on this server" in texts(at)
+        assert "Step 1 of 9" in shown(at.header[0].value)  # everything else works
+        off = app(room="ABCDEF")
+        assert "Class rooms are off" in texts(off)
+    finally:
+        monkeypatch.undo()
+        classroom.store.clear()
