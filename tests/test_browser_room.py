@@ -1,0 +1,126 @@
+"""The live class room in Debian's Chromium: a teacher's tab (the projector, 1280×720) and three students
+(one on a phone, 390×844) on one real server.
+
+Screenshots (artifacts/screenshots/room-*.png): the projector in light and dark, and the phone."""
+
+from __future__ import annotations
+
+import os
+import re
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from browser import CHROMIUM, SHOTS, wait_idle
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+pytest.importorskip("playwright.sync_api")
+if not os.path.exists(CHROMIUM):
+    pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium); .ci/run installs it", allow_module_level=True)
+
+PROJECTOR = {"width": 1280, "height": 720}
+PHONE = {"width": 390, "height": 844}
+VOTES = ["##g + ##s", "##u + ##g", "##g + ##s"]  # two right, one wrong
+
+
+def tab(browser, viewport, scheme="light", phone=False):
+    context = browser.new_context(viewport=viewport, color_scheme=scheme, is_mobile=phone, has_touch=phone)
+    page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    return page
+
+
+def shot(page, name):
+    wait_idle(page)
+    page.screenshot(path=os.path.join(SHOTS, f"{name}.png"))
+    assert page.locator('[data-testid="stException"]').count() == 0, \
+        page.locator('[data-testid="stException"]').first.inner_text()
+    assert not page.errors, page.errors
+
+
+def heading(page) -> str:
+    return page.locator("h2").filter(has_text="Step ").first.inner_text()
+
+
+def test_a_class_room_with_a_teacher_and_three_students(server, browser):
+    teacher = tab(browser, PROJECTOR)
+    teacher.goto(server.url + "/?corpus=course-toy&algorithm=wordpiece&step=1&present=1")
+    teacher.get_by_text("Step 1 of 9").first.wait_for(timeout=60_000)
+    wait_idle(teacher)
+    teacher.get_by_role("button", name="Start a class room").click()
+    teacher.get_by_text(re.compile(r"Class room [A-Z2-9]{6}")).first.wait_for(timeout=30_000)
+    wait_idle(teacher)
+    code = re.search(r"Class room ([A-Z2-9]{6})", teacher.get_by_text(re.compile("Class room")).first.inner_text())[1]
+    shot(teacher, "room-projector-join")
+    # the student link, as the teacher's page shows it under the QR code; the token never in the address bar
+    link = teacher.locator('[data-testid="stCode"]').filter(has_text="?room=").first.inner_text().strip()
+    assert parse_qs(urlsplit(link).query) == {"room": [code]}
+    assert "teacher=" not in teacher.url and f"room={code}" in teacher.url
+
+    students = [tab(browser, {"width": 1280, "height": 800}), tab(browser, {"width": 1280, "height": 800}),
+                tab(browser, PHONE, phone=True)]
+    for s in students:
+        s.goto(link)
+        s.get_by_text("which pair merges next?").first.wait_for(timeout=60_000)
+        wait_idle(s)
+        assert "student=" in s.url
+    phone = students[2]
+    shot(phone, "room-phone-vote")
+    # the student's Share is the plain student link, never the student's own token
+    students[0].get_by_role("button", name="Share").click()
+    shared = students[0].locator('[data-testid="stPopoverBody"] [data-testid="stCode"]').first
+    shared.wait_for(timeout=10_000)
+    assert shared.inner_text().strip() == link
+    students[0].keyboard.press("Escape")
+
+    for s, pair in zip(students, VOTES):
+        s.get_by_test_id("stRadio").get_by_text(pair, exact=True).first.click()
+        s.get_by_text(f"Your vote is in: {pair}").first.wait_for(timeout=20_000)
+    shot(phone, "room-phone-voted")
+
+    teacher.get_by_text("Join the class: scan").first.click()  # the class has joined: fold the QR code away
+    teacher.get_by_text("3 of 3 answered").first.wait_for(timeout=20_000)  # live, without a click
+    shot(teacher, "room-projector-count")
+    assert teacher.get_by_text("Round 1:").count() == 0  # the spread stays hidden until shown
+
+    # a reload keeps the student's name and vote
+    name = students[1].get_by_text(re.compile("you are")).first.inner_text()
+    students[1].reload()
+    students[1].get_by_text("Your vote is in: ##u + ##g").first.wait_for(timeout=60_000)
+    assert students[1].get_by_text(re.compile("you are")).first.inner_text() == name
+
+    teacher.get_by_role("button", name="Show answers").click()
+    summary = teacher.get_by_text(re.compile("^Round 1:")).first
+    summary.wait_for(timeout=20_000)
+    assert summary.inner_text().strip() == "Round 1: ##g + ##s 2, ##u + ##g 1"  # the histogram's counts = the votes
+    assert teacher.locator('[data-testid="stVegaLiteChart"]').count() >= 1
+    shot(teacher, "room-projector-answers")
+
+    teacher.get_by_role("button", name="Reveal the merge").click()
+    teacher.get_by_text(re.compile(r"round 1: 2 of 3 right")).first.wait_for(timeout=20_000)
+    assert "##g + ##s → ##gs" in heading(teacher)
+    teacher.locator("h2").filter(has_text="Step ").first.scroll_into_view_if_needed()
+    shot(teacher, "room-projector-revealed")
+    phone.get_by_text("You chose ##g + ##s").first.wait_for(timeout=20_000)  # followed by itself
+    assert "##g + ##s → ##gs" in heading(phone)
+
+    teacher.get_by_role("button", name="Next").first.click()
+    for s in students:
+        s.get_by_text("Step 2 of 9").first.wait_for(timeout=20_000)
+    shot(phone, "room-phone-next")
+    for s in students:
+        assert not s.errors, s.errors
+
+    # the projector in dark: the teacher link reopens control in another tab (another computer)
+    teacher.get_by_role("button", name="Teacher link").click()
+    teacher_link = teacher.locator('[data-testid="stPopoverBody"] [data-testid="stCode"]').first
+    teacher_link.wait_for(timeout=10_000)
+    dark = tab(browser, PROJECTOR, scheme="dark")
+    dark.goto(teacher_link.inner_text().strip())
+    dark.get_by_text("Step 2 of 9").first.wait_for(timeout=60_000)
+    wait_idle(dark)
+    assert "teacher=" not in dark.url and "role=teacher" in dark.url
+    assert dark.get_by_role("button", name="Close the room").count() == 1
+    shot(dark, "room-projector-dark")
