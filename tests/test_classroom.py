@@ -256,3 +256,24 @@ def test_rooms_off_when_the_data_folder_cannot_be_written(tmp_path, monkeypatch)
     finally:
         monkeypatch.undo()
         classroom.store.clear()
+
+
+def test_a_pasted_corpus_goes_with_the_room_and_is_pinned_while_it_lives():
+    import time
+
+    from wordpiece_ui import user_files
+
+    teacher = app(corpus="paste")
+    text = "zebra zebras zebu zebu zeal zealous\n" * 4
+    teacher.text_area(key="paste_text").set_value(text).run()
+    heading = shown(teacher.header[0].value)
+    button(teacher, "Start a class room").click().run()
+    code = teacher.session_state[state.ROOM]
+    settings = snapshot(code).settings
+    assert settings["corpus"] == "paste" and settings["corpus_id"]
+    kept = user_files.data_store().find(settings["corpus_id"])
+    assert kept is not None and kept.pinned_until > time.time() + 3600  # kept however long nobody pastes it
+    student = join(code)
+    assert student.text_area(key="paste_text").value == text  # the same corpus, fixed
+    assert student.text_area(key="paste_text").disabled
+    assert shown(student.header[0].value) == heading.replace(heading.split(":", 1)[1], "  which pair merges next?")

@@ -4,7 +4,8 @@ Query parameters: ``corpus``, with ``corpus_id`` for a pasted or uploaded one (t
 digits of its content's SHA-256, as the data store keeps it: datastore.py), ``algorithm`` (wordpiece | bpe), ``vocab_size``,
 ``normalizer``, ``pre_tokenizer``, ``tie_break`` (first | hf), ``min_frequency``,
 ``specials`` (bert | unk | none | endoftext), with the byte-level pre-tokenizer ``byte_alphabet``
-and ``prefix_space`` (0 | 1), and, on the Train page, ``step``.
+and ``prefix_space`` (0 | 1), and, on the Train page, ``step`` (and a class room's ``room``, ``student``,
+``teacher`` and ``role``: classroom.py).
 A missing parameter takes the corpus' suggested value; a bad one is replaced by
 that value and reported in words, never an error page.
 """
