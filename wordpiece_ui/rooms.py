@@ -397,7 +397,8 @@ class RoomStore:
     def vote(self, code: str, token: str, step: int, round_: int, choice: str, kind: str = "pair") -> None:
         """Record a student's choice in this round at this step: once per (room, step, round, student).
         Voting again in the same round replaces the choice (until the answers are shown); NotAllowed when
-        the vote is not open (another step, a shown round, a revealed merge, a closed room)."""
+        the vote is not open (another step, a shown round, a revealed merge, a closed or idle room). A vote
+        touches the room (it is a use of it), so a class still voting keeps its room."""
         if not choice or len(choice) > CHOICE_CHARS:
             raise NotAllowed("not a choice")
         now = self.clock()
@@ -406,8 +407,9 @@ class RoomStore:
             row = db.execute(
                 """SELECT r.step, r.quiz, r.closed, s.round, s.shown, s.revealed,
                           EXISTS (SELECT 1 FROM members m WHERE m.code = r.code AND m.member = ?)
-                   FROM rooms r JOIN room_steps s ON s.code = r.code AND s.step = r.step WHERE r.code = ?""",
-                (member, code)).fetchone()
+                   FROM rooms r JOIN room_steps s ON s.code = r.code AND s.step = r.step
+                   WHERE r.code = ? AND r.touched >= ?""",
+                (member, code, now - self.idle_seconds)).fetchone()
             if row is None or not row[6]:
                 raise NotAllowed("not a member of this room")
             room_step, quiz, closed, current, shown, revealed, _ = row
@@ -417,6 +419,7 @@ class RoomStore:
                        "ON CONFLICT (code, step, round, member) DO UPDATE SET choice = excluded.choice, "
                        "kind = excluded.kind, at = excluded.at", (code, step, round_, member, kind, choice, now))
             db.execute("UPDATE members SET seen = ? WHERE code = ? AND member = ?", (now, code, member))
+            db.execute("UPDATE rooms SET touched = ? WHERE code = ?", (now, code))  # a vote is a use of the room
 
     def revealed_steps(self, code: str) -> set[int]:
         """The steps whose merge the teacher revealed."""
