@@ -53,6 +53,7 @@ def snapshot(code):
     return classroom.store().snapshot(code)
 
 
+@pytest.mark.slow
 def test_a_teacher_starts_a_room_and_the_token_never_reaches_the_address_bar():
     teacher, code, token = start_room()
     assert rooms.normal_code(code) == code and len(code) >= 6
@@ -70,6 +71,7 @@ def test_a_teacher_starts_a_room_and_the_token_never_reaches_the_address_bar():
     assert all(w.disabled for w in teacher.sidebar.selectbox if w.label in ("Corpus", "Normalizer"))
 
 
+@pytest.mark.slow
 def test_the_teacher_link_reopens_control_and_a_forged_one_gives_none():
     _, code, token = start_room()
     again = app(room=code, teacher=token)
@@ -84,6 +86,7 @@ def test_the_teacher_link_reopens_control_and_a_forged_one_gives_none():
         classroom.store().reveal(code, "x" * 32, 1)
 
 
+@pytest.mark.slow
 def test_a_student_joins_with_a_nickname_votes_once_and_keeps_the_vote_after_a_reload():
     _, code, _ = start_room()
     student = join(code)
@@ -109,6 +112,7 @@ def test_a_student_joins_with_a_nickname_votes_once_and_keeps_the_vote_after_a_r
     assert snapshot(code).members == 1
 
 
+@pytest.mark.slow
 def test_show_answers_vote_again_and_reveal_with_the_share_right_in_each_round():
     teacher, code, _ = start_room()
     students = [join(code) for _ in range(3)]
@@ -137,6 +141,7 @@ def test_show_answers_vote_again_and_reveal_with_the_share_right_in_each_round()
     assert "You chose ##g + ##s: Right" in texts(students[1])
 
 
+@pytest.mark.slow
 def test_a_student_follows_the_teacher_cannot_pass_it_and_a_late_joiner_lands_on_its_step():
     teacher, code, _ = start_room()
     student = join(code)
@@ -156,6 +161,7 @@ def test_a_student_follows_the_teacher_cannot_pass_it_and_a_late_joiner_lands_on
     assert vote_radio(late)  # may vote: the vote is open
 
 
+@pytest.mark.slow
 def test_close_the_room_makes_it_read_only_and_offers_to_go_on_alone():
     teacher, code, token = start_room()
     student = join(code)
@@ -240,6 +246,7 @@ def test_the_record_counts_each_round_and_its_csv_names_nicknames_only():
     assert isinstance(frame, pd.DataFrame)
 
 
+@pytest.mark.slow
 def test_rooms_off_when_the_data_folder_cannot_be_written(tmp_path, monkeypatch):
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
@@ -258,6 +265,7 @@ def test_rooms_off_when_the_data_folder_cannot_be_written(tmp_path, monkeypatch)
         classroom.store.clear()
 
 
+@pytest.mark.slow
 def test_a_pasted_corpus_goes_with_the_room_and_is_pinned_while_it_lives():
     import time
 

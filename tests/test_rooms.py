@@ -94,6 +94,7 @@ def test_a_changed_vote_replaces_the_first(store, room):
     assert store.my_votes(code, ann.token, 1) == {1: "##u ##g"}
 
 
+@pytest.mark.slow
 def test_a_burst_of_500_votes_from_one_student_counts_once(store, room):
     code, _ = room
     ann, bob = store.join(code, nickname="Ann"), store.join(code, nickname="Bob")
@@ -550,6 +551,7 @@ print("done", len(tokens), flush=True)
 """
 
 
+@pytest.mark.slow
 def test_two_processes_voting_at_once_count_every_vote_once(tmp_path):
     store = RoomStore(str(tmp_path), idle_hours=24)
     code, _ = store.create(SETTINGS)
@@ -591,6 +593,7 @@ print(store.problem or "on", store.create({"n": "1"})[0] if store.on else "", fl
 """
 
 
+@pytest.mark.slow
 def test_processes_opening_a_new_folder_at_once_all_get_the_store(tmp_path):
     folder = str(tmp_path / "new")
     openers = [subprocess.Popen([sys.executable, "-c", OPENER, folder], env=cli_env(), stdin=subprocess.PIPE,
