@@ -34,6 +34,8 @@ classroom.reclaim_box()
 ready = trained.sidebar_training(settings)
 if ready is None:
     st.stop()
+if room is None:
+    classroom.start_button(settings)  # in the sidebar, under *Join a class room*
 
 # The training's handle (a name of its own: the functions below see it as never None). The step view is a
 # fragment, which keeps this page's globals for as long as the session: they hold the handle and its figures,
@@ -59,8 +61,6 @@ if not student:  # a student's room decides what is hidden, and a phone is no pr
     modes.toggle("Presenter mode", key=state.PRESENT, on_change=state.remember, args=(state.PRESENT,), width="content",
                  help="For a projector: big type, the sidebar folded away, the step, its arithmetic, the "
                       "candidates and the corpus on one screen.")
-if room is None:
-    classroom.start_button(settings, st.session_state.get(state.STEP, 1), modes)
 if not presenting and not st.session_state[state.QUIZ] and room is None:  # a class has its teacher
     intro.show()
 if n == 0:

@@ -137,9 +137,10 @@ def _forget_room() -> None:
         st.session_state.pop(key, None)
 
 
-def start(settings: Settings, step: int) -> None:
-    """The teacher's *Start a class room*: a room with these settings, at this step, asking first."""
+def start(settings: Settings) -> None:
+    """The teacher's *Start a class room*: a room with these settings, at the current step, asking first."""
     rooms = store()
+    step = int(st.session_state.get(state.STEP, 1))
     digest = ""
     if settings.corpus_id:  # a paste or an upload: the room keeps it for as long as the room lives
         kept = user_files.data_store().find(settings.corpus_id)
@@ -269,13 +270,13 @@ def join_box() -> None:
 
 
 # ----- the teacher ------------------------------------------------------------------------------------
-def start_button(settings: Settings, step: int, container) -> None:
-    """*Start a class room* (or why rooms are off)."""
+def start_button(settings: Settings) -> None:
+    """*Start a class room*, in the sidebar under the box that joins one (or why rooms are off)."""
     rooms = store()
     if not rooms.on:
-        st.caption(f"Class rooms are off on this server: {rooms.problem}. Everything else works.")
-    container.button("Start a class room", icon=":material/groups:", on_click=start, args=(settings, step),
-                     disabled=not rooms.on, width="content",
+        st.sidebar.caption(f"Class rooms are off on this server: {rooms.problem}. Everything else works.")
+    st.sidebar.button("Start a class room", icon=":material/groups:", on_click=start, args=(settings,),
+                      disabled=not rooms.on, width="stretch",
                      help=(f"Class rooms are off: {rooms.problem}." if not rooms.on else
                            "Students join from a QR code or a short code, follow your step and vote on each hidden "
                            "merge; the projector shows how many answered, then the spread. Turns on Ask first."))
