@@ -24,7 +24,7 @@ from wordpiece_core.config import TieBreak
 from wordpiece_core.formats import tokenizer_json
 from wordpiece_core.special_tokens import BERT_SPECIALS
 
-__all__ = ["BERT_SPECIALS", "BPE", "CASES", "COURSE", "ROOT", "TOY", "WP", "app", "changed", "cli_env", "everything",
+__all__ = ["BERT_SPECIALS", "BPE", "CASES", "COURSE", "Clock", "ROOT", "TOY", "WP", "app", "changed", "cli_env", "everything",
            "markdown", "metrics", "run_cli", "shown", "tracked_reachable", "train_bpe", "train_wordpiece"]
 
 # ----- the project ----------------------------------------------------------------------------
@@ -189,3 +189,19 @@ def tracked_reachable(root) -> int:
         seen.add(id(obj))
         todo.extend(gc.get_referents(obj))
     return len(seen)
+
+
+# ----- a clock for the stores' expiry, moved by hand ------------------------------------------------
+
+
+class Clock:
+    """The store's clock, moved by hand."""
+
+    def __init__(self) -> None:
+        self.now = 1_800_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds

@@ -15,22 +15,11 @@ import time
 
 import pytest
 
-from helpers import cli_env
+from helpers import Clock, cli_env
 from wordpiece_ui import datastore
 from wordpiece_ui.datastore import DB_NAME, SCHEMA_VERSION, DataStore, valid_id
 
 DAY = 86400.0
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_800_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from helpers import cli_env
+from helpers import Clock, cli_env
 from wordpiece_ui import rooms
 from wordpiece_ui.rooms import (CHOICE_CHARS, DB_NAME, MAX_MEMBERS, MAX_ROUNDS, NICKNAME_CHARS, PRESENT_SECONDS,
                                 SCHEMA_VERSION, NotAllowed, RoomsOff, RoomStore, clean_nickname, normal_code,
@@ -24,19 +24,6 @@ from wordpiece_ui.rooms import (CHOICE_CHARS, DB_NAME, MAX_MEMBERS, MAX_ROUNDS, 
 
 HOUR = 3600.0
 SETTINGS = {"algorithm": "wordpiece", "corpus": "toy", "vocab": "30"}
-
-
-class Clock:
-    """The store's clock, moved by hand."""
-
-    def __init__(self) -> None:
-        self.now = 1_800_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
 
 
 @pytest.fixture

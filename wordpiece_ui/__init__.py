@@ -18,5 +18,6 @@ class room: the teacher's and the students' parts of the Train page).
 The others draw nothing: they turn records into DataFrames, charts, HTML and text, or, as
 stores.py, jobs.py and train_worker.py, store and run trainings without a Streamlit session, and,
 as datastore.py and counting.py, keep the students' own files on disk and count them in a worker, and, as
-rooms.py, keep the class rooms, their members and their votes in SQLite.
+rooms.py, keep the class rooms, their members and their votes in SQLite (the two stores' shared SQLite
+handling is sqlite_files.py).
 """

@@ -46,6 +46,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
+from . import sqlite_files
+
 DATA_ENV = "WORDPIECE_LAB_DATA"
 BUDGET_ENV = "WORDPIECE_LAB_DATA_MB"
 DAYS_ENV = "WORDPIECE_LAB_DATA_DAYS"
@@ -57,7 +59,6 @@ SCHEMA_VERSION = 1
 KINDS = ("paste", "upload", "tokenizer")
 ID_CHARS = 16  # the digest's hex digits a link carries: 64 bits
 _ID = re.compile(r"[0-9a-f]{%d,64}" % ID_CHARS)
-BUSY_SECONDS = 10.0  # how long an operation waits for another process' write
 TOUCH_SECONDS = 60.0  # a use is written at most once a minute per file
 
 _LOG = logging.getLogger(__name__)
@@ -160,24 +161,16 @@ class _Db:
                 yield self._memory
             return
         assert self.path is not None
-        db = sqlite3.connect(self.path, timeout=BUSY_SECONDS, isolation_level=None)
+        db = sqlite_files.connect(self.path)
         try:
-            db.execute("PRAGMA synchronous = NORMAL")  # WAL: durable through a crash of the process
             yield db
         finally:
             db.close()
 
     @contextlib.contextmanager
     def transaction(self, write: bool = False) -> Iterator[sqlite3.Connection]:
-        with self._connection() as db:
-            db.execute("BEGIN IMMEDIATE" if write else "BEGIN")
-            try:
-                yield db
-                db.execute("COMMIT")
-            except BaseException:
-                if db.in_transaction:  # (a COMMIT that failed, on a full disk, leaves it open)
-                    db.execute("ROLLBACK")
-                raise
+        with self._connection() as db, sqlite_files.transaction(db, write) as inside:
+            yield inside
 
     def _create(self) -> None:
         with self._connection() as db:
@@ -185,12 +178,8 @@ class _Db:
             if self.path is not None:
                 db.execute("PRAGMA journal_mode = WAL")
         with self.transaction(write=True) as db:
-            version = db.execute("PRAGMA user_version").fetchone()[0]
-            if version > SCHEMA_VERSION:
-                raise _Unusable(f"the data folder was written by a newer WordPiece Lab (schema {version})")
-            for statement in _SCHEMA:
-                db.execute(statement)
-            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            sqlite_files.use_schema(db, _SCHEMA, SCHEMA_VERSION, lambda found: _Unusable(
+                f"the data folder was written by a newer WordPiece Lab (schema {found})"))
         self.expire()
 
     # ----- reading ------------------------------------------------------------------------------

@@ -49,6 +49,8 @@ import unicodedata
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from . import sqlite_files
+
 DB_NAME = "rooms.sqlite3"
 SCHEMA_VERSION = 1
 HOURS_ENV = "WORDPIECE_LAB_ROOM_HOURS"
@@ -59,7 +61,6 @@ NICKNAME_CHARS = 24  # a nickname is cut here (and shown as text)
 CHOICE_CHARS = 400  # a vote's choice is a candidate's text: at most this long
 PRESENT_SECONDS = 30.0  # "N of M answered": M counts the students seen this recently
 SEEN_SECONDS = 5.0  # a student's presence is written at most this often
-BUSY_SECONDS = 10.0
 MAX_ROUNDS = 9  # at most this many rounds of a vote per step (*Vote again* 8 times)
 MAX_MEMBERS = 500  # a room takes this many students (a class, not a crowd)
 _CODE = re.compile(r"[%s]{%d}" % (CODE_ALPHABET, ROOM_CODE_CHARS))
@@ -216,34 +217,23 @@ class RoomStore:
     def _transaction(self, write: bool = False) -> Iterator[sqlite3.Connection]:
         if self.problem is not None:
             raise RoomsOff(self.problem)
-        db = sqlite3.connect(self.path, timeout=BUSY_SECONDS, isolation_level=None)
+        db = sqlite_files.connect(self.path)
         try:
-            db.execute("PRAGMA synchronous = NORMAL")
-            db.execute("PRAGMA foreign_keys = ON")
-            db.execute("BEGIN IMMEDIATE" if write else "BEGIN")
-            try:
-                yield db
-                db.execute("COMMIT")
-            except BaseException:
-                if db.in_transaction:
-                    db.execute("ROLLBACK")
-                raise
+            db.execute("PRAGMA foreign_keys = ON")  # a room's rows go with it
+            with sqlite_files.transaction(db, write) as inside:
+                yield inside
         finally:
             db.close()
 
     def _create(self) -> None:
-        db = sqlite3.connect(self.path, timeout=BUSY_SECONDS, isolation_level=None)
+        db = sqlite_files.connect(self.path)
         try:
             db.execute("PRAGMA journal_mode = WAL")
         finally:
             db.close()
         with self._transaction(write=True) as db:
-            version = db.execute("PRAGMA user_version").fetchone()[0]
-            if version > SCHEMA_VERSION:
-                raise RoomsOff(f"the rooms were written by a newer WordPiece Lab (schema {version})")
-            for statement in _SCHEMA:
-                db.execute(statement)
-            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            sqlite_files.use_schema(db, _SCHEMA, SCHEMA_VERSION, lambda found: RoomsOff(
+                f"the rooms were written by a newer WordPiece Lab (schema {found})"))
         self.expire()
 
     # ----- rooms ----------------------------------------------------------------------------------
