@@ -9,7 +9,7 @@ from wordpiece_ui import navigation
 navigation.through_app()  # first, before the imports below: a page run alone goes through app.py (navigation.py)
 
 from wordpiece_ui import (algorithm_code, caches, charts, chips, classroom, glossary, handout, intro, notes,
-                          presenter, safe, state, tables, trained)
+                          presenter, room_student, room_teacher, safe, state, tables, trained)
 from wordpiece_ui.stepper import Stepper
 
 CORPUS_ROWS = 12
@@ -26,7 +26,7 @@ state.keep(state.PRESENT, False, bool)  # present=1 opens it in presenter mode
 presenting = bool(st.session_state[state.PRESENT]) and not student
 presenter.style(presenting)
 if student:  # a student's phone: the room first
-    classroom.student_bar(student)
+    room_student.bar(student)
 elif not presenting:
     st.title("Train step by step")
 classroom.problem_line()
@@ -35,7 +35,7 @@ ready = trained.sidebar_training(settings)
 if ready is None:
     st.stop()
 if room is None:
-    classroom.start_button(settings)  # in the sidebar, under *Join a class room*
+    room_teacher.start_button(settings)  # in the sidebar, under *Join a class room*
 
 # The training's handle (a name of its own: the functions below see it as never None). The step view is a
 # fragment, which keeps this page's globals for as long as the session: they hold the handle and its figures,
@@ -72,14 +72,14 @@ if st.session_state.get(state.STEP, 1) > n:  # past the end: a link's step (up t
 state.hold(state.CANDIDATE_ROWS, "top 10")  # kept while its panel is closed
 quiz = student.snap.quiz if student else bool(st.session_state[state.QUIZ])
 if teacher:
-    classroom.teacher_bar(teacher, model, presenting)
+    room_teacher.bar(teacher, model, presenting)
 
 
 def hidden(step_no: int) -> bool:
     """In quiz mode a merge stays hidden until it is revealed (in a class room: by the teacher)."""
     if student:
-        return classroom.student_hidden(student, step_no)
-    return quiz and step_no not in st.session_state.get(state.REVEALED_STEPS, set()) and not classroom.revealed(step_no)
+        return room_student.hidden(student, step_no)
+    return quiz and step_no not in st.session_state.get(state.REVEALED_STEPS, set()) and not room_teacher.revealed(step_no)
 
 
 def view_params(step_no: int) -> dict:
@@ -96,9 +96,9 @@ def glossary_and_share(step_no: int) -> None:
 def step_view(step_no: int) -> None:
     state.sync_url(settings, **view_params(step_no))  # the address bar (and Share) is always the view on screen
     if teacher:
-        classroom.teacher_sync(teacher, step_no, quiz)  # the class follows the teacher's step
+        room_teacher.sync(teacher, step_no, quiz)  # the class follows the teacher's step
     if student:
-        classroom.back_button(student, step_no)
+        room_student.back_button(student, step_no)
     training = trained.loaded(model)  # this run's (the page runs again if the store let it go)
     step = training.steps[step_no - 1]
     # "all" recounts every pair: only while the table is open to show them
@@ -141,10 +141,10 @@ def quiz_view(training, step_no: int, table, complete: bool) -> None:
     with right:
         st.markdown(f"**{tables.formula(algorithm)}**")
         if teacher:  # the class votes: the teacher sees the count, then the spread
-            classroom.teacher_vote(teacher, step_no, candidates, DARK, presenting)
+            room_teacher.vote_panel(teacher, step_no, candidates, DARK, presenting)
             return
         if student:
-            classroom.student_vote(student, step_no, candidates, DARK)
+            room_student.vote_panel(student, step_no, candidates, DARK)
             return
         guess = st.selectbox("Your guess (optional): which pair merges?", list(candidates["pair"]), index=None,
                              key=f"guess {step_no}", placeholder="the class's guess")
@@ -306,8 +306,8 @@ def over_all_steps_charts(step_no: int) -> None:
 
 
 if student:
-    classroom.follow(student)  # the class's step, as the teacher moves
-Stepper(state.STEP, classroom.reachable(room, n), noun="step", hold=hidden,
+    room_student.follow(student)  # the class's step, as the teacher moves
+Stepper(state.STEP, room_student.reachable(room, n), noun="step", hold=hidden,
         hold_help="Reveal this merge first: Play stops at every hidden merge.").run(
     step_view, extra=glossary_and_share, keys_legend=not presenting and not student)
 

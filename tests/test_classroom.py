@@ -1,4 +1,5 @@
-"""wordpiece_ui/classroom.py in AppTest: the teacher's and the students' views of a live class room.
+"""wordpiece_ui/classroom.py, room_teacher.py and room_student.py in AppTest: the teacher's and the students'
+views of a live class room.
 
 Every AppTest here is a separate session of one process, as the browser tabs of a class are sessions of
 one server; the rooms live in this test run's data folder (conftest.py)."""
@@ -8,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from helpers import app, everything, shown
-from wordpiece_ui import classroom, rooms, state
+from wordpiece_ui import classroom, room_teacher, rooms, state
 
 pytest.importorskip("streamlit.testing.v1")  # AppTest
 
@@ -236,10 +237,10 @@ def test_the_record_counts_each_round_and_its_csv_names_nicknames_only():
 
     training = train(TOY, TrainerConfig(algorithm="wordpiece", vocab_size=30))
     table = tables.candidates_frame(training.steps.candidates(0), "wordpiece")
-    frame, rows = classroom.record_frame(room, "wordpiece", lambda step: table)
+    frame, rows = room_teacher.record_frame(room, "wordpiece", lambda step: table)
     assert frame.to_dict("records") == [{"step": 1, "merge": "##g + ##s", "round": 1, "answered": 1, "right": 1,
                                          "right %": 100}]
-    csv = classroom.record_csv(rows)
+    csv = room_teacher.record_csv(rows)
     assert csv.splitlines()[0] == "step,round,nickname,choice,right,merge"
     assert "'=HYPERLINK(1)" in csv  # a spreadsheet shows it as text, never runs it
     assert student.session_state[state.ROOM_STUDENT] not in csv

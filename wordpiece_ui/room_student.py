@@ -1,0 +1,123 @@
+"""A student's part of a live class room on the Train page: the room's bar and nickname, how far they may
+step, their vote, and following the teacher.
+
+Following. The student's page polls the room every POLL_SECONDS (one small query: rooms.snapshot) in
+a fragment that draws nothing; when the teacher acted (the room's version moved) it reruns the page,
+and a student who was on the teacher's step moves with it."""
+
+from __future__ import annotations
+
+import time
+
+import pandas as pd
+import streamlit as st
+
+from . import classroom, safe, state
+from .rooms import NICKNAME_CHARS, SEEN_SECONDS, NotAllowed
+
+def bar(room: classroom.Room) -> None:
+    """The top of a student's page: the room's code and their nickname (changeable)."""
+    with st.container(border=True):
+        row = st.container(horizontal=True, vertical_alignment="center", gap="small")
+        row.markdown(f"**Class room {room.code}** · you are **{safe.md(room.nickname)}**", width="stretch")
+        with row.popover("Change name", icon=":material/edit:", key="room_name_open"):
+            st.text_input("Your name in this room (others see it in the record)", value=room.nickname,
+                          max_chars=NICKNAME_CHARS, key=state.ROOM_NICKNAME_BOX, on_change=_rename, args=(room,))
+        if not room.open:
+            st.info("The teacher closed this class room: it is read-only now.", icon=":material/lock:")
+            st.button("Continue alone", icon=":material/person:", on_click=classroom.leave, key="room_leave_s")
+
+
+def back_button(room: classroom.Room, step: int) -> None:
+    """A student looking at another step than the class's: the way back."""
+    if room.open and step != room.snap.step:
+        st.button(f"Back to the class (step {room.snap.step})", icon=":material/groups:", type="primary",
+                  on_click=back_to_class, args=(room.snap.step,), key="room_back")
+
+
+def _rename(room: classroom.Room) -> None:
+    try:
+        st.session_state[state.ROOM_NICKNAME] = classroom.store().rename(room.code, room.student or "",
+                                                                st.session_state.get(state.ROOM_NICKNAME_BOX, ""))
+    except NotAllowed:
+        pass
+
+
+def back_to_class(step: int) -> None:
+    st.session_state[state.STEP] = step
+
+
+def reachable(room: classroom.Room | None, n: int) -> int:
+    """How far this session may step: a student of an open room, up to the teacher's step; others, all `n`."""
+    if room is None or not room.is_student or not room.open:
+        return n
+    return max(1, min(n, room.snap.step))
+
+
+def hidden(room: classroom.Room, step: int) -> bool:
+    """A student sees every step before the teacher's, and the teacher's once revealed (or not asked first)."""
+    return step == room.snap.step and room.snap.quiz and not room.snap.revealed and room.open
+
+
+def follow(room: classroom.Room) -> None:
+    """A student's page asks the room what changed every classroom.POLL_SECONDS; after a teacher's action it reruns,
+    and moves to the teacher's step if it was on the class's step before."""
+    code, token = room.code, room.student
+
+    @st.fragment(run_every=classroom.POLL_SECONDS)
+    def poll() -> None:
+        rooms = classroom.store()
+        now = time.time()
+        if token and now - st.session_state.get(state.ROOM_SEEN_AT, 0.0) >= SEEN_SECONDS:
+            st.session_state[state.ROOM_SEEN_AT] = now
+            rooms.seen(code, token)
+        snap = rooms.snapshot(code)
+        if snap is None or snap.version != st.session_state.get(state.ROOM_VERSION):
+            if snap is not None:
+                if st.session_state.get(state.STEP) == st.session_state.get(state.ROOM_AT):
+                    st.session_state[state.STEP] = snap.step  # on the class's step: follow the teacher
+                st.session_state[state.ROOM_VERSION] = snap.version
+                st.session_state[state.ROOM_AT] = snap.step
+            st.rerun(scope="app")
+
+    poll()
+
+
+def vote_panel(room: classroom.Room, step: int, candidates: pd.DataFrame, dark: bool) -> None:
+    """The student's side of a hidden step: choose a pair (stored at once), or the spread once it is shown."""
+    snap = room.snap
+    mine = classroom.my_votes(room, step)
+    if snap.shown or snap.round > 1:
+        tally = classroom.store().tally(room.code, step)
+        shown_rounds = {r: c for r, c in tally.items() if r < snap.round or snap.shown}
+        if shown_rounds:
+            st.caption("What the class answered:")
+            classroom.histogram(shown_rounds, list(candidates["pair"]), dark, large=False)
+    if not snap.voting:
+        if snap.round in mine:
+            st.success(safe.md(f"Your vote is in: {mine[snap.round]}. Wait for the teacher to reveal the merge."),
+                       icon=":material/how_to_vote:")
+        else:
+            st.info("The vote is closed: wait for the teacher.", icon=":material/hourglass_top:")
+        return
+    key = f"room_vote {room.code} {step} {snap.round}"
+    pairs = list(candidates["pair"])
+    if key not in st.session_state and snap.round in mine and mine[snap.round] in pairs:
+        st.session_state[key] = mine[snap.round]
+    st.radio(f"Your vote{' (round ' + str(snap.round) + ')' if snap.round > 1 else ''}: which pair merges next?",
+             pairs, index=None, key=key, on_change=_vote, args=(room, step, snap.round, key))
+    if snap.round in mine:
+        st.success(safe.md(f"Your vote is in: {mine[snap.round]}. You may change it until the teacher shows the answers."),
+                   icon=":material/how_to_vote:")
+    elif st.session_state.get(state.ROOM_VOTE_FAILED) == key:
+        st.warning("Your vote arrived after the vote closed.", icon=":material/schedule:")
+
+
+def _vote(room: classroom.Room, step: int, round_: int, key: str) -> None:
+    choice = st.session_state.get(key)
+    if not choice or not room.student:
+        return
+    try:
+        classroom.store().vote(room.code, room.student, step, round_, str(choice))
+    except NotAllowed:
+        st.session_state[state.ROOM_VOTE_FAILED] = key

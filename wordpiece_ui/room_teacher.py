@@ -1,0 +1,236 @@
+"""The teacher's part of a live class room on the Train page: *Start a class room*, the room's bar (code,
+QR code, teacher link, lesson record, *Close the room*), the class following the teacher's step, and a
+hidden step's live count, *Show answers*, *Vote again* and *Reveal the merge*."""
+
+from __future__ import annotations
+
+import csv
+import io
+import time
+from collections.abc import Callable
+
+import pandas as pd
+import streamlit as st
+
+from . import classroom, state, tables, user_files
+from .rooms import MAX_ROUNDS, PRESENT_SECONDS, NotAllowed, RoomsOff, Snapshot
+from .settings import Settings
+
+PIN_RENEW_SECONDS = 3600.0  # a room's corpus: its pin in the data store is renewed at most hourly
+
+
+def start(settings: Settings) -> None:
+    """The teacher's *Start a class room*: a room with these settings, at the current step, asking first."""
+    rooms = classroom.store()
+    step = int(st.session_state.get(state.STEP, 1))
+    digest = ""
+    if settings.corpus_id:  # a paste or an upload: the room keeps it for as long as the room lives
+        kept = user_files.data_store().find(settings.corpus_id)
+        digest = kept.digest if kept is not None else ""
+    try:
+        code, token = rooms.create(settings.to_query(), digest, step, quiz=True)
+    except (RoomsOff, NotAllowed) as exc:
+        st.session_state[state.ROOM_PROBLEM] = f"The class room could not start: {exc}."
+        return
+    classroom.forget()
+    st.session_state[state.ROOM] = code
+    st.session_state[state.ROOM_TEACHER] = token
+    st.session_state[state.ROOM_REVEALED] = set()
+    st.session_state[state.kept(state.QUIZ)] = st.session_state[state.QUIZ] = True
+    st.session_state[state.ROOM_SENT] = (step, True)
+    st.session_state[state.kept(state.ROOM_JOIN_OPEN)] = True  # the join code is on screen at first
+    _pin(digest, force=True)
+
+
+def _pin(digest: str, force: bool = False) -> None:
+    """Keep the room's own corpus in the data store for as long as the room can live (renewed hourly)."""
+    if not digest:
+        return
+    now = time.time()
+    if force or now - st.session_state.get(state.ROOM_PINNED_AT, 0.0) >= PIN_RENEW_SECONDS:
+        st.session_state[state.ROOM_PINNED_AT] = now
+        user_files.data_store().pin(digest, now + classroom.store().idle_seconds + PIN_RENEW_SECONDS)
+
+
+def start_button(settings: Settings) -> None:
+    """*Start a class room*, in the sidebar under the box that joins one (or why rooms are off)."""
+    rooms = classroom.store()
+    if not rooms.on:
+        st.sidebar.caption(f"Class rooms are off on this server: {rooms.problem}. Everything else works.")
+    st.sidebar.button("Start a class room", icon=":material/groups:", on_click=start, args=(settings,),
+                      disabled=not rooms.on, width="stretch",
+                     help=(f"Class rooms are off: {rooms.problem}." if not rooms.on else
+                           "Students join from a QR code or a short code, follow your step and vote on each hidden "
+                           "merge; the projector shows how many answered, then the spread. Turns on Ask first."))
+
+
+def sync(room: classroom.Room, step: int, quiz: bool) -> None:
+    """The teacher's tab is at `step` (with Ask first on or off): the class follows (a write only on a change)."""
+    if not room.open or st.session_state.get(state.ROOM_SENT) == (step, quiz):
+        return
+    try:
+        classroom.store().set_step(room.code, room.teacher, step, quiz)
+    except NotAllowed:
+        return
+    st.session_state[state.ROOM_SENT] = (step, quiz)
+
+
+def bar(room: classroom.Room, model, presenting: bool) -> None:
+    """The room's code, the join link and QR code, the record and *Close the room*: the projector's top line."""
+    _pin(room.snap.corpus_digest)  # a pasted or uploaded corpus stays while the room lives (renewed hourly)
+    with st.container(border=True):
+        row = st.container(horizontal=True, vertical_alignment="center", gap="small")
+        state_text = "open" if room.open else "closed (read-only)"
+        row.markdown(f"**Class room {room.code}** · {state_text} · "
+                     f"{tables.plural(room.snap.present, 'student')} here ({room.snap.members:,} joined)",
+                     width="stretch")
+        with row.popover("Lesson record", icon=":material/table_view:", key="room_record_open", on_change="rerun") as box:
+            if box.open:
+                record_view(room, model)
+        with row.popover("Teacher link", icon=":material/key:", key="room_teacher_link_open", on_change="rerun",
+                         help="Keep it private: it reopens control of this room from another tab or after a restart.") as box:
+            if box.open:
+                link_panel(room)
+        if room.open:
+            row.button("Close the room", icon=":material/lock:", on_click=_close, args=(room,), key="room_close",
+                       help="Makes the room read-only: no more votes; the record stays to download.")
+        else:
+            row.button("Continue alone", icon=":material/person:", on_click=classroom.leave, key="room_leave_t")
+        join = state.panel(f"Join the class: scan the code or type {room.code}", ":material/qr_code_2:",
+                           state.ROOM_JOIN_OPEN)
+        with join as panel:
+            if panel.open:
+                left, right = st.columns([1, 2] if not presenting else [1, 1.4], vertical_alignment="center")
+                left.image(state.qr_png(classroom.student_link(room.code)), width=260 if presenting else 220)
+                right.markdown(f"## {room.code}")
+                right.code(classroom.student_link(room.code), language=None, wrap_lines=True)
+                if state.only_this_computer(classroom.student_link(room.code)):
+                    right.caption("This address only works on this computer: start the app with "
+                                  "`--server.address 0.0.0.0 --browser.serverAddress` and this computer's address "
+                                  "(README: *Serving a class*).")
+
+
+def link_panel(room: classroom.Room) -> None:
+    """The teacher link (it gives control of the room: drawn only while its closed panel is opened, never on
+    the projector unless the teacher opens it)."""
+    assert room.teacher is not None
+    link = classroom.teacher_link(room.code, room.teacher)
+    st.caption("Keep this link private: whoever opens it runs the room. It reopens control from another tab, another "
+               "computer, or after the server restarts.")
+    st.code(link, language=None, wrap_lines=True)
+    st.download_button("Download the teacher link", data=link + "\n", file_name=f"class-room-{room.code}-teacher.txt",
+                           mime="text/plain", icon=":material/download:", on_click="ignore")
+
+
+def _close(room: classroom.Room) -> None:
+    try:
+        classroom.store().close(room.code, room.teacher)
+    except NotAllowed as exc:
+        st.session_state[state.ROOM_PROBLEM] = f"The room could not be closed: {exc}."
+
+
+def _teacher_action(action: Callable[..., None], room: classroom.Room, step: int) -> None:
+    try:
+        action(room.code, room.teacher, step)
+    except NotAllowed as exc:
+        st.session_state[state.ROOM_PROBLEM] = f"That did not happen: {exc}."
+
+
+def reveal(room: classroom.Room, step: int) -> None:
+    """The teacher reveals the merge: for the class too."""
+    _teacher_action(classroom.store().reveal, room, step)
+    st.session_state.setdefault(state.ROOM_REVEALED, set()).add(step)
+
+
+def revealed(step: int) -> bool:
+    """The teacher's room revealed this step (in this tab, another, or before a restart)."""
+    return step in st.session_state.get(state.ROOM_REVEALED, set())
+
+
+def answered_line(snap: Snapshot) -> str:
+    return f"{snap.answered:,} of {snap.present:,} answered"
+
+
+def vote_panel(room: classroom.Room, step: int, candidates: pd.DataFrame, dark: bool, large: bool) -> None:
+    """The teacher's side of a hidden step: the live count, *Show answers*, the spread, *Vote again*, *Reveal*."""
+    code = room.code
+
+    @st.fragment(run_every=classroom.POLL_SECONDS)
+    def live() -> None:
+        snap = classroom.store().snapshot(code)
+        if snap is None or snap.step != step:
+            return
+        round_note = f" (round {snap.round})" if snap.round > 1 else ""
+        if snap.shown:
+            st.markdown(f"### {snap.answered:,} answered{round_note}: the vote is closed")
+        else:
+            st.markdown(f"### {answered_line(snap)}{round_note}")
+            st.caption(f"Students seen in the last {PRESENT_SECONDS:g} s. The spread stays hidden until you show "
+                       "it, so the first answers do not sway the others.")
+        if snap.shown or snap.round > 1:
+            tally = classroom.store().tally(code, step)
+            shown_rounds = {r: c for r, c in tally.items() if r < snap.round or snap.shown}
+            if shown_rounds:
+                classroom.histogram(shown_rounds, list(candidates["pair"]), dark, large)
+
+    live()
+    snap = room.snap if room.snap.step == step else classroom.store().snapshot(code)
+    if snap is None or snap.closed:
+        return
+    # The buttons rerun the step view (not only the count above): a reveal changes the whole step.
+    buttons = st.container(horizontal=True)
+    if not snap.shown:
+        buttons.button("Show answers", icon=":material/bar_chart:", key=f"room_show {step} {snap.round}",
+                       on_click=_teacher_action, args=(classroom.store().show_answers, room, step))
+    elif snap.round < MAX_ROUNDS:
+        buttons.button("Vote again", icon=":material/replay:", key=f"room_again {step} {snap.round}",
+                       on_click=_teacher_action, args=(classroom.store().vote_again, room, step),
+                       help="A new round after the class discussed the spread; the first stays beside it.")
+    buttons.button("Reveal the merge", icon=":material/visibility:", type="primary", key=f"room_reveal {step}",
+                   on_click=reveal, args=(room, step))
+
+
+def record_frame(room: classroom.Room, algorithm: str,
+                 table_at: Callable[[int], pd.DataFrame]) -> tuple[pd.DataFrame, list[dict]]:
+    """The lesson's record: per step and round, how many answered and were right; and every vote's row."""
+    votes = classroom.store().record(room.code)
+    rows: list[dict] = []
+    summary: dict[tuple[int, int], list[int]] = {}
+    for step, round_, nickname, kind, choice in votes:
+        table = table_at(step)
+        right = tables.judge_guess(table, choice, algorithm)[0] if kind == "pair" else False
+        merge = table.iloc[0]["pair"]
+        rows.append({"step": step, "round": round_, "nickname": nickname, "choice": choice, "right": right,
+                     "merge": merge})
+        counts = summary.setdefault((step, round_), [0, 0])
+        counts[0] += 1
+        counts[1] += int(right)
+    frame = pd.DataFrame([{"step": s, "merge": table_at(s).iloc[0]["pair"], "round": r, "answered": a, "right": ok,
+                           "right %": round(100 * ok / a)} for (s, r), (a, ok) in sorted(summary.items())])
+    return frame, rows
+
+
+def record_csv(rows: list[dict]) -> str:
+    """The votes as CSV: nicknames only; a cell that a spreadsheet would run as a formula starts with '."""
+    out = io.StringIO()
+    writer = csv.DictWriter(out, ["step", "round", "nickname", "choice", "right", "merge"], lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: ("'" + v if isinstance(v, str) and v[:1] in "=+-@\t\r" else v) for k, v in row.items()})
+    return out.getvalue()
+
+
+def record_view(room: classroom.Room, model) -> None:
+    from . import caches
+
+    frame, rows = record_frame(room, model.config.algorithm,
+                               lambda step: caches.candidates(model, step, False)[0])
+    if frame.empty:
+        st.caption("No votes yet: the record fills in as the class votes on hidden steps.")
+        return
+    st.caption("Per step and round: how many answered and how many were right (a tie with the winner counts).")
+    st.dataframe(frame, hide_index=True, width="stretch")
+    st.download_button("Download the record (CSV)", data=record_csv(rows), file_name=f"class-room-{room.code}.csv",
+                       mime="text/csv", icon=":material/download:", on_click="ignore",
+                       help="One row per vote: step, round, nickname, choice, whether it was right, the merge. "
+                            "Nicknames only: nothing else identifies a student.")
