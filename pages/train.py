@@ -79,12 +79,14 @@ def hidden(step_no: int) -> bool:
     """In quiz mode a merge stays hidden until it is revealed (in a class room: by the teacher)."""
     if student:
         return room_student.hidden(student, step_no)
-    return quiz and step_no not in st.session_state.get(state.REVEALED_STEPS, set()) and not room_teacher.revealed(step_no)
+    if teacher and teacher.open:  # the room's reveals (this tab's, another tab's, before a restart)
+        return quiz and not room_teacher.revealed(step_no)
+    return (quiz and step_no not in st.session_state.get(state.REVEALED_STEPS, set())
+            and not (teacher and room_teacher.revealed(step_no)))  # a closed room: its reveals and this tab's
 
 
 def view_params(step_no: int) -> dict:
-    return {"step": step_no, "quiz": 1 if quiz and not student else None, "present": 1 if presenting else None,
-            **classroom.url_params(room)}
+    return {"step": step_no, "quiz": 1 if quiz and not student else None, "present": 1 if presenting else None}
 
 
 def glossary_and_share(step_no: int) -> None:
@@ -121,7 +123,8 @@ def step_view(step_no: int) -> None:
                  help="Each panel stays open as you step; a closed one costs the page nothing.")
     candidate_tables(step_no, step, table, complete)
     vocabulary(step_no)
-    over_all_steps(step_no)
+    if not (student and student.open):  # its lines run through the steps the class has not seen
+        over_all_steps(step_no)
     if not presenting:
         algorithm_in_code(step)
 
@@ -140,7 +143,7 @@ def quiz_view(training, step_no: int, table, complete: bool) -> None:
                    "splits (weighted by word counts): the winner is one of them.")
     with right:
         st.markdown(f"**{tables.formula(algorithm)}**")
-        if teacher:  # the class votes: the teacher sees the count, then the spread
+        if teacher and teacher.open:  # the class votes: the teacher sees the count, then the spread
             room_teacher.vote_panel(teacher, step_no, candidates, DARK, presenting)
             return
         if student:

@@ -95,14 +95,28 @@ def test_a_class_room_with_a_teacher_and_three_students(server, browser):
     assert students[1].get_by_text(re.compile("you are")).first.inner_text() == name
 
     teacher.get_by_role("button", name="Show answers").click()
-    summary = teacher.get_by_text(re.compile("^Round 1:")).first
+    summary = teacher.get_by_text(re.compile("^Round 1: [^·]*$")).first
     summary.wait_for(timeout=20_000)
     assert summary.inner_text().strip() == "Round 1: ##g + ##s 2, ##u + ##g 1"  # the histogram's counts = the votes
     assert teacher.locator('[data-testid="stVegaLiteChart"]').count() >= 1
     shot(teacher, "room-projector-answers")
 
+    # peer instruction: discuss, vote again (a second round, beside the first), show again
+    teacher.get_by_role("button", name="Vote again").click()
+    teacher.get_by_text("0 of 3 answered (round 2)").first.wait_for(timeout=20_000)
+    for s in students:
+        s.get_by_text("Your vote (round 2)").first.wait_for(timeout=20_000)  # followed by itself
+        s.get_by_test_id("stRadio").get_by_text("##g + ##s", exact=True).first.click()
+        s.get_by_text("Your vote is in: ##g + ##s").first.wait_for(timeout=20_000)
+    teacher.get_by_text("3 of 3 answered (round 2)").first.wait_for(timeout=20_000)
+    teacher.get_by_role("button", name="Show answers").click()
+    both = teacher.get_by_text(re.compile("^Round 1:.*Round 2:")).first
+    both.wait_for(timeout=20_000)
+    assert both.inner_text().strip() == "Round 1: ##g + ##s 2, ##u + ##g 1 · Round 2: ##g + ##s 3"
+    shot(teacher, "room-projector-two-rounds")
+
     teacher.get_by_role("button", name="Reveal the merge").click()
-    teacher.get_by_text(re.compile(r"round 1: 2 of 3 right")).first.wait_for(timeout=20_000)
+    teacher.get_by_text(re.compile(r"round 1: 2 of 3 right.*round 2: 3 of 3 right")).first.wait_for(timeout=20_000)
     assert "##g + ##s → ##gs" in heading(teacher)
     teacher.locator("h2").filter(has_text="Step ").first.scroll_into_view_if_needed()
     shot(teacher, "room-projector-revealed")

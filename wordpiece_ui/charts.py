@@ -186,5 +186,6 @@ def votes(frame: pd.DataFrame, dark: bool = False, large: bool = False) -> alt.C
     bars = base.mark_bar().encode(color=alt.Color(
         "round:N", sort=rounds, scale=alt.Scale(domain=rounds, range=ROUND_COLOURS[:len(rounds)]),
         legend=alt.Legend(orient="bottom", title=None, labelFontSize=size) if len(rounds) > 1 else None))
-    labels = base.mark_text(align="left", dx=3, fontSize=size - 1, color=text_colour).encode(text="votes:Q")
+    labels = base.transform_filter("datum.votes > 0").mark_text(  # no "0" beside every empty bar
+        align="left", dx=3, fontSize=size - 1, color=text_colour).encode(text="votes:Q")
     return alt.layer(bars, labels).properties(height=alt.Step(16 if len(rounds) > 1 else 26))

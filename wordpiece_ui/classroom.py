@@ -17,8 +17,10 @@ import streamlit as st
 
 from . import charts, safe, state, tables
 from .datastore import folder_from_env
-from .rooms import NotAllowed, RoomStore, Snapshot, normal_code, valid_token
+from .rooms import NotAllowed, RoomsOff, RoomStore, Snapshot, normal_code, valid_token
+from .settings import Settings
 
+RETRY_SECONDS = 3.0  # a room that cannot be read for a moment: the page tries again this often
 POLL_SECONDS = 1.0  # how often a student's page (and the teacher's count) asks the room what changed
 WRONG_NOTES = 2  # after a reveal: why the most chosen wrong pairs lost, for this many of them
 
@@ -34,9 +36,10 @@ class Room:
     """This session in a room, as this run found the room."""
 
     snap: Snapshot
-    teacher: str | None  # the teacher token, when this session is the teacher
-    student: str | None  # the student token, when this session is a student
+    teacher_token: str | None  # when this session is the teacher
+    student_token: str | None  # when this session is a student
     nickname: str = ""
+    revealed: frozenset[int] = frozenset()  # the steps whose merge the teacher revealed
 
     @property
     def code(self) -> str:
@@ -44,11 +47,11 @@ class Room:
 
     @property
     def is_teacher(self) -> bool:
-        return self.teacher is not None
+        return self.teacher_token is not None
 
     @property
     def is_student(self) -> bool:
-        return self.student is not None
+        return self.student_token is not None
 
     @property
     def open(self) -> bool:
@@ -69,8 +72,11 @@ def enter_from_url() -> None:
         return
     st.session_state[state.ROOM_CHECKED] = True
     if "room" in st.query_params:
-        _enter(st.query_params.get("room", ""), st.query_params.get("teacher"), st.query_params.get("student"),
-               was_teacher=st.query_params.get("role") == "teacher")
+        teacher = st.query_params.get("teacher")
+        was_teacher = st.query_params.get("role") == "teacher"
+        if teacher is not None:  # the projector shows this address bar: the key leaves it at once
+            del st.query_params["teacher"]
+        _enter(st.query_params.get("room", ""), teacher, st.query_params.get("student"), was_teacher=was_teacher)
 
 
 def _enter(raw_code: str, teacher: str | None, student: str | None, was_teacher: bool = False) -> None:
@@ -81,6 +87,15 @@ def _enter(raw_code: str, teacher: str | None, student: str | None, was_teacher:
     forget()
     rooms = store()
     code = normal_code(raw_code)
+    try:
+        _enter_room(rooms, raw_code, code, teacher, student, was_teacher)
+    except RoomsOff as exc:
+        forget()
+        st.session_state[state.ROOM_PROBLEM] = f"The class room cannot be reached right now ({exc}): try the link again."
+
+
+def _enter_room(rooms: RoomStore, raw_code: str, code: str | None, teacher: str | None, student: str | None,
+                was_teacher: bool) -> None:
     if not rooms.on:
         st.session_state[state.ROOM_PROBLEM] = f"Class rooms are off on this server ({rooms.problem}): you are on your own here."
         return
@@ -98,7 +113,7 @@ def _enter(raw_code: str, teacher: str | None, student: str | None, was_teacher:
     st.session_state[state.ROOM] = code
     if teacher and rooms.is_teacher(code, teacher):
         st.session_state[state.ROOM_TEACHER] = teacher
-        st.session_state[state.ROOM_REVEALED] = rooms.revealed_steps(code)
+        st.query_params["role"] = "teacher"  # (the page may stop before it writes the whole address bar)
     else:
         if teacher:
             st.session_state[state.ROOM_PROBLEM] = ("This link's teacher part is not this room's: you joined as a "
@@ -121,6 +136,7 @@ def _enter(raw_code: str, teacher: str | None, student: str | None, was_teacher:
 
 
 def forget() -> None:
+    """Out of the room (*Continue alone*, *Go on alone*), keeping the settings and the step."""
     for key in (state.ROOM_RECLAIM, state.ROOM, state.ROOM_TEACHER, state.ROOM_STUDENT, state.ROOM_NICKNAME, state.ROOM_PROBLEM,
                 state.ROOM_SENT, state.ROOM_VERSION, state.ROOM_AT, state.ROOM_REVEALED, state.ROOM_SEEN_AT):
         st.session_state.pop(key, None)
@@ -134,27 +150,46 @@ def join_typed() -> None:
     _enter(raw, None, None)
     st.session_state[state.ROOM_TYPED] = ""
     st.session_state[state.ROOM_GO] = True
-
-
-def leave() -> None:
-    """*Continue alone*: out of the room, keeping the settings and the step."""
-    forget()
+    st.session_state[state.ROOM_GO_FAILED] = not st.session_state.get(state.ROOM)
 
 
 def current() -> Room | None:
-    """This session's room as it is now (one query), or None (and why, when the room went: ROOM_PROBLEM)."""
+    """This session's room as it is now (two small queries), or None (and why, when the room went: ROOM_PROBLEM).
+
+    When the store cannot be read for a moment (busy, a full disk), the page says so and tries again every few
+    seconds, rather than showing a student the whole training."""
     code = st.session_state.get(state.ROOM)
     if not code:
         return None
     rooms = store()
-    snap = rooms.snapshot(code) if rooms.on else None
+    try:
+        snap = rooms.snapshot(code) if rooms.on else None
+        revealed = frozenset(rooms.revealed_steps(code)) if snap is not None else frozenset()
+    except RoomsOff as exc:
+        _retry_soon(f"The class room {code} cannot be read right now ({exc}). The page tries again in a moment.")
+        raise AssertionError  # (not reached: _retry_soon stops the run)
     if snap is None:
         forget()
         st.session_state[state.ROOM_PROBLEM] = (f"The class room {code} has ended (a room is removed "
                                                 f"{rooms.idle_hours:g} hours after it was last used): you are on your own here.")
         return None
+    st.session_state[state.ROOM_REVEALED] = set(revealed)  # this tab's reveals join it until the next full run
     return Room(snap, st.session_state.get(state.ROOM_TEACHER), st.session_state.get(state.ROOM_STUDENT),
-                st.session_state.get(state.ROOM_NICKNAME, ""))
+                st.session_state.get(state.ROOM_NICKNAME, ""), revealed)
+
+
+def _retry_soon(message: str) -> None:
+    st.warning(message, icon=":material/sync_problem:")
+
+    @st.fragment(run_every=RETRY_SECONDS)
+    def retry() -> None:
+        if st.session_state.get(state.ROOM_RETRIED):
+            st.session_state[state.ROOM_RETRIED] = False
+            st.rerun(scope="app")
+        st.session_state[state.ROOM_RETRIED] = True
+
+    retry()
+    st.stop()
 
 
 def lock_reason(room: Room | None) -> str:
@@ -165,13 +200,6 @@ def lock_reason(room: Room | None) -> str:
         return ("The class room fixes these settings: every student trains the same. To change the corpus or the "
                 "algorithm, close the room and start another.")
     return "These are the class room's settings: every student trains the same."
-
-
-def url_params(room: Room | None) -> dict[str, object]:
-    """What the address bar carries of the room: its code, and a student's own token (never the teacher's)."""
-    if room is None:
-        return {}
-    return {"room": room.code, "student": room.student, "role": "teacher" if room.is_teacher else None}
 
 
 def reclaim_box() -> None:
@@ -203,11 +231,11 @@ def _reclaim(code: str) -> None:
         st.session_state[state.ROOM_PROBLEM] = "That is not this room's teacher link: check the file you downloaded."
 
 
-def problem_line() -> None:
+def problem_line(where=st) -> None:
     """Why the link's room could not be entered, or why the room ended: one line, and the way on."""
     problem = st.session_state.pop(state.ROOM_PROBLEM, None)
     if problem:
-        st.warning(problem, icon=":material/groups:")
+        where.warning(problem, icon=":material/groups:")
 
 
 def join_box() -> None:
@@ -218,13 +246,30 @@ def join_box() -> None:
         st.switch_page(navigation.TRAIN_PATH, query_params={"room": st.session_state[state.ROOM]})
     if st.session_state.get(state.ROOM):
         return
+    if st.session_state.get(state.ROOM_GO_FAILED):  # a typed code that opened no room: said under the box
+        st.session_state[state.ROOM_GO_FAILED] = False
+        problem_line(st.sidebar)
     st.sidebar.text_input("Join a class room", key=state.ROOM_TYPED, on_change=join_typed, max_chars=40,
                           placeholder="the code the teacher shows", help="Type the room's code (6 letters and "
                           "digits) and press Enter: the Train page opens on the class's step.")
 
 
+def not_while_in_class(room: Room, settings: Settings) -> None:
+    """A student of an open room on the Compare page or the playground: both would show the whole training."""
+    from . import navigation
+
+    state.sync_url(settings)  # the room stays in the address bar: a reload keeps the student in it
+    st.info(f"You are in class room {room.code}: this page would show the merges the class has not seen yet. It "
+            "opens when the teacher closes the room, or when you go on alone.", icon=":material/groups:")
+    row = st.container(horizontal=True)
+    if row.button("Back to the class", icon=":material/school:", type="primary", key="room_elsewhere_back"):
+        st.switch_page(navigation.TRAIN_PATH)
+    row.button("Continue alone", icon=":material/person:", on_click=forget, key="room_elsewhere_alone")
+    st.stop()
+
+
 def my_votes(room: Room, step: int) -> dict[int, str]:
-    return store().my_votes(room.code, room.student, step) if room.student else {}
+    return store().my_votes(room.code, room.student_token, step) if room.student_token else {}
 
 
 def histogram(tally: dict[int, dict[str, int]], pairs: list[str], dark: bool, large: bool) -> None:
@@ -247,19 +292,18 @@ def results(room: Room, step: int, table: pd.DataFrame, algorithm: str) -> str |
     if not tally:
         return None
     lines = []
-    wrong: dict[str, int] = {}
     for r, counts in sorted(tally.items()):
         total = sum(counts.values())
         right = sum(n for pair, n in counts.items() if tables.judge_guess(table, pair, algorithm)[0])
         lines.append(f"round {r}: **{right} of {total}** right ({right / total:.0%})")
-        for pair, n in counts.items():
-            if not tables.judge_guess(table, pair, algorithm)[0]:
-                wrong[pair] = wrong.get(pair, 0) + n
+    last_round = max(tally)
+    wrong = {pair: n for pair, n in tally[last_round].items() if not tables.judge_guess(table, pair, algorithm)[0]}
     text = "The class: " + " · ".join(lines)
     mine = my_votes(room, step)
     if mine:
         last = mine[max(mine)]
         text += "  \n" + safe.md(f"You chose {last}: ") + safe.md(tables.judge_guess(table, last, algorithm)[1])
     for pair, _ in sorted(wrong.items(), key=lambda item: (-item[1], item[0]))[:WRONG_NOTES]:
-        text += "  \n" + safe.md(f"{wrong[pair]} chose it. " + tables.judge_guess(table, pair, algorithm)[1])
+        chose = f"{wrong[pair]} chose it" + (f" in round {last_round}" if last_round > 1 else "")
+        text += "  \n" + safe.md(f"{chose}. " + tables.judge_guess(table, pair, algorithm)[1])
     return text

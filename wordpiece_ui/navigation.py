@@ -24,10 +24,11 @@ _ENTERED = "_entered_through_app"  # set by app.py for the page it runs, taken b
 TRAIN = "Train step by step"
 TRAIN_PATH = "pages/train.py"
 COMPARE = "BPE vs WordPiece"
+PLAYGROUND = "Encoder playground"
 _PAGES = [
     (TRAIN_PATH, TRAIN, ":material/school:", None),
     ("pages/compare.py", COMPARE, ":material/compare_arrows:", "compare"),
-    ("pages/playground.py", "Encoder playground", ":material/keyboard:", "playground"),
+    ("pages/playground.py", PLAYGROUND, ":material/keyboard:", "playground"),
     ("pages/corpora.py", "Corpora and notes", ":material/menu_book:", "corpora"),
 ]
 

@@ -13,7 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from . import classroom, safe, state
-from .rooms import NICKNAME_CHARS, SEEN_SECONDS, NotAllowed
+from .rooms import NICKNAME_CHARS, SEEN_SECONDS, NotAllowed, RoomsOff
 
 def bar(room: classroom.Room) -> None:
     """The top of a student's page: the room's code and their nickname (changeable)."""
@@ -25,7 +25,7 @@ def bar(room: classroom.Room) -> None:
                           max_chars=NICKNAME_CHARS, key=state.ROOM_NICKNAME_BOX, on_change=_rename, args=(room,))
         if not room.open:
             st.info("The teacher closed this class room: it is read-only now.", icon=":material/lock:")
-            st.button("Continue alone", icon=":material/person:", on_click=classroom.leave, key="room_leave_s")
+            st.button("Continue alone", icon=":material/person:", on_click=classroom.forget, key="room_leave_s")
 
 
 def back_button(room: classroom.Room, step: int) -> None:
@@ -37,10 +37,10 @@ def back_button(room: classroom.Room, step: int) -> None:
 
 def _rename(room: classroom.Room) -> None:
     try:
-        st.session_state[state.ROOM_NICKNAME] = classroom.store().rename(room.code, room.student or "",
+        st.session_state[state.ROOM_NICKNAME] = classroom.store().rename(room.code, room.student_token or "",
                                                                 st.session_state.get(state.ROOM_NICKNAME_BOX, ""))
-    except NotAllowed:
-        pass
+    except (NotAllowed, RoomsOff) as exc:
+        st.session_state[state.ROOM_PROBLEM] = f"Your name did not change: {exc}."
 
 
 def back_to_class(step: int) -> None:
@@ -48,30 +48,37 @@ def back_to_class(step: int) -> None:
 
 
 def reachable(room: classroom.Room | None, n: int) -> int:
-    """How far this session may step: a student of an open room, up to the teacher's step; others, all `n`."""
+    """How far this session may step: a student of an open room, up to the teacher's step or the last merge the
+    teacher revealed (the teacher may have gone back); others, all `n`."""
     if room is None or not room.is_student or not room.open:
         return n
-    return max(1, min(n, room.snap.step))
+    return max(1, min(n, max(room.snap.step, max(room.revealed, default=0))))
 
 
 def hidden(room: classroom.Room, step: int) -> bool:
-    """A student sees every step before the teacher's, and the teacher's once revealed (or not asked first)."""
-    return step == room.snap.step and room.snap.quiz and not room.snap.revealed and room.open
+    """While the teacher asks first, a merge stays hidden from the class until the teacher reveals it (a step
+    the teacher passed without revealing it too); a closed room hides nothing."""
+    return room.open and room.snap.quiz and step not in room.revealed
 
 
 def follow(room: classroom.Room) -> None:
     """A student's page asks the room what changed every classroom.POLL_SECONDS; after a teacher's action it reruns,
     and moves to the teacher's step if it was on the class's step before."""
-    code, token = room.code, room.student
+    code, token = room.code, room.student_token
+    if not room.open:  # a closed room changes no more
+        return
 
     @st.fragment(run_every=classroom.POLL_SECONDS)
     def poll() -> None:
         rooms = classroom.store()
         now = time.time()
-        if token and now - st.session_state.get(state.ROOM_SEEN_AT, 0.0) >= SEEN_SECONDS:
-            st.session_state[state.ROOM_SEEN_AT] = now
-            rooms.seen(code, token)
-        snap = rooms.snapshot(code)
+        try:
+            if token and now - st.session_state.get(state.ROOM_SEEN_AT, 0.0) >= SEEN_SECONDS:
+                st.session_state[state.ROOM_SEEN_AT] = now
+                rooms.seen(code, token)
+            snap = rooms.snapshot(code)
+        except RoomsOff:  # busy for a moment: the next poll tries again
+            return
         if snap is None or snap.version != st.session_state.get(state.ROOM_VERSION):
             if snap is not None:
                 if st.session_state.get(state.STEP) == st.session_state.get(state.ROOM_AT):
@@ -86,6 +93,10 @@ def follow(room: classroom.Room) -> None:
 def vote_panel(room: classroom.Room, step: int, candidates: pd.DataFrame, dark: bool) -> None:
     """The student's side of a hidden step: choose a pair (stored at once), or the spread once it is shown."""
     snap = room.snap
+    if step != snap.step:  # a merge the teacher passed without revealing it
+        st.info(f"The class votes on this merge when the teacher is on it (the class is at step {snap.step}).",
+                icon=":material/hourglass_top:")
+        return
     mine = classroom.my_votes(room, step)
     if snap.shown or snap.round > 1:
         tally = classroom.store().tally(room.code, step)
@@ -110,14 +121,18 @@ def vote_panel(room: classroom.Room, step: int, candidates: pd.DataFrame, dark: 
         st.success(safe.md(f"Your vote is in: {mine[snap.round]}. You may change it until the teacher shows the answers."),
                    icon=":material/how_to_vote:")
     elif st.session_state.get(state.ROOM_VOTE_FAILED) == key:
-        st.warning("Your vote arrived after the vote closed.", icon=":material/schedule:")
+        st.warning("Your vote was not stored: it arrived after the vote closed, or the room was busy.",
+                   icon=":material/schedule:")
 
 
 def _vote(room: classroom.Room, step: int, round_: int, key: str) -> None:
     choice = st.session_state.get(key)
-    if not choice or not room.student:
+    if not choice or not room.student_token:
         return
     try:
-        classroom.store().vote(room.code, room.student, step, round_, str(choice))
+        classroom.store().vote(room.code, room.student_token, step, round_, str(choice))
     except NotAllowed:
         st.session_state[state.ROOM_VOTE_FAILED] = key
+    except RoomsOff as exc:
+        st.session_state[state.ROOM_VOTE_FAILED] = key
+        st.session_state[state.ROOM_PROBLEM] = f"Your vote was not stored ({exc}): choose again in a moment."

@@ -17,6 +17,7 @@ from .rooms import MAX_ROUNDS, PRESENT_SECONDS, NotAllowed, RoomsOff, Snapshot
 from .settings import Settings
 
 PIN_RENEW_SECONDS = 3600.0  # a room's corpus: its pin in the data store is renewed at most hourly
+HEAD_COUNT_SECONDS = 2.0  # the teacher's bar counts the students here this often
 
 
 def start(settings: Settings) -> None:
@@ -26,7 +27,12 @@ def start(settings: Settings) -> None:
     digest = ""
     if settings.corpus_id:  # a paste or an upload: the room keeps it for as long as the room lives
         kept = user_files.data_store().find(settings.corpus_id)
-        digest = kept.digest if kept is not None else ""
+        if kept is None:
+            st.session_state[state.ROOM_PROBLEM] = ("The class room could not start: your corpus is no longer kept on "
+                                                    "this server, so the students could not train it. Paste or upload "
+                                                    "it again, then start the room.")
+            return
+        digest = kept.digest
     try:
         code, token = rooms.create(settings.to_query(), digest, step, quiz=True)
     except (RoomsOff, NotAllowed) as exc:
@@ -35,7 +41,6 @@ def start(settings: Settings) -> None:
     classroom.forget()
     st.session_state[state.ROOM] = code
     st.session_state[state.ROOM_TEACHER] = token
-    st.session_state[state.ROOM_REVEALED] = set()
     st.session_state[state.kept(state.QUIZ)] = st.session_state[state.QUIZ] = True
     st.session_state[state.ROOM_SENT] = (step, True)
     st.session_state[state.kept(state.ROOM_JOIN_OPEN)] = True  # the join code is on screen at first
@@ -69,10 +74,11 @@ def sync(room: classroom.Room, step: int, quiz: bool) -> None:
     if not room.open or st.session_state.get(state.ROOM_SENT) == (step, quiz):
         return
     try:
-        classroom.store().set_step(room.code, room.teacher, step, quiz)
-    except NotAllowed:
+        classroom.store().set_step(room.code, room.teacher_token, step, quiz)
+    except (NotAllowed, RoomsOff):  # closed meanwhile, or busy: the next step's write tries again
         return
     st.session_state[state.ROOM_SENT] = (step, quiz)
+    _pin(room.snap.corpus_digest)
 
 
 def bar(room: classroom.Room, model, presenting: bool) -> None:
@@ -80,10 +86,8 @@ def bar(room: classroom.Room, model, presenting: bool) -> None:
     _pin(room.snap.corpus_digest)  # a pasted or uploaded corpus stays while the room lives (renewed hourly)
     with st.container(border=True):
         row = st.container(horizontal=True, vertical_alignment="center", gap="small")
-        state_text = "open" if room.open else "closed (read-only)"
-        row.markdown(f"**Class room {room.code}** · {state_text} · "
-                     f"{tables.plural(room.snap.present, 'student')} here ({room.snap.members:,} joined)",
-                     width="stretch")
+        with row:
+            head_count(room)
         with row.popover("Lesson record", icon=":material/table_view:", key="room_record_open", on_change="rerun") as box:
             if box.open:
                 record_view(room, model)
@@ -95,7 +99,7 @@ def bar(room: classroom.Room, model, presenting: bool) -> None:
             row.button("Close the room", icon=":material/lock:", on_click=_close, args=(room,), key="room_close",
                        help="Makes the room read-only: no more votes; the record stays to download.")
         else:
-            row.button("Continue alone", icon=":material/person:", on_click=classroom.leave, key="room_leave_t")
+            row.button("Continue alone", icon=":material/person:", on_click=classroom.forget, key="room_leave_t")
         join = state.panel(f"Join the class: scan the code or type {room.code}", ":material/qr_code_2:",
                            state.ROOM_JOIN_OPEN)
         with join as panel:
@@ -110,11 +114,27 @@ def bar(room: classroom.Room, model, presenting: bool) -> None:
                                   "(README: *Serving a class*).")
 
 
+def head_count(room: classroom.Room) -> None:
+    """The room's code and how many students are here, kept up to date while the teacher talks."""
+    code, closed = room.code, room.snap.closed
+
+    @st.fragment(run_every=None if closed else HEAD_COUNT_SECONDS)
+    def line() -> None:
+        try:
+            snap = classroom.store().snapshot(code)
+        except RoomsOff:
+            snap = None
+        here = f"{tables.plural(snap.present, 'student')} here ({snap.members:,} joined)" if snap else "…"
+        st.markdown(f"**Class room {code}** · {'closed (read-only)' if closed else 'open'} · {here}", width="stretch")
+
+    line()
+
+
 def link_panel(room: classroom.Room) -> None:
     """The teacher link (it gives control of the room: drawn only while its closed panel is opened, never on
     the projector unless the teacher opens it)."""
-    assert room.teacher is not None
-    link = classroom.teacher_link(room.code, room.teacher)
+    assert room.teacher_token is not None
+    link = classroom.teacher_link(room.code, room.teacher_token)
     st.caption("Keep this link private: whoever opens it runs the room. It reopens control from another tab, another "
                "computer, or after the server restarts.")
     st.code(link, language=None, wrap_lines=True)
@@ -124,15 +144,15 @@ def link_panel(room: classroom.Room) -> None:
 
 def _close(room: classroom.Room) -> None:
     try:
-        classroom.store().close(room.code, room.teacher)
-    except NotAllowed as exc:
+        classroom.store().close(room.code, room.teacher_token)
+    except (NotAllowed, RoomsOff) as exc:
         st.session_state[state.ROOM_PROBLEM] = f"The room could not be closed: {exc}."
 
 
 def _teacher_action(action: Callable[..., None], room: classroom.Room, step: int) -> None:
     try:
-        action(room.code, room.teacher, step)
-    except NotAllowed as exc:
+        action(room.code, room.teacher_token, step)
+    except (NotAllowed, RoomsOff) as exc:
         st.session_state[state.ROOM_PROBLEM] = f"That did not happen: {exc}."
 
 
@@ -143,7 +163,7 @@ def reveal(room: classroom.Room, step: int) -> None:
 
 
 def revealed(step: int) -> bool:
-    """The teacher's room revealed this step (in this tab, another, or before a restart)."""
+    """The room revealed this step (read at the page's last full run, plus this tab's reveals since)."""
     return step in st.session_state.get(state.ROOM_REVEALED, set())
 
 
@@ -157,7 +177,10 @@ def vote_panel(room: classroom.Room, step: int, candidates: pd.DataFrame, dark: 
 
     @st.fragment(run_every=classroom.POLL_SECONDS)
     def live() -> None:
-        snap = classroom.store().snapshot(code)
+        try:
+            snap = classroom.store().snapshot(code)
+        except RoomsOff:  # busy for a moment: the next second tries again
+            return
         if snap is None or snap.step != step:
             return
         round_note = f" (round {snap.round})" if snap.round > 1 else ""
@@ -174,7 +197,10 @@ def vote_panel(room: classroom.Room, step: int, candidates: pd.DataFrame, dark: 
                 classroom.histogram(shown_rounds, list(candidates["pair"]), dark, large)
 
     live()
-    snap = room.snap if room.snap.step == step else classroom.store().snapshot(code)
+    try:
+        snap = classroom.store().snapshot(code)  # now: the page's own may be older than this fragment's run
+    except RoomsOff:
+        return
     if snap is None or snap.closed:
         return
     # The buttons rerun the step view (not only the count above): a reveal changes the whole step.

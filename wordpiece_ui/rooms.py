@@ -63,6 +63,7 @@ PRESENT_SECONDS = 30.0  # "N of M answered": M counts the students seen this rec
 SEEN_SECONDS = 5.0  # a student's presence is written at most this often
 MAX_ROUNDS = 9  # at most this many rounds of a vote per step (*Vote again* 8 times)
 MAX_MEMBERS = 500  # a room takes this many students (a class, not a crowd)
+STALE_MEMBER_SECONDS = 600.0  # a full room drops the members who never voted and were not seen for this long
 _CODE = re.compile(r"[%s]{%d}" % (CODE_ALPHABET, ROOM_CODE_CHARS))
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{16,64}")
 
@@ -217,11 +218,16 @@ class RoomStore:
     def _transaction(self, write: bool = False) -> Iterator[sqlite3.Connection]:
         if self.problem is not None:
             raise RoomsOff(self.problem)
-        db = sqlite_files.connect(self.path)
+        try:
+            db = sqlite_files.connect(self.path)
+        except sqlite3.Error as exc:
+            raise RoomsOff(_reason(exc)) from exc
         try:
             db.execute("PRAGMA foreign_keys = ON")  # a room's rows go with it
             with sqlite_files.transaction(db, write) as inside:
                 yield inside
+        except sqlite3.Error as exc:  # locked for longer than BUSY_SECONDS, a full disk, a damaged file: in words
+            raise RoomsOff(_reason(exc)) from exc
         finally:
             db.close()
 
@@ -256,11 +262,6 @@ class RoomStore:
                         max(1, step), int(quiz)))
             db.execute("INSERT INTO room_steps (code, step) VALUES (?, ?)", (code, max(1, step)))
         return code, token
-
-    def exists(self, code: str) -> bool:
-        with self._transaction() as db:
-            return db.execute("SELECT 1 FROM rooms WHERE code = ? AND touched >= ?",
-                              (code, self.clock() - self.idle_seconds)).fetchone() is not None
 
     def is_teacher(self, code: str, token: str | None) -> bool:
         """Whether `token` is this room's teacher token (compared in constant time)."""
@@ -359,7 +360,13 @@ class RoomStore:
                     db.execute("UPDATE members SET seen = ? WHERE code = ? AND member = ?", (now, code, _hash(token)))
                     return Member(token, row[0])
             if db.execute("SELECT COUNT(*) FROM members WHERE code = ?", (code,)).fetchone()[0] >= MAX_MEMBERS:
-                raise NotAllowed(f"the room is full ({MAX_MEMBERS} students)")
+                # full: first make room by removing the members who never voted and left long ago (a tab
+                # opened and closed, or someone opening the link over and over)
+                db.execute("DELETE FROM members WHERE code = ? AND seen < ? AND NOT EXISTS (SELECT 1 FROM votes v "
+                           "WHERE v.code = members.code AND v.member = members.member)",
+                           (code, now - STALE_MEMBER_SECONDS))
+                if db.execute("SELECT COUNT(*) FROM members WHERE code = ?", (code,)).fetchone()[0] >= MAX_MEMBERS:
+                    raise NotAllowed(f"the room is full ({MAX_MEMBERS} students)")
             token = secrets.token_urlsafe(18)
             name = clean_nickname(nickname) or random_nickname()
             db.execute("INSERT INTO members (code, member, nickname, joined, seen) VALUES (?, ?, ?, ?, ?)",
@@ -371,6 +378,9 @@ class RoomStore:
         """Change a student's nickname (cut to NICKNAME_CHARS, shown as text); the nickname kept."""
         name = clean_nickname(nickname)
         with self._transaction(write=True) as db:
+            if db.execute("SELECT 1 FROM rooms WHERE code = ? AND closed = 0 AND touched >= ?",
+                          (code, self.clock() - self.idle_seconds)).fetchone() is None:
+                raise NotAllowed("the room is closed: its record is read-only")
             if name:
                 db.execute("UPDATE members SET nickname = ? WHERE code = ? AND member = ?", (name, code, _hash(token)))
             row = db.execute("SELECT nickname FROM members WHERE code = ? AND member = ?",
@@ -446,6 +456,8 @@ def _reason(exc: BaseException) -> str:
     text = str(exc).lower()
     if "full" in text:
         return "the data folder's disk is full"
+    if "locked" in text or "busy" in text:
+        return "the rooms' store is busy (another process has held it for seconds)"
     if "not a database" in text or "malformed" in text:
         return "the rooms' store in the data folder is damaged"
     return "the data folder cannot be written"

@@ -87,6 +87,8 @@ ROOM_JOIN_OPEN = "room_join_open"  # the teacher's join panel (QR code and code)
 ROOM_PINNED_AT = "room_pinned_at"  # the teacher: when the room's corpus was last pinned in the data store
 ROOM_TYPED = "room_typed"  # the sidebar's *Join a class room* box
 ROOM_GO = "room_go"  # a typed code was entered: open the Train page
+ROOM_GO_FAILED = "room_go_failed"  # … and it opened no room: the sidebar says why
+ROOM_RETRIED = "room_retried"  # the room could not be read: the page has waited once before trying again
 ROOM_RECLAIM = "room_reclaim"  # a teacher's tab without its token (role=teacher): the room it ran
 ROOM_RECLAIM_BOX = "room_reclaim_box"  # where the teacher pastes the teacher link
 ROOM_VOTE_FAILED = "room_vote_failed"  # a student's vote that came after its round closed (the radio's key)
@@ -316,9 +318,20 @@ def qr_png(url: str) -> bytes:
     return out.getvalue()
 
 
+def room_params() -> dict[str, str]:
+    """What the address bar carries of this session's class room, on every page: its code, and a student's own
+    token (so a reload keeps their name and votes) or the teacher's `role=teacher` (never the teacher's token)."""
+    code = st.session_state.get(ROOM)
+    if not code:
+        return {}
+    if st.session_state.get(ROOM_TEACHER):
+        return {"room": code, "role": "teacher"}
+    return {"room": code, "student": st.session_state.get(ROOM_STUDENT, "")}
+
+
 def sync_url(settings: Settings, **extra: object) -> None:
-    """Make the address bar describe the current view (the shareable link)."""
-    params = settings.to_query() | {k: str(v) for k, v in extra.items() if v is not None}
+    """Make the address bar describe the current view (the shareable link), and this session's class room."""
+    params = settings.to_query() | {k: str(v) for k, v in extra.items() if v is not None} | room_params()
     current = {k: st.query_params.get(k) for k in st.query_params.keys()}
     if current != params:
         st.query_params.from_dict(params)
@@ -342,7 +355,7 @@ def _share_contents(settings: Settings, url: str, page: str, qr_at_once: bool, r
     # Drawn on demand otherwise: a QR code costs as much as the rest of a step.
     if not qr_at_once and st.toggle("QR code for the room", key=f"qr {page}",
                                     help="A code to scan from the back of the room."):
-        st.image(qr_png(url), caption="Scan to open this view", width=320)
+        st.image(qr_png(url), caption="Scan to join the class" if room_link else "Scan to open this view", width=320)
 
 
 def share_box(settings: Settings, page: str = "", **extra: object) -> None:
