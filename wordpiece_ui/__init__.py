@@ -12,7 +12,7 @@ what a session sees and remembers, `state.py` (sidebar, URL, session keys), `use
 and uploaded files, kept in the data store by digest), `navigation.py` (the
 pages behind app.py), `progress_view.py` (progress bars and Stop), `stepper.py` and `keys.py` (the
 step views and their keys), `intro.py` (the first-visit introduction), `presenter.py` (presenter
-mode's type sizes) `glossary.py` (the candidate table's column tooltips, inside one function) and `classroom.py`, `room_teacher.py`
+mode's type sizes), `glossary.py` (the candidate table's column tooltips, inside one function) and `classroom.py`, `room_teacher.py`
 and `room_student.py` (the live class room: a session in a room, the teacher's and the students' parts of the
 Train page).
 
