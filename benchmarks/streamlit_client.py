@@ -14,7 +14,23 @@ with Starlette/uvicorn and no longer brings tornado).
 - Every run starts with a `new_session` ForwardMsg (session id; `metadata.run` names the
   run and, in `fragment_ids`, the fragments it reruns; empty = a full run) and ends with
   `script_finished` carrying the same run identity. FINISHED_EARLY_FOR_RERUN means
-  another run follows at once (a callback, `st.rerun()`), so it completes nothing.
+  another run follows at once (a callback, `st.rerun()`), so it completes nothing, with
+  one exception: when a run starts before the previous run's messages were sent, the
+  server turns the previous run's FINISHED_FRAGMENT_RUN_SUCCESSFULLY into
+  FINISHED_EARLY_FOR_RERUN (`forward_msg_queue._update_script_finished_message`). A
+  fragment run is never interrupted by another fragment's rerun (only a full rerun or
+  `st.rerun(scope="fragment")`, which the app does not use, preempts it), so a fragment
+  run "finished early" that is followed by a run of other fragments did complete: a
+  click waiting for it completes then (with the time its `script_finished` arrived).
+  Without this, a vote whose run ends just as a student's 1-second poll starts would
+  never complete. Likewise a run that never gets its `script_finished` at all: the
+  server (Streamlit 1.67) drops the remaining events of a ScriptRunner that is no longer
+  the session's current one ("Ignoring event from non-current ScriptRunner" in its debug
+  log), and a fragment rerun that arrives after the runner stopped, while its last
+  messages still wait on the server's event loop, starts a new runner. One script runs at
+  a time per session, so a run still open when the next one starts has ended: the client
+  counts it (`unfinished_runs`) and treats it as above (complete at its last message, if
+  the next run is of other fragments).
 - Later reruns carry the page the server reported (`navigation.page_script_hash`), the
   query string the app last set (`page_info_changed`), and the value of every widget drawn
   so far, as the browser's widget manager holds them: the value the server forced
@@ -37,11 +53,22 @@ with Starlette/uvicorn and no longer brings tornado).
   runs the callable and answers with a `backend_operation_response` holding a media URL,
   which the browser then fetches over HTTP (`GET /media/<id>`). No rerun is involved
   (`on_click="ignore"`).
+- Choosing a radio's option (`choose`) is the rerun the browser sends on a widget's change:
+  every widget's value with the radio's new `string_value` (the option's text), as a
+  fragment rerun when the radio's delta has a `fragment_id`. Opening or closing a popover
+  that tracks its state (`on_change="rerun"`: its block carries an id) is the same with
+  the popover's `bool_value` (`set_popover`).
+- The client keeps the texts on the page (headings, Markdown and captions, alerts, code
+  blocks) by their delta path, with when each arrived, and drops those a finished run no
+  longer drew, as the browser drops stale elements; `wait_for_text` waits until a text
+  matching a pattern arrives (or is there already, if it arrived after `since`). `link`
+  is the page and the query string the app last set: what a reload would reopen.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import itertools
 import re
@@ -90,6 +117,40 @@ class Button:
 
 
 @dataclass
+class Radio:
+    id: str
+    fragment_id: str
+    options: list[str]
+    disabled: bool
+
+
+@dataclass
+class Popover:
+    id: str  # "" when the popover does not track its state (no rerun when it opens)
+    fragment_id: str
+    open: bool
+
+
+@dataclass
+class Text:
+    """A text element on the page: `kind` is heading, markdown, caption, code, or the alert's
+    format in lower case (success, info, warning, error)."""
+
+    kind: str
+    body: str
+    at: float  # time.perf_counter() when its delta arrived
+    fragment_id: str
+
+
+@dataclass
+class _TextWaiter:
+    pattern: re.Pattern
+    kinds: tuple[str, ...] | None
+    since: float
+    future: asyncio.Future
+
+
+@dataclass
 class _Waiter:
     """Someone waiting for a run that starts after `after_run` and covers `fragment_id`."""
 
@@ -100,6 +161,14 @@ class _Waiter:
     progress: int  # progress updates and errors received before the request
     errors: int
     future: asyncio.Future
+
+
+@dataclass
+class _OpenRun:
+    number: int
+    fragment_ids: list[str]
+    last_at: float  # when its last message arrived
+    deltas: int = 0
 
 
 @dataclass
@@ -227,14 +296,23 @@ class StreamlitClient:
         self.step_heading = ""  # the Train page's last "Step k of n: ..." heading
         self.buttons: dict[str, Button] = {}  # by label
         self.file_uploaders: dict[str, tuple[str, str]] = {}  # label → (widget id, fragment id)
+        self.radios: dict[str, Radio] = {}  # by label
+        self.popovers: dict[str, Popover] = {}  # by label
+        self.connected = False
+        self._texts: dict[tuple[int, ...], Text] = {}  # by delta path
+        self._texts_seen: set[tuple[int, ...]] = set()  # drawn by the run in progress
+        self._text_waiters: list[_TextWaiter] = []
         self.errors: list[str] = []  # every st.exception and st.error received
         self.bytes_received = 0
         self._widgets: dict[str, WidgetState] = {}
         self._widget_fragment: dict[str, str] = {}
         self._seen_this_run: set[str] = set()
         self._runs_started = 0
-        self._run_numbers: dict[str, int] = {}  # script_run_id → its number, while it runs
+        self._open_runs: dict[str, _OpenRun] = {}  # by script_run_id: runs started and not finished
+        self.unfinished_runs = 0  # runs that ended without a script_finished (see the module docstring)
         self._run_fragment_ids: list[str] = []  # of the run in progress
+        self._early: _OpenRun | None = None  # a fragment run that "finished early"
+        self._trace: collections.deque[str] = collections.deque(maxlen=400)  # the last runs, for errors
         self._progress_updates = 0
         self._auto_reruns: dict[str, tuple[float, asyncio.Task]] = {}  # fragment id → (interval, timer)
         self._waiters: list[_Waiter] = []
@@ -256,6 +334,7 @@ class StreamlitClient:
         ws_url = "ws" + self.base_url[len("http"):] + "/_stcore/stream"
         self._ws = await connect(ws_url, subprotocols=["streamlit"], origin=self.base_url, proxy=None,
                                  max_size=None, open_timeout=self.run_timeout)
+        self.connected = True
         self._reader = asyncio.create_task(self._read_forever())
         return await self._request_run(start, fragment_id="", ready=(lambda: ready(self)) if ready else None)
 
@@ -268,6 +347,80 @@ class StreamlitClient:
             raise ProtocolError(f"button {label!r} is disabled")
         trigger = WidgetState(id=button.id, trigger_value=True)
         return await self._request_run(time.perf_counter(), fragment_id=button.fragment_id, trigger=trigger)
+
+    async def choose(self, label: str, option: str) -> Run:
+        """Choose `option` in the radio with this label, as a click on it does; return when the run it
+        triggers (a fragment's, if the radio is in one) is complete."""
+        radio = self.radios.get(label)
+        if radio is None:
+            raise ProtocolError(f"no radio labelled {label!r} on the page (have: {sorted(self.radios)})")
+        if radio.disabled:
+            raise ProtocolError(f"radio {label!r} is disabled")
+        if option not in radio.options:
+            raise ProtocolError(f"radio {label!r} has no option {option!r} (has: {radio.options})")
+        start = time.perf_counter()
+        self._widgets[radio.id] = WidgetState(id=radio.id, string_value=option)
+        self._widget_fragment[radio.id] = radio.fragment_id
+        return await self._request_run(start, fragment_id=radio.fragment_id)
+
+    async def set_popover(self, label: str, open_: bool = True) -> Run:
+        """Open (or close) the popover with this label; it must track its state (`on_change="rerun"` or a
+        callback), so the browser reruns the app (the fragment it is in) with its new `bool_value`."""
+        popover = self.popovers.get(label)
+        if popover is None:
+            raise ProtocolError(f"no popover labelled {label!r} on the page (have: {sorted(self.popovers)})")
+        if not popover.id:
+            raise ProtocolError(f"popover {label!r} does not track its state: opening it reruns nothing")
+        start = time.perf_counter()
+        self._widgets[popover.id] = WidgetState(id=popover.id, bool_value=open_)
+        self._widget_fragment[popover.id] = popover.fragment_id
+        return await self._request_run(start, fragment_id=popover.fragment_id)
+
+    def texts(self, kinds: tuple[str, ...] | None = None) -> list[Text]:
+        """The texts on the page now (as of the last message received), in the page's order."""
+        return [t for _, t in sorted(self._texts.items()) if kinds is None or t.kind in kinds]
+
+    def find_text(self, pattern: re.Pattern | str, kinds: tuple[str, ...] | None = None,
+                  since: float = float("-inf")) -> Text | None:
+        """The first text on the page now that matches `pattern` (re.search) and arrived at or after `since`."""
+        pattern = re.compile(pattern) if isinstance(pattern, str) else pattern
+        for text in self.texts(kinds):
+            if text.at >= since and pattern.search(text.body):
+                return text
+        return None
+
+    async def wait_for_text(self, pattern: re.Pattern | str, timeout: float, *,
+                            kinds: tuple[str, ...] | None = None, since: float = float("-inf")) -> Text:
+        """Wait until a text matching `pattern` arrives (or is on the page already, if it arrived at or after
+        `since`); return it, with its arrival time (`Text.at`). TimeoutError after `timeout` seconds;
+        the connection's error if it closes meanwhile."""
+        pattern = re.compile(pattern) if isinstance(pattern, str) else pattern
+        found = self.find_text(pattern, kinds, since)
+        if found is not None:
+            return found
+        if not self.connected:
+            raise ProtocolError("not connected")
+        waiter = _TextWaiter(pattern, kinds, since, asyncio.get_running_loop().create_future())
+        self._text_waiters.append(waiter)
+        try:
+            return await asyncio.wait_for(asyncio.shield(waiter.future), timeout)
+        finally:
+            if waiter in self._text_waiters:
+                self._text_waiters.remove(waiter)
+
+    def debug_state(self, since: float | None = None) -> str:
+        """What this tab waits for, for an error message: runs started, the run in progress, the timers."""
+        return (f"runs started {self._runs_started}, running {sorted(r.number for r in self._open_runs.values())} "
+                f"(fragments {[f[:8] for f in self._run_fragment_ids]}), waiting for "
+                f"{[(w.after_run, w.fragment_id[:8]) for w in self._waiters]}, timers "
+                f"{[f[:8] for f in self._auto_reruns]}, connected {self.connected}; the last runs: "
+                + " | ".join(list(self._trace)[-12:] if since is None else
+                             [t for t in self._trace if float(t.split()[0]) >= since - 1.0][:30]))
+
+    @property
+    def link(self) -> str:
+        """The page and the query string the app last set: the link a reload of this tab would open."""
+        return f"/{self.page_name}" + (f"?{self.query_string}" if self.query_string else "")
 
     async def download(self, label: str) -> tuple[int, float]:
         """Click a deferred download button: (bytes downloaded, seconds from click to last byte)."""
@@ -371,6 +524,11 @@ class StreamlitClient:
         return (int(found[1].replace(",", "")), int(found[2].replace(",", ""))) if found else None
 
     @property
+    def runs_started(self) -> int:
+        """Script runs this tab saw start (page loads, clicks, callbacks' reruns, auto-reruns)."""
+        return self._runs_started
+
+    @property
     def auto_rerunning(self) -> bool:
         """Whether a fragment of the page reruns itself on a timer (a progress poll, say)."""
         return bool(self._auto_reruns)
@@ -401,6 +559,8 @@ class StreamlitClient:
             state.page_name = self.page_name
         state.fragment_id = fragment_id
         state.is_auto_rerun = is_auto_rerun
+        self._trace.append(f"{time.perf_counter():.2f} sent {'auto ' if is_auto_rerun else ''}rerun "
+                           f"{fragment_id[:6] or 'full'}{' trigger' if trigger is not None else ''}")
         state.widget_states.widgets.extend(w for i, w in self._widgets.items() if trigger is None or i != trigger.id)
         if trigger is not None:
             state.widget_states.widgets.append(trigger)
@@ -451,8 +611,10 @@ class StreamlitClient:
         self._fail(ProtocolError("the server closed the connection"))
 
     def _fail(self, exc: BaseException) -> None:
+        self.connected = False
         self._stop_auto_reruns(list(self._auto_reruns))
-        for future in [w.future for w in self._waiters] + list(self._requests.values()):
+        futures = [w.future for w in self._waiters] + list(self._requests.values())
+        for future in futures + [w.future for w in self._text_waiters]:
             if not future.done():
                 future.set_exception(exc)
 
@@ -473,7 +635,7 @@ class StreamlitClient:
         elif kind == "page_info_changed":
             self.query_string = msg.page_info_changed.query_string
         elif kind == "delta":
-            self._on_delta(msg.delta)
+            self._on_delta(msg.delta, tuple(msg.metadata.delta_path))
         elif kind == "auto_rerun":
             self._start_auto_rerun(msg.auto_rerun.fragment_id, msg.auto_rerun.interval)
         elif kind == "stop_auto_rerun":
@@ -495,21 +657,53 @@ class StreamlitClient:
         self._cache.max_age = session.config.max_cached_message_age or self._cache.max_age
         if session.page_script_hash and not self.page_script_hash:
             self.page_script_hash = session.page_script_hash
+        fragment_ids = list(msg.metadata.run.fragment_ids)
+        now = time.perf_counter()
+        self._trace.append(f"{now:.2f} run {self._runs_started + 1} started {[f[:6] for f in fragment_ids] or 'full'}")
+        ended = [self._early] if self._early is not None else []
+        self._early = None
+        for run in list(self._open_runs.values()):  # one script runs at a time: these ended without a word
+            self.unfinished_runs += 1
+            self._trace.append(f"{now:.2f} run {run.number} never finished ({run.deltas} deltas)")
+            ended.append(run)
+        self._open_runs.clear()
+        if fragment_ids:  # a run of other fragments follows: they did complete (see the module docstring)
+            for run in ended:
+                self._complete_waiters(run.number, run.fragment_ids, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY,
+                                       run.last_at, unless_covered_by=fragment_ids)
         self._runs_started += 1
-        self._run_numbers[msg.metadata.run.script_run_id] = self._runs_started
-        self._run_fragment_ids = list(msg.metadata.run.fragment_ids)
+        self._open_runs[msg.metadata.run.script_run_id] = _OpenRun(self._runs_started, fragment_ids, now)
+        self._run_fragment_ids = fragment_ids
         self._seen_this_run = set()
+        self._texts_seen = set()
         if not self._run_fragment_ids:  # a full run draws everything again and restarts the timers
             self.buttons = {}
+            self.radios = {}
+            self.popovers = {}
             self.step_heading = ""
             self._stop_auto_reruns(list(self._auto_reruns))
 
-    def _on_delta(self, delta) -> None:
+    def _on_delta(self, delta, path: tuple[int, ...] = ()) -> None:
+        for run in self._open_runs.values():
+            run.deltas += 1
+            run.last_at = time.perf_counter()
+        if delta.WhichOneof("type") == "add_block" and delta.add_block.WhichOneof("type") == "popover":
+            popover = delta.add_block.popover
+            self.popovers[popover.label] = Popover(popover.id, delta.fragment_id, popover.open)
+            if popover.id:
+                self._seen_this_run.add(popover.id)
+                if popover.id not in self._widgets:  # the browser reports a tracked popover's state
+                    self._widgets[popover.id] = WidgetState(id=popover.id, bool_value=popover.open)
+                    self._widget_fragment[popover.id] = delta.fragment_id
         if delta.WhichOneof("type") != "new_element":
             return
         element = delta.new_element
         kind = element.WhichOneof("type")
         el = getattr(element, kind)
+        self._keep_text(kind, el, path, delta.fragment_id)
+        if kind == "radio":
+            self.radios[el.label] = Radio(el.id, delta.fragment_id, list(el.options), el.disabled)
+            self._seen_this_run.add(el.id)
         if kind in _VALUE_WIDGETS:
             state = _widget_value(kind, el, self._widgets.get(el.id))
             if state is not None:
@@ -531,21 +725,64 @@ class StreamlitClient:
         elif kind == "alert" and el.format == Alert.ERROR:
             self.errors.append(f"st.error: {el.body}")
 
+    def _keep_text(self, kind: str, el, path: tuple[int, ...], fragment_id: str) -> None:
+        """Keep a text element by its delta path (or forget what was at that path); wake its waiters."""
+        if kind == "heading":
+            text_kind, body = "heading", el.body
+        elif kind == "markdown":
+            text_kind, body = ("caption" if el.element_type == el.CAPTION else "markdown"), el.body
+        elif kind == "alert":
+            text_kind, body = Alert.Format.Name(el.format).lower(), el.body
+        elif kind == "code":
+            text_kind, body = "code", el.code_text
+        else:
+            self._texts.pop(path, None)
+            return
+        text = Text(text_kind, body, time.perf_counter(), fragment_id)
+        self._texts[path] = text
+        self._texts_seen.add(path)
+        for waiter in list(self._text_waiters):
+            if ((waiter.kinds is None or text_kind in waiter.kinds) and text.at >= waiter.since
+                    and waiter.pattern.search(body) and not waiter.future.done()):
+                self._text_waiters.remove(waiter)
+                waiter.future.set_result(text)
+
+    def _forget_stale_texts(self, fragment_ids: list[str]) -> None:
+        """Drop the texts the run just finished did not draw again (of its fragments, for a fragment run)."""
+        for path, text in list(self._texts.items()):
+            if path not in self._texts_seen and (not fragment_ids or text.fragment_id in fragment_ids):
+                del self._texts[path]
+
     def _on_run_finished(self, msg: ForwardMsg) -> None:
         status = msg.script_finished
-        number = self._run_numbers.pop(msg.metadata.run.script_run_id, self._runs_started)
+        run = self._open_runs.pop(msg.metadata.run.script_run_id, None)
+        number = run.number if run is not None else self._runs_started
         fragment_ids = list(msg.metadata.run.fragment_ids)
+        self._trace.append(f"{time.perf_counter():.2f} run {number} finished "
+                           f"{ForwardMsg.ScriptFinishedStatus.Name(status)} {[f[:6] for f in fragment_ids] or 'full'}"
+                           f" ({run.deltas if run else '?'} deltas)")
         if status == FINISHED_EARLY_FOR_RERUN:
-            return  # another run follows at once
+            # Another run follows at once; if that run is of other fragments, this one did complete.
+            self._early = (_OpenRun(number, fragment_ids, time.perf_counter(), run.deltas if run else 0)
+                           if fragment_ids else None)
+            return
         self._cache.run_finished(fragment_ids)
         self._forget_inactive_widgets(fragment_ids)
+        self._forget_stale_texts(fragment_ids)
+        self._complete_waiters(number, fragment_ids, status, time.perf_counter())
+
+    def _complete_waiters(self, number: int, fragment_ids: list[str], status: int, at: float,
+                          unless_covered_by: list[str] | None = None) -> None:
+        """Complete whoever waits for a run that run `number` (of `fragment_ids`; [] = a full run) answers."""
         for waiter in list(self._waiters):
             covered = not fragment_ids or waiter.fragment_id in fragment_ids
+            if unless_covered_by is not None and waiter.fragment_id in unless_covered_by:
+                continue  # the run that follows covers it too: wait for that one
             if number > waiter.after_run and covered and (waiter.ready is None or waiter.ready()):
                 self._waiters.remove(waiter)
                 if not waiter.future.done():
                     waiter.future.set_result(Run(
-                        seconds=time.perf_counter() - waiter.start, status=status, fragment=bool(fragment_ids),
+                        seconds=at - waiter.start, status=status, fragment=bool(fragment_ids),
                         runs=self._runs_started - waiter.after_run,
                         progress_updates=self._progress_updates - waiter.progress,
                         errors=self.errors[waiter.errors:]))
@@ -559,3 +796,6 @@ class StreamlitClient:
         for widget_id in gone:
             self._widgets.pop(widget_id, None)
             self._widget_fragment.pop(widget_id, None)
+        for label, radio in list(self.radios.items()):
+            if (not fragment_ids or radio.fragment_id in fragment_ids) and radio.id not in self._seen_this_run:
+                del self.radios[label]
