@@ -431,3 +431,15 @@ def test_the_share_box_holds_the_current_link():
     at.run()
     link = at.code[0].value
     assert "corpus=course-toy" in link and "algorithm=wordpiece" in link and "step=2" in link
+
+
+def test_the_sliders_old_value_sent_back_just_after_a_move_is_not_a_drag():
+    """A rerun the browser sent before it heard of a move (a class room's poll, a fast click) carries the slider's
+    old value: within stepper.ECHO_SECONDS it must not send the view back a step; a real drag still moves it."""
+    at = app(corpus="course-toy", algorithm="wordpiece", step=1)
+    next(b for b in at.button if b.label == "Next").click().run()
+    assert shown(at.header[0].value).startswith("Step 2 of 9")
+    at.slider(key="step_value:slider").set_value(1).run()  # the old value, echoed
+    assert shown(at.header[0].value).startswith("Step 2 of 9")
+    at.slider(key="step_value:slider").set_value(4).run()  # a drag
+    assert shown(at.header[0].value).startswith("Step 4 of 9")

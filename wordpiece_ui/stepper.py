@@ -17,11 +17,15 @@ both use `Stepper`, so both behave alike:
 from __future__ import annotations
 
 from collections.abc import Callable
+import time
 from dataclasses import dataclass, field
 
 import streamlit as st
 
 from . import keys
+
+
+ECHO_SECONDS = 3.0  # the slider's old value, sent back this soon after a move by other means, is not a drag
 
 
 def speeds_for(noun: str) -> dict[str, float]:
@@ -62,7 +66,14 @@ class Stepper:
         self._set(position)
 
     def _slid(self) -> None:
-        self._set(st.session_state[self.slider_key])
+        value = st.session_state[self.slider_key]
+        echo = st.session_state.get(self._k("echo"))
+        if echo is not None and value == echo[0] and time.monotonic() - echo[1] < ECHO_SECONDS:
+            # Not a drag: a rerun the browser sent before it heard of the last move (a class room's poll, say)
+            # carries the slider's old value. Taken as a move, it would send the view back a step.
+            st.session_state[self.slider_key] = self.position
+            return
+        self._set(value)
 
     def _toggle_play(self) -> None:
         if self.playing:
@@ -109,6 +120,9 @@ class Stepper:
     def controls(self, speeds: dict[str, float], keys_legend: bool,
                  extra: Callable[[int], None] | None = None) -> None:
         position, n = self.position, self.count
+        before = st.session_state.get(self.slider_key)
+        if before is not None and before != position:  # moved by a button, a key, Play or the page: see _slid
+            st.session_state[self._k("echo")] = (before, time.monotonic())
         st.session_state[self.slider_key] = position
         row = st.container(horizontal=True, vertical_alignment="bottom", gap="small")  # buttons as wide as their labels
         row.button("First", icon=":material/first_page:", on_click=self.go, args=(1,), disabled=position <= 1,
