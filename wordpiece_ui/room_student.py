@@ -7,13 +7,19 @@ and a student who was on the teacher's step moves with it."""
 
 from __future__ import annotations
 
+import random
 import time
 
 import pandas as pd
 import streamlit as st
 
 from . import classroom, safe, state
-from .rooms import NICKNAME_CHARS, SEEN_SECONDS, NotAllowed, RoomsOff
+from .rooms import NICKNAME_CHARS, SEEN_SECONDS, NotAllowed, RoomsOff, wait_for_change
+from .rooms import change_count as rooms_change_count
+
+POLL_WAIT_SECONDS = 0.4  # a poll waits this long for the teacher (a click meanwhile waits at most as long)
+FOLLOW_DELAY_SECONDS = 0.15  # woken by the teacher, a page waits this long and up to as long again
+
 
 def bar(room: classroom.Room) -> None:
     """The top of a student's page: the room's code and their nickname (changeable)."""
@@ -67,6 +73,7 @@ def follow(room: classroom.Room) -> None:
     code, token = room.code, room.student_token
     if not room.open:  # a closed room changes no more
         return
+    st.session_state[state.ROOM_PAGE_RUN] = True  # the poll's first call is part of the page's run: no wait
 
     @st.fragment(run_every=classroom.POLL_SECONDS)
     def poll() -> None:
@@ -76,7 +83,17 @@ def follow(room: classroom.Room) -> None:
             if token and now - st.session_state.get(state.ROOM_SEEN_AT, 0.0) >= SEEN_SECONDS:
                 st.session_state[state.ROOM_SEEN_AT] = now
                 rooms.seen(code, token)
+            known = rooms_change_count(code)
             snap = rooms.snapshot(code)
+            in_page_run = st.session_state.pop(state.ROOM_PAGE_RUN, False)
+            if snap is not None and snap.version == st.session_state.get(state.ROOM_VERSION) and not in_page_run:
+                # Nothing new: wait a little for the teacher (this server's teacher wakes it at once), so the
+                # page follows within a rerun of the action, not a poll's whole second later.
+                if wait_for_change(code, known, POLL_WAIT_SECONDS):
+                    # (not at once: the teacher's own page, the projector, finishes its run first, and the
+                    # class's reruns spread over a moment rather than all start together)
+                    time.sleep(FOLLOW_DELAY_SECONDS + random.uniform(0, FOLLOW_DELAY_SECONDS))
+                    snap = rooms.snapshot(code)
         except RoomsOff:  # busy for a moment: the next poll tries again
             return
         if snap is None or snap.version != st.session_state.get(state.ROOM_VERSION):

@@ -44,6 +44,7 @@ import os
 import re
 import secrets
 import sqlite3
+import threading
 import time
 import unicodedata
 from collections.abc import Callable, Iterator
@@ -183,6 +184,31 @@ class Member:
     nickname: str
 
 
+# ----- waking the pages of this process when a teacher acts (another process' changes wait for the next poll)
+_CHANGES = threading.Condition()
+_CHANGE_COUNTS: dict[str, int] = {}  # room code → teacher actions committed by this process
+
+
+def change_count(code: str) -> int:
+    """How many teacher actions this process committed in room `code` (a number to wait on)."""
+    with _CHANGES:
+        return _CHANGE_COUNTS.get(code, 0)
+
+
+def wait_for_change(code: str, known: int, timeout: float) -> bool:
+    """Wait up to `timeout` seconds for a teacher action in room `code` after `known` (change_count's)."""
+    with _CHANGES:
+        return _CHANGES.wait_for(lambda: _CHANGE_COUNTS.get(code, 0) != known, timeout)
+
+
+def _changed(code: str) -> None:
+    with _CHANGES:
+        _CHANGE_COUNTS[code] = _CHANGE_COUNTS.get(code, 0) + 1
+        if len(_CHANGE_COUNTS) > 10_000:  # (bounded: a server's rooms over weeks)
+            _CHANGE_COUNTS.clear()
+        _CHANGES.notify_all()
+
+
 class RoomsOff(Exception):
     """The store cannot be used; the message says why, in words for the page."""
 
@@ -294,12 +320,14 @@ class RoomStore:
 
     @contextlib.contextmanager
     def _teacher_write(self, code: str, token: str | None) -> Iterator[sqlite3.Connection]:
-        """A write transaction on a room whose teacher token is `token`; NotAllowed otherwise."""
+        """A write transaction on a room whose teacher token is `token`; NotAllowed otherwise. Once it is
+        committed, this process' pages waiting for the room (`wait_for_change`) wake up."""
         with self._transaction(write=True) as db:
             row = db.execute("SELECT teacher FROM rooms WHERE code = ?", (code,)).fetchone()
             if not token or row is None or not hmac.compare_digest(row[0], _hash(token)):
                 raise NotAllowed("only the room's teacher can do that")
             yield db
+        _changed(code)
 
     def _bump(self, db: sqlite3.Connection, code: str) -> None:
         changed = db.execute("UPDATE rooms SET version = version + 1, touched = ? WHERE code = ? AND closed = 0",

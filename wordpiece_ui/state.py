@@ -82,6 +82,7 @@ ROOM_SENT = "room_sent"  # the teacher: the (step, ask first) last written to th
 ROOM_VERSION = "room_version"  # a student: the room's version this page shows
 ROOM_AT = "room_at"  # a student: the teacher's step this page knows
 ROOM_REVEALED = "room_revealed"  # the teacher: the steps the room revealed
+ROOM_PAGE_RUN = "room_page_run"  # a student's poll runs within the page's full run (it must not wait then)
 ROOM_SEEN_AT = "room_seen_at"  # a student: when the page last told the room it is here
 ROOM_JOIN_OPEN = "room_join_open"  # the teacher's join panel (QR code and code), open at first
 ROOM_PINNED_AT = "room_pinned_at"  # the teacher: when the room's corpus was last pinned in the data store
