@@ -149,6 +149,7 @@ ROOM_PATIENCE = 5.0  # a student waits this long for a vote or its confirmation 
 #                      to show, then reloads the page
 ROOM_LINK = "/?corpus=course-toy&algorithm=wordpiece&step=1"  # the teacher's link (9 merges)
 VOTE_LABEL = "Your vote: which pair merges next?"  # the student's radio (round 1)
+FLOOD_STEP, FLOOD_SECONDS = 2, 3.0  # at this step the first student floods the vote for this long, unthrottled
 _ROOM_CODE = re.compile(r"Class room ([%s]{%d})" % (CODE_ALPHABET, ROOM_CODE_CHARS))
 _TEACHER_LINK = re.compile(r"[?&]room=([A-Z0-9]+)&teacher=([A-Za-z0-9_-]+)")
 _CONFIRMED = re.compile(r"^Your vote is in\\?: (.*?)\\?\. (?:You may change|Wait for)")
@@ -401,6 +402,10 @@ class RoomResult:
     runs: int = 0  # script runs the room's clients saw start
     unfinished: int = 0  # of them, runs that ended with no script_finished (streamlit_client.py says why)
     failed: list[str] = field(default_factory=list)
+    flood_sent: int = 0  # choices the flooding student sent (at FLOOD_STEP, in FLOOD_SECONDS)
+    flood_stored: int | None = None  # its votes the store holds at that step's round 1
+    others_during_flood: list[float] = field(default_factory=list)  # the other students' clicks meanwhile
+    flood_window: tuple[float, float] = (0.0, 0.0)
 
 
 def _unescape(markdown: str) -> str:
@@ -993,6 +998,15 @@ class Bench:
         a = self.args
         if not await self.room_follow(p, step, sent, done, r.follows, r):
             return
+        if step == FLOOD_STEP and r.pupils and p is r.pupils[0]:  # the class's noisy one: hundreds of votes
+            with contextlib.suppress(Exception):
+                deadline = time.monotonic() + ROOM_WAIT
+                while VOTE_LABEL not in p.client.radios and time.monotonic() < deadline:
+                    await asyncio.sleep(0.05)
+                started = time.perf_counter()
+                r.flood_sent = await p.client.flood(VOTE_LABEL, FLOOD_SECONDS)
+                r.flood_window = (started, time.perf_counter())
+                await asyncio.sleep(1.0)  # let the server drain what it took
         await asyncio.sleep(self.think(0, a.vote_spread))
         if wander and step > 1 and self.rng.random() < a.room_wander:
             p.wandered += 1
@@ -1006,6 +1020,8 @@ class Bench:
                     return
                 self._check(run, p.label)
                 r.own_steps.append(run.seconds)
+                if r.flood_window[0] <= clicked <= r.flood_window[1] or (r.flood_sent == 0 and step == FLOOD_STEP):
+                    r.others_during_flood.append(run.seconds)
                 if p.client.step is None or p.client.step[0] != shows:
                     r.errors.append(f"{p.label}: {label} showed step {p.client.step}, not {shows}")
         with contextlib.suppress(Exception):  # (the error is recorded)
@@ -1231,6 +1247,9 @@ class Bench:
                 r.votes_unconfirmed += 1
         r.votes_stored = len(rows)
         r.votes_confirmed = sum(len(p.confirmed) for p in pupils)
+        if pupils and r.flood_sent:
+            r.flood_stored = sum(1 for step, round_, member, _ in rows
+                                 if owner.get(member) is pupils[0] and step == FLOOD_STEP and round_ == 1)
         log(f"room {r.n}: votes confirmed on screens {r.votes_confirmed}, stored {r.votes_stored}: lost "
             f"{r.votes_lost}, counted twice {r.votes_twice}, by unknown members {r.votes_unknown}, stored but "
             f"never confirmed {r.votes_unconfirmed}; members stored {r.members_stored}")
@@ -1286,6 +1305,16 @@ class Bench:
         self.rows.append(Row(f"{what}: votes after which the page showed the step before (it went back by itself; "
                              "the student clicks 'Back to the class')", f"{len(r.bounces)} of {r.votes_attempted}",
                              "—", "info"))
+        if r.flood_sent:
+            others = r.others_during_flood
+            slow = median(others) if others else 0.0
+            ok = r.flood_stored == 1 and slow <= ROOM_OWN_STEP_MEDIAN
+            self.rows.append(Row(
+                f"{what}: one student floods the vote at step {FLOOD_STEP} ({FLOOD_SECONDS:g} s, never waiting for a "
+                "run) — its votes stored for that step's round / the other students' own steps meanwhile, median",
+                f"{r.flood_stored} of {r.flood_sent:,} choices sent ({r.flood_sent / FLOOD_SECONDS:,.0f} a second) / "
+                + (f"{secs(slow)} ({len(others)} clicks)" if others else "no other click fell in the window"),
+                f"1 / ≤ {secs(ROOM_OWN_STEP_MEDIAN)}", "pass" if ok else "FAIL"))
         if not a.room_restart:
             return
         if r.votes_checked:

@@ -363,6 +363,21 @@ class StreamlitClient:
         self._widget_fragment[radio.id] = radio.fragment_id
         return await self._request_run(start, fragment_id=radio.fragment_id)
 
+    async def flood(self, label: str, seconds: float, pause: float = 0.002) -> int:
+        """Choose the radio's options in turn as fast as the socket takes them for `seconds`, never waiting
+        for a run (a client that hammers the vote); how many choices it sent."""
+        radio = self.radios.get(label)
+        if radio is None:
+            raise ProtocolError(f"no radio labelled {label!r} on the page (have: {sorted(self.radios)})")
+        sent, end = 0, time.perf_counter() + seconds
+        while time.perf_counter() < end:
+            self._widgets[radio.id] = WidgetState(id=radio.id, string_value=radio.options[sent % len(radio.options)])
+            self._widget_fragment[radio.id] = radio.fragment_id
+            await self._send_rerun(radio.fragment_id)
+            sent += 1
+            await asyncio.sleep(pause)
+        return sent
+
     async def set_popover(self, label: str, open_: bool = True) -> Run:
         """Open (or close) the popover with this label; it must track its state (`on_change="rerun"` or a
         callback), so the browser reruns the app (the fragment it is in) with its new `bool_value`."""
