@@ -207,9 +207,10 @@ def step_lines(steps: Steps, tie_break: str, start: int = 0, stop: int | None = 
             ca, cb = c_left[r], c_right[r]
             cp, cl, cr = c_pair[r], c_lc[r], c_rc[r]
             c_score, c_exact = score_terms(cp, cl * cr if wp else 1)
+            made = new_token(tokens[ca], tokens[cb], prefix)
             cands.append(_CANDIDATE % (
-                r - starts[i] + 1, quoted[ca], quoted[cb], _json_string(new_token(tokens[ca], tokens[cb], prefix)),
-                cp, cl, cr, c_score, c_exact, loglik_change(total, cl, cr, c_merged[r], ca == cb, c_new[r]),
+                r - starts[i] + 1, quoted[ca], quoted[cb], _json_string(made), cp, cl, cr, c_score, c_exact,
+                loglik_change(total, cl, cr, c_merged[r], ca == cb, c_new[r], made == tokens[ca], made == tokens[cb]),
             ))
         yield _STEP_LINE % (
             first_step + i + 1, quoted[a], quoted[b], quoted[steps.new_id[i]], pc, lc, rc, score, exact, steps.ties[i],

@@ -12,6 +12,7 @@ change of the corpus' unigram log-likelihood a merge makes.
 
 from __future__ import annotations
 
+import decimal
 import math
 from math import gcd
 from dataclasses import dataclass, field
@@ -37,26 +38,72 @@ def score_terms(num: int, den: int) -> tuple[float, str]:
 
 
 def loglik_change(
-    total: int, left_count: int, right_count: int, merged_count: int, same: bool, new_count: int = 0
+    total: int, left_count: int, right_count: int, merged_count: int, same: bool, new_count: int = 0,
+    new_is_left: bool = False, new_is_right: bool = False,
 ) -> float:
-    """Exact change of the corpus' unigram log-likelihood (natural log) if a merge happens.
+    """Exact change of the corpus' unigram log-likelihood (natural log) if a merge happens, to the float's
+    precision for any counts.
 
     With counts c and N = Σc, log L = Σ c·log c − N·log N. A merge applied M times
     (weighted by word frequency) takes M from count(a) and count(b) (2M from
-    count(a) if a == b), adds M to count(ab), and takes M from N.
+    count(a) if a == b), adds M to count(ab), and takes M from N. The new token may be
+    the same string as a or b (`##` + `##a` → `##a`): its M then goes back to that token,
+    whose count moves once, by the sum (`new_is_left`, `new_is_right`).
+
+    Each token's term, (x+d)·log(x+d) − x·log x, is written as x·log1p(d/x) + d·log(x+d):
+    subtracting two large products would lose the digits that matter (at counts near 2^54,
+    0.0 for an exact 0.69).
     """
     m = merged_count
-    log = math.log  # x·log x is written out (0 for x = 0): this runs for every candidate written
-    a_after = left_count - 2 * m if same else left_count - m
-    delta = (a_after * log(a_after) if a_after > 0 else 0.0) - (left_count * log(left_count) if left_count > 0 else 0.0)
-    if not same:
-        b_after = right_count - m
-        delta += (b_after * log(b_after) if b_after > 0 else 0.0) - (right_count * log(right_count) if right_count > 0 else 0.0)
-    made = new_count + m
-    delta += (made * log(made) if made > 0 else 0.0) - (new_count * log(new_count) if new_count > 0 else 0.0)
-    rest = total - m
-    delta -= (rest * log(rest) if rest > 0 else 0.0) - (total * log(total) if total > 0 else 0.0)
+    left_d = -2 * m if same else -m
+    right_d = 0 if same else -m
+    new_d = m
+    if new_is_left:  # the new token is a: its M goes back to a
+        left_d, new_d = left_d + m, 0
+    elif new_is_right:  # the new token is b (the same token as a when same)
+        if same:
+            left_d += m
+        else:
+            right_d += m
+        new_d = 0
+    terms = (_xlogx_change(left_count, left_d), _xlogx_change(right_count, right_d),
+             _xlogx_change(new_count, new_d), -_xlogx_change(total, -m))
+    delta = terms[0] + terms[1] + terms[2] + terms[3]
+    # Each term is right to a few ulps of itself; when they cancel to far less than their size, those ulps
+    # are the answer's leading digits: then recount in 40-digit decimals (rare: huge counts, merges that
+    # take nearly every occurrence).
+    if abs(delta) < CANCELLATION * (abs(terms[0]) + abs(terms[1]) + abs(terms[2]) + abs(terms[3])):
+        return float(_decimal_change(((left_count, left_d), (right_count, right_d), (new_count, new_d)), total, m))
     return delta
+
+
+CANCELLATION = 1e-3  # a sum smaller than this share of its terms' sizes is recounted in decimals
+
+
+def _decimal_change(changes: tuple[tuple[int, int], ...], total: int, m: int) -> decimal.Decimal:
+    with decimal.localcontext() as ctx:
+        ctx.prec = 40
+
+        def xlogx(c: int) -> decimal.Decimal:
+            return decimal.Decimal(0) if c <= 0 else decimal.Decimal(c) * decimal.Decimal(c).ln()
+
+        out = sum((xlogx(x + d) - xlogx(x) for x, d in changes if d), decimal.Decimal(0))
+        return out - (xlogx(total - m) - xlogx(total))
+
+
+def _xlogx_change(x: int, d: int) -> float:
+    """(x+d)·log(x+d) − x·log x (0·log 0 = 0), without subtracting two large numbers."""
+    if d == 0:
+        return 0.0
+    y = x + d
+    if x == 0:
+        return y * math.log(y)
+    if y == 0:
+        return -x * math.log(x)
+    ratio = d / x
+    if -0.5 < ratio < 0.5:  # x·log((x+d)/x) + d·log(x+d), log1p keeping the small ratio's digits
+        return x * math.log1p(ratio) + d * math.log(y)
+    return x * math.log(y / x) + d * math.log(y)  # (y/x far from 1: no digits to lose; d/x → −1.0 not taken)
 
 
 def record(cls, **fields):

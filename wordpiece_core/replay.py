@@ -104,7 +104,8 @@ def candidates_at(training: Training, step: int, limit: int | None = None) -> li
                 score=score,
                 rank=rank,
                 loglik_delta=loglik_change(
-                    total, token_counts[a], token_counts[b], merged, a == b, token_counts.get(made, 0)
+                    total, token_counts[a], token_counts[b], merged, a == b, token_counts.get(made, 0),
+                    made == a, made == b,
                 ),
                 vocab_size_before=len(vocab),
             )

@@ -288,18 +288,20 @@ class Steps(Sequence[MergeStep]):
         for rank, r in enumerate(range(self.cand_start[i], self.cand_start[i + 1]), start=1):
             a, b = self.c_left_id[r], self.c_right_id[r]
             left, right = tokens[a], tokens[b]
+            made = new_token(left, right, self.prefix)
             pc, lc, rc = self.c_pair_count[r], self.c_left_count[r], self.c_right_count[r]
             out.append(record(
                 Candidate,
                 left=left,
                 right=right,
-                new_token=new_token(left, right, self.prefix),
+                new_token=made,
                 pair_count=pc,
                 left_count=lc,
                 right_count=rc,
                 score=exact_score(algorithm, pc, lc, rc),
                 rank=rank,
-                loglik_delta=loglik_change(total, lc, rc, self.c_merged[r], a == b, self.c_new_count[r]),
+                loglik_delta=loglik_change(total, lc, rc, self.c_merged[r], a == b, self.c_new_count[r],
+                                           made == left, made == right),
                 vocab_size_before=before,
             ))
         return tuple(out)
@@ -326,7 +328,8 @@ class Steps(Sequence[MergeStep]):
             vocab_size=self.vocab_size[i],
             new_token_existed=bool(self.existed[i]),
             merged_count=merged,
-            loglik_delta=loglik_change(self.total[i], lc, rc, merged, a == b, self.new_count[i]),
+            loglik_delta=loglik_change(self.total[i], lc, rc, merged, a == b, self.new_count[i],
+                                       self.new_id[i] == a, self.new_id[i] == b),
             words_touched=tuple(self.touched[self.touched_start[i]:self.touched_start[i + 1]]),
             candidates=self.candidates(i),
         )
@@ -358,9 +361,9 @@ class Steps(Sequence[MergeStep]):
     def loglik_deltas(self, start: int = 0, stop: int | None = None) -> list[float]:
         """Each step's log-likelihood change (steps `start` to `stop`, 0-based)."""
         part = slice(start, stop)
-        return [loglik_change(t, lc, rc, m, a == b, nc) for t, lc, rc, m, a, b, nc in zip(
+        return [loglik_change(t, lc, rc, m, a == b, nc, new == a, new == b) for t, lc, rc, m, a, b, nc, new in zip(
             self.total[part], self.left_count[part], self.right_count[part], self.merged_count[part],
-            self.left_id[part], self.right_id[part], self.new_count[part])]
+            self.left_id[part], self.right_id[part], self.new_count[part], self.new_id[part])]
 
     def touched_counts(self, start: int = 0, stop: int | None = None) -> list[int]:
         """How many words each step touched (steps `start` to `stop`, 0-based)."""
