@@ -18,7 +18,7 @@ VOCAB_ROWS = 300
 DARK = st.context.theme.type == "dark"  # the bars' value labels follow the theme
 
 settings = st.session_state[state.SETTINGS]
-room = classroom.current()  # a live class room this session runs (teacher) or takes part in (student), or None
+room = classroom.found()  # a live class room this session runs (teacher) or takes part in (student), or None
 student = room if room is not None and room.is_student else None  # this session is a student of `room`
 teacher = room if room is not None and room.is_teacher else None  # this session runs `room`
 state.keep(state.QUIZ, False, bool)  # quiz=1 in a link opens the page in "ask first" mode

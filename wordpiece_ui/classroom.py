@@ -11,6 +11,7 @@ as a new student.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NoReturn
 
 import pandas as pd
 import streamlit as st
@@ -158,6 +159,7 @@ def current() -> Room | None:
 
     When the store cannot be read for a moment (busy, a full disk), the page says so and tries again every few
     seconds, rather than showing a student the whole training."""
+    st.session_state.pop(state.ROOM_NOW, None)
     code = st.session_state.get(state.ROOM)
     if not code:
         return None
@@ -167,18 +169,24 @@ def current() -> Room | None:
         revealed = frozenset(rooms.revealed_steps(code)) if snap is not None else frozenset()
     except RoomsOff as exc:
         _retry_soon(f"The class room {code} cannot be read right now ({exc}). The page tries again in a moment.")
-        raise AssertionError  # (not reached: _retry_soon stops the run)
     if snap is None:
         forget()
         st.session_state[state.ROOM_PROBLEM] = (f"The class room {code} has ended (a room is removed "
                                                 f"{rooms.idle_hours:g} hours after it was last used): you are on your own here.")
         return None
     st.session_state[state.ROOM_REVEALED] = set(revealed)  # this tab's reveals join it until the next full run
-    return Room(snap, st.session_state.get(state.ROOM_TEACHER), st.session_state.get(state.ROOM_STUDENT),
+    room = Room(snap, st.session_state.get(state.ROOM_TEACHER), st.session_state.get(state.ROOM_STUDENT),
                 st.session_state.get(state.ROOM_NICKNAME, ""), revealed)
+    st.session_state[state.ROOM_NOW] = room
+    return room
 
 
-def _retry_soon(message: str) -> None:
+def found() -> Room | None:
+    """The room `current` found in this run (app.py asks once; the page reads it without a query)."""
+    return st.session_state.get(state.ROOM_NOW)
+
+
+def _retry_soon(message: str) -> NoReturn:
     st.warning(message, icon=":material/sync_problem:")
 
     @st.fragment(run_every=RETRY_SECONDS)

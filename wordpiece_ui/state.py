@@ -72,6 +72,7 @@ HELDOUT = "heldout"  # the Compare page's held-out text
 FOLLOW = "follow"  # the Compare page's followed token
 # The live class room (classroom.py): this session's room and its part in it.
 ROOM_CHECKED = "_room_checked"  # the link's room= was read (first run only)
+ROOM_NOW = "_room_now"  # the room as app.py found it in this run (classroom.current), for the page
 ROOM = "room"  # the room's code, while this session is in a room
 ROOM_TEACHER = "room_teacher"  # the teacher token: this session runs the room (never in the address bar)
 ROOM_STUDENT = "room_student"  # the student token: this session is a student (the address bar keeps it)
@@ -109,8 +110,7 @@ def init_from_url() -> None:
 
 def load_settings(params: dict[str, str], step: int | None = None) -> None:
     """Put the settings a link's parameters describe into the sidebar (a class room's, or the URL's)."""
-    settings, linked_step, problems = from_query(params | ({"step": str(step)} if step is not None else {}))
-    step = linked_step
+    settings, step, problems = from_query(params | ({"step": str(step)} if step is not None else {}))
     for field in FIELDS:
         st.session_state[setting_key(field)] = getattr(settings, field)
     st.session_state[STEP] = step if step is not None else 1
@@ -143,9 +143,10 @@ def sidebar(locked: str = "") -> Settings:
     ids = [s.id for s in samples()] + list(CUSTOM_LABELS)
     titles = {s.id: s.title for s in samples()} | CUSTOM_LABELS
     sb = st.sidebar
-    if locked:
+    lock = bool(locked)
+    if lock:
         sb.info(locked, icon=":material/lock:")
-    sb.selectbox("Corpus", ids, format_func=lambda i: titles[i], key=setting_key("corpus"), on_change=_apply_corpus_defaults, disabled=bool(locked))
+    sb.selectbox("Corpus", ids, format_func=lambda i: titles[i], key=setting_key("corpus"), on_change=_apply_corpus_defaults, disabled=lock)
     corpus = st.session_state[setting_key("corpus")]
     sample = sample_by_id(corpus)
     own = None  # a pasted or uploaded corpus, as the data store keeps it
@@ -155,7 +156,7 @@ def sidebar(locked: str = "") -> Settings:
         keep(PASTE_TEXT, "")  # kept for the session when another corpus is chosen in between
         sb.text_area(
             f"Your text (up to {MAX_PASTE_CHARS:,} characters; one document per line)",
-            key=PASTE_TEXT, height=160, max_chars=MAX_PASTE_CHARS, on_change=remember, args=(PASTE_TEXT,), disabled=bool(locked),
+            key=PASTE_TEXT, height=160, max_chars=MAX_PASTE_CHARS, on_change=remember, args=(PASTE_TEXT,), disabled=lock,
             placeholder="Paste some text, then press Ctrl+Enter or click outside the box.",
         )
         own = user_files.pasted(st.session_state[PASTE_TEXT] or "")
@@ -163,7 +164,7 @@ def sidebar(locked: str = "") -> Settings:
         sb.file_uploader(
             f"A .txt file (UTF-8 text) or a .tsv of word<TAB>count lines, up to {MAX_UPLOAD_MB} MB "
             f"and {MAX_WORD_TYPES:,} distinct words",
-            type=["txt", "tsv"], key=UPLOAD_FILE, disabled=bool(locked),
+            type=["txt", "tsv"], key=UPLOAD_FILE, disabled=lock,
         )
         own = user_files.uploaded(user_files.UPLOAD, st.session_state.get(UPLOAD_FILE))
         if own is not None and st.session_state.get(UPLOAD_FILE) is None:  # the link's file, not one chosen here
@@ -172,28 +173,28 @@ def sidebar(locked: str = "") -> Settings:
     if (line := user_files.not_saved_line(own)) is not None:
         sb.warning(line, icon=":material/cloud_off:")
     sb.radio("Algorithm", ALGORITHMS, format_func=ALGORITHM_LABELS.get, key=setting_key("algorithm"), horizontal=True,
-             on_change=_reset_step, disabled=bool(locked))
-    sb.number_input("Vocabulary size", 1, MAX_VOCAB, step=10, key=setting_key("vocab_size"), on_change=_reset_step, disabled=bool(locked),
+             on_change=_reset_step, disabled=lock)
+    sb.number_input("Vocabulary size", 1, MAX_VOCAB, step=10, key=setting_key("vocab_size"), on_change=_reset_step, disabled=lock,
                     help=f"Training stops here, or earlier when no pair is left (1 to {MAX_VOCAB:,}).")
     is_tsv = sample is not None and sample.is_word_counts or (
         corpus == "upload" and own is not None and own.name.lower().endswith(".tsv"))
     text_help = "Word-count files are used as they are: no normalizer or pre-tokenizer." if is_tsv else None
-    sb.selectbox("Normalizer", NORMALIZERS, key=setting_key("normalizer"), disabled=is_tsv or bool(locked), on_change=_reset_step, help=text_help or
+    sb.selectbox("Normalizer", NORMALIZERS, key=setting_key("normalizer"), disabled=is_tsv or lock, on_change=_reset_step, help=text_help or
                  "none; lowercase; bert = clean, CJK spacing, strip accents and lowercase; bert-cased = the same without lowercasing.")
-    sb.selectbox("Pre-tokenizer", PRE_TOKENIZERS, key=setting_key("pre_tokenizer"), disabled=is_tsv or bool(locked), on_change=_reset_step, help=text_help or
+    sb.selectbox("Pre-tokenizer", PRE_TOKENIZERS, key=setting_key("pre_tokenizer"), disabled=is_tsv or lock, on_change=_reset_step, help=text_help or
                  "How text is cut into words before training (Hugging Face's Whitespace, WhitespaceSplit, BertPreTokenizer, ByteLevel).")
     if st.session_state[setting_key("pre_tokenizer")] == "byte-level" and not is_tsv:
-        sb.checkbox("All 256 bytes in the alphabet", key=setting_key("byte_alphabet"), on_change=_reset_step, disabled=bool(locked),
+        sb.checkbox("All 256 bytes in the alphabet", key=setting_key("byte_alphabet"), on_change=_reset_step, disabled=lock,
                     help="Start from every byte value, as GPT-2 does, so any text can be spelled; otherwise only "
                          "the bytes seen in the corpus, and other characters are dropped when encoding.")
-        sb.checkbox("Add a prefix space", key=setting_key("prefix_space"), on_change=_reset_step, disabled=bool(locked),
+        sb.checkbox("Add a prefix space", key=setting_key("prefix_space"), on_change=_reset_step, disabled=lock,
                     help="Put a space before the text, so its first word is spelled like every other word (Ġword).")
-    sb.radio("Tie-break", TIE_BREAKS, key=setting_key("tie_break"), horizontal=True, on_change=_reset_step, disabled=bool(locked),
+    sb.radio("Tie-break", TIE_BREAKS, key=setting_key("tie_break"), horizontal=True, on_change=_reset_step, disabled=lock,
              format_func={"first": "first seen (course)", "hf": "smallest ids (HF)"}.get,
              help="Which pair wins when several share the best score.")
-    sb.number_input("Min pair frequency", 0, MAX_MIN_FREQUENCY, step=1, key=setting_key("min_frequency"), on_change=_reset_step, disabled=bool(locked),
+    sb.number_input("Min pair frequency", 0, MAX_MIN_FREQUENCY, step=1, key=setting_key("min_frequency"), on_change=_reset_step, disabled=lock,
                     help="Pairs seen fewer times are never merged (0 = no limit).")
-    sb.selectbox("Special tokens", list(SPECIALS), format_func=SPECIALS_LABELS.__getitem__, key=setting_key("specials"), on_change=_reset_step, disabled=bool(locked),
+    sb.selectbox("Special tokens", list(SPECIALS), format_func=SPECIALS_LABELS.__getitem__, key=setting_key("specials"), on_change=_reset_step, disabled=lock,
                  help="Put at the start of the vocabulary; they count towards its size.")
     for problem in st.session_state.get(URL_PROBLEMS, []):
         _link_warning(problem)
