@@ -70,7 +70,7 @@ def loglik_change(
              _xlogx_change(new_count, new_d), -_xlogx_change(total, -m))
     delta = terms[0] + terms[1] + terms[2] + terms[3]
     # Each term is right to a few ulps of itself; when they cancel to far less than their size, those ulps
-    # are the answer's leading digits: then recount in 40-digit decimals (rare: huge counts, merges that
+    # are the answer's leading digits: then recount in 80-digit decimals (rare: huge counts, merges that
     # take nearly every occurrence).
     if abs(delta) < CANCELLATION * (abs(terms[0]) + abs(terms[1]) + abs(terms[2]) + abs(terms[3])):
         return float(_decimal_change(((left_count, left_d), (right_count, right_d), (new_count, new_d)), total, m))
@@ -82,7 +82,7 @@ CANCELLATION = 1e-3  # a sum smaller than this share of its terms' sizes is reco
 
 def _decimal_change(changes: tuple[tuple[int, int], ...], total: int, m: int) -> decimal.Decimal:
     with decimal.localcontext() as ctx:
-        ctx.prec = 40
+        ctx.prec = 80
 
         def xlogx(c: int) -> decimal.Decimal:
             return decimal.Decimal(0) if c <= 0 else decimal.Decimal(c) * decimal.Decimal(c).ln()
