@@ -100,6 +100,7 @@ def step_view(step_no: int) -> None:
     if teacher:
         room_teacher.sync(teacher, step_no, quiz)  # the class follows the teacher's step
     if student:
+        room_student.throttle()  # a flood of clicks from one student's client waits, not the class
         room_student.back_button(student, step_no)
     training = trained.loaded(model)  # this run's (the page runs again if the store let it go)
     step = training.steps[step_no - 1]

@@ -19,6 +19,7 @@ from .rooms import change_count as rooms_change_count
 
 POLL_WAIT_SECONDS = 0.4  # a poll waits this long for the teacher (a click meanwhile waits at most as long)
 FOLLOW_DELAY_SECONDS = 0.15  # woken by the teacher, a page waits this long and up to as long again
+BURST_RUNS, BURST_SECONDS, BURST_PAUSE = 5, 1.0, 0.5  # more runs than this in that time: each waits this long
 
 
 def bar(room: classroom.Room) -> None:
@@ -105,6 +106,19 @@ def follow(room: classroom.Room) -> None:
             st.rerun(scope="app")
 
     poll()
+
+
+def throttle() -> None:
+    """A student's step view asked for faster than a person clicks (a script flooding the vote, a held key):
+    each further run waits BURST_PAUSE first. Meanwhile the session's requests pile up and Streamlit keeps the
+    newest, which the next run takes: one client costs the server about two runs a second, so the rest of
+    the class keeps its speed. (The wait holds this session's script thread only, and releases the GIL.)"""
+    now = time.monotonic()
+    runs = [t for t in st.session_state.get(state.ROOM_RUNS, ()) if now - t < BURST_SECONDS]
+    runs.append(now)
+    st.session_state[state.ROOM_RUNS] = runs[-2 * BURST_RUNS:]
+    if len(runs) > BURST_RUNS:
+        time.sleep(BURST_PAUSE)
 
 
 def vote_panel(room: classroom.Room, step: int, candidates: pd.DataFrame, dark: bool) -> None:

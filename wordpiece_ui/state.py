@@ -93,6 +93,7 @@ ROOM_GO_FAILED = "room_go_failed"  # … and it opened no room: the sidebar says
 ROOM_RETRIED = "room_retried"  # the room could not be read: the page has waited once before trying again
 ROOM_RECLAIM = "room_reclaim"  # a teacher's tab without its token (role=teacher): the room it ran
 ROOM_RECLAIM_BOX = "room_reclaim_box"  # where the teacher pastes the teacher link
+ROOM_RUNS = "room_runs"  # a student: when the step view's last runs started (room_student.throttle)
 ROOM_VOTE_FAILED = "room_vote_failed"  # a student's vote that came after its round closed (the radio's key)
 
 
