@@ -2,9 +2,8 @@
 
 Named as on the command line, each reproducing a Hugging Face pre-tokenizer:
 
-- ``whitespace``: ``Whitespace``, the regex ``\\w+|[^\\w\\s]+`` with Rust's
-  Unicode classes (``\\w`` = Alphabetic, marks, decimal digits, connector
-  punctuation, joiners; ``\\s`` = White_Space).
+- ``whitespace``: ``Whitespace``, the regex ``\\w+|[^\\w\\s]+`` (``\\w``: Alphabetic,
+  marks, decimal digits, connector punctuation, joiners; ``\\s``: White_Space).
 - ``whitespace-split``: ``WhitespaceSplit``, split on White_Space only.
 - ``bert``: ``BertPreTokenizer``, split on White_Space and isolate every
   punctuation character (ASCII punctuation or Unicode category P*).
@@ -12,15 +11,24 @@ Named as on the command line, each reproducing a Hugging Face pre-tokenizer:
   is written as one printable character (a space becomes ``Ġ``). No prefix space
   by default, like the course; ``add_prefix_space`` adds one.
 
+The character classes are not the installed ``regex`` module's Unicode tables, which change with its
+version: they are unicode_tables.py, the classes the pinned ``tokenizers`` gives each of the 0x110000
+code points (make_unicode_tables.py writes it; tests/test_unicode_tables.py checks every code point).
+Each regex is compiled twice: with the installed properties (fast), used for any text that holds none of
+the code points where those differ from the tables, and with the properties corrected to the tables.
+
 A pre-tokenizer returns ``[(word, (start, end)), ...]``; offsets index the text
 it was given (for byte-level, the text before the byte mapping).
 """
 
 from __future__ import annotations
 
+from array import array
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from . import unicode_tables as tables
 from .errors import WordPieceError
 
 if TYPE_CHECKING:
@@ -28,24 +36,115 @@ if TYPE_CHECKING:
 
 PRE_TOKENIZERS = ("whitespace", "whitespace-split", "bert", "byte-level")
 
-_WORD = r"\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\p{Join_Control}"
-_ASCII_PUNCT = "".join("\\" + ch for ch in "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")  # each one escaped
 
-_SOURCES = {
-    "whitespace": rf"[{_WORD}]+|[^{_WORD}\p{{White_Space}}]+",
-    "whitespace-split": r"[^\p{White_Space}]+",
-    "bert": rf"[^\p{{White_Space}}\p{{P}}{_ASCII_PUNCT}]+|[\p{{P}}{_ASCII_PUNCT}]",
-    "byte-level": r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""",
+# Each class as the installed regex names it (fast); where the installed tables differ from the table's,
+# the class is corrected by its exceptions (slower: used only for a text holding one of them).
+_BASES = {
+    "WORD": r"\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\p{Join_Control}",
+    "SPACE": r"\p{White_Space}",
+    "BERT_SPACE": r"\p{White_Space}",
+    "BERT_PUNCT": r"\p{P}!-/:-@\[-`{-~",  # Unicode punctuation and every ASCII punctuation character
+    "LETTER": r"\p{L}",
+    "NUMBER": r"\p{N}",
+    "BYTE_SPACE": r"\p{White_Space}",
+}
+_CLASSES = {
+    "whitespace": ("WORD", "SPACE"),
+    "whitespace-split": ("BERT_SPACE",),
+    "bert": ("BERT_SPACE", "BERT_PUNCT"),
+    "byte-level": ("LETTER", "NUMBER", "BYTE_SPACE"),
 }
 
 
+def _escaped(spans: list[tuple[int, int]]) -> str:
+    return "".join(f"\\U{lo:08x}" if lo == hi else f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in spans)
+
+
+def _spans(points: set[int]) -> list[tuple[int, int]]:
+    spans: list[tuple[int, int]] = []
+    for cp in sorted(points):
+        if spans and spans[-1][1] == cp - 1:
+            spans[-1] = (spans[-1][0], cp)
+        else:
+            spans.append((cp, cp))
+    return spans
+
+
+@lru_cache(maxsize=1)
+def _every_code_point() -> str:
+    """All code points but the surrogates, in order (about 4 MB, for a moment)."""
+    return (array("I", range(0xD800)) + array("I", range(0xE000, 0x110000))).tobytes().decode("utf-32-le")
+
+
 @lru_cache(maxsize=None)
-def _pattern(name: str) -> regex.Pattern:
-    """Compiled on first use: the Unicode classes make compiling slow, and a run needs one. (The regex
-    module is imported here too: a training from word counts, or from plain words, never needs it.)"""
+def _exceptions(name: str) -> tuple[set[int], set[int]]:
+    """The code points the table's class `name` leaves out of the installed regex's property, and those it adds."""
     import regex
 
-    return regex.compile(_SOURCES[name])
+    every = _every_code_point()
+    installed: set[int] = set()
+    for m in regex.finditer(f"[{_BASES[name]}]+", every):
+        start, end = m.span()
+        installed.update(range(ord(every[start]), ord(every[end - 1]) + 1))
+    wanted = set().union(*(range(lo, hi + 1) for lo, hi in getattr(tables, name)))
+    return installed - wanted, wanted - installed
+
+
+def _class(name: str, exact: bool) -> str:
+    """A regex (V1) set for the table's class `name`: the installed property, and when `exact` its exceptions."""
+    out = f"[{_BASES[name]}]"
+    removed, added = _exceptions(name) if exact else (set(), set())
+    if removed:
+        out = f"[{out}--[{_escaped(_spans(removed))}]]"
+    if added:
+        out = f"[{out}[{_escaped(_spans(added))}]]"
+    return out
+
+
+def _source(name: str, exact: bool) -> str:
+    """The pre-tokenizer's regex (V1)."""
+    def c(cls: str) -> str:
+        return _class(cls, exact)
+
+    if name == "whitespace":
+        return f"{c('WORD')}+|[^{c('WORD')}{c('SPACE')}]+"
+    if name == "whitespace-split":
+        return f"[^{c('BERT_SPACE')}]+"  # Rust's char::is_whitespace
+    if name == "bert":
+        return f"[^{c('BERT_SPACE')}{c('BERT_PUNCT')}]+|{c('BERT_PUNCT')}"
+    letter, number, space = c("LETTER"), c("NUMBER"), c("BYTE_SPACE")  # GPT-2's regex, as ByteLevel has it
+    return (f"'s|'t|'re|'ve|'m|'ll|'d| ?{letter}+| ?{number}+| ?[^{space}{letter}{number}]+"
+            f"|{space}+(?![^{space}])|{space}+")
+
+
+@dataclass(frozen=True)
+class _Patterns:
+    fast: regex.Pattern  # the installed Unicode properties: right for any text without an exception
+    exact: regex.Pattern  # the table's classes
+    exceptions: frozenset[str]  # the characters where the two differ (all outside ASCII)
+
+    def for_text(self, text: str) -> regex.Pattern:
+        """`exact` for a text holding an exception, else `fast` (isascii takes no time; a set of a text's
+        characters costs about a seventh of a regex pass; searching for them with a regex, more than it)."""
+        if not self.exceptions or text.isascii() or self.exceptions.isdisjoint(set(text)):
+            return self.fast
+        return self.exact
+
+
+@lru_cache(maxsize=None)
+def _patterns(name: str) -> _Patterns:
+    """Compiled on first use (the Unicode classes make it slow, and a run needs one pre-tokenizer). The regex
+    module is imported here too: a training from word counts, or from plain words, never needs it."""
+    import regex
+
+    differ: set[int] = set()
+    for cls in _CLASSES[name]:
+        removed, added = _exceptions(cls)
+        differ |= removed | added
+    fast = regex.compile(_source(name, exact=False), flags=regex.V1)
+    if not differ:
+        return _Patterns(fast, fast, frozenset())
+    return _Patterns(fast, regex.compile(_source(name, exact=True), flags=regex.V1), frozenset(map(chr, differ)))
 
 
 @lru_cache(maxsize=1)
@@ -86,7 +185,7 @@ def to_byte_level(word: str) -> str:
 
 
 def check_pre_tokenizer(name: str) -> str:
-    if name not in _SOURCES:
+    if name not in PRE_TOKENIZERS:
         raise WordPieceError(
             f"unknown pre-tokenizer {name!r}: choose one of {', '.join(PRE_TOKENIZERS)}"
         )
@@ -95,7 +194,7 @@ def check_pre_tokenizer(name: str) -> str:
 
 def pre_tokenize(text: str, name: str, add_prefix_space: bool = False) -> list[tuple[str, tuple[int, int]]]:
     """Split `text` into words with (start, end) character offsets into `text`."""
-    pattern = _pattern(check_pre_tokenizer(name))
+    pattern = _patterns(check_pre_tokenizer(name)).for_text(text)
     if name != "byte-level":
         return [(m.group(), m.span()) for m in pattern.finditer(text)]
     shift = 0
@@ -111,7 +210,7 @@ def pre_tokenize(text: str, name: str, add_prefix_space: bool = False) -> list[t
 
 def words_of(text: str, name: str, add_prefix_space: bool = False) -> list[str]:
     """Only the words (fast path for training)."""
-    pattern = _pattern(check_pre_tokenizer(name))
+    pattern = _patterns(check_pre_tokenizer(name)).for_text(text)
     if name != "byte-level":
         return pattern.findall(text)
     if add_prefix_space and text and not text.startswith(" "):

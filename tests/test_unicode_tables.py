@@ -1,0 +1,81 @@
+"""The pre-tokenizers split every code point as the pinned `tokenizers` does, whatever `regex` is installed.
+
+unicode_tables.py holds the character classes make_unicode_tables.py read from tokenizers; here every
+code point (all 0x110000 but the surrogates, which are not text in UTF-8) is put through each of our
+pre-tokenizers and Hugging Face's, in texts that show each class: the words and offsets must be the same.
+"""
+
+import pytest
+
+from wordpiece_core import unicode_tables
+from wordpiece_core.make_unicode_tables import SURROGATES, ranges
+from wordpiece_core.normalizers import WHITE_SPACE
+from wordpiece_core.pre_tokenizers import pre_tokenize
+
+tokenizers = pytest.importorskip("tokenizers")
+from tokenizers import pre_tokenizers  # noqa: E402
+
+HF = {
+    "whitespace": pre_tokenizers.Whitespace(),
+    "whitespace-split": pre_tokenizers.WhitespaceSplit(),
+    "bert": pre_tokenizers.BertPreTokenizer(),
+    "byte-level": pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True),
+}
+CHUNK = 0x2000
+ALL = [cp for cp in range(0x110000) if cp not in SURROGATES]
+
+
+def probes(chunk: list[int], name: str) -> str:
+    """Each character where each of its possible classes splits differently: between letters (a word character,
+    punctuation, white space, other), or for byte-level after a letter, a digit and a symbol."""
+    if name == "byte-level":
+        return " ".join(f"a{ch}1{ch}!{ch}" for ch in map(chr, chunk))
+    return " ".join(f"a{ch}a" for ch in map(chr, chunk))
+
+
+def test_the_tables_come_from_the_pinned_tokenizers():
+    """requirements-dev.txt pins the tokenizers the tables were made from (regenerate both together)."""
+    from pathlib import Path
+
+    pins = Path(__file__).parents[1].joinpath("requirements-dev.txt").read_text(encoding="utf-8")
+    assert f"\ntokenizers=={unicode_tables.TOKENIZERS_VERSION} " in pins
+    assert tokenizers.__version__ == unicode_tables.TOKENIZERS_VERSION
+
+
+def test_white_space_is_one_class_in_every_pre_tokenizer():
+    """Rust's regex \\s and char::is_whitespace agree (and the normalizers' WHITE_SPACE too)."""
+    space = set().union(*(range(lo, hi + 1) for lo, hi in unicode_tables.SPACE))
+    assert space == {ord(ch) for ch in WHITE_SPACE}
+    assert unicode_tables.BERT_SPACE == unicode_tables.SPACE == unicode_tables.BYTE_SPACE
+
+
+def test_the_tables_are_sorted_disjoint_ranges():
+    for name in ("WORD", "SPACE", "BERT_SPACE", "BERT_PUNCT", "LETTER", "NUMBER", "BYTE_SPACE"):
+        table = getattr(unicode_tables, name)
+        assert all(lo <= hi for lo, hi in table), name
+        assert all(a[1] + 1 < b[0] for a, b in zip(table, table[1:])), name  # sorted, apart (else one range)
+    assert list(ranges([1, 2, 3, 7, 9, 10])) == [(1, 3), (7, 7), (9, 10)]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(HF))
+def test_every_code_point_splits_as_in_tokenizers(name):
+    hf = HF[name]
+    differing = []
+    for start in range(0, len(ALL), CHUNK):
+        text = probes(ALL[start:start + CHUNK], name)
+        expected = [(w, tuple(o)) for w, o in hf.pre_tokenize_str(text)]
+        if pre_tokenize(text, name) != expected:  # find the code points, for the message
+            differing += [cp for cp in ALL[start:start + CHUNK] if pre_tokenize(probes([cp], name), name)
+                          != [(w, tuple(o)) for w, o in hf.pre_tokenize_str(probes([cp], name))]]
+    assert not differing, f"{len(differing)} code points differ, the first {[hex(cp) for cp in differing[:10]]}"
+
+
+def test_code_points_the_installed_regex_once_got_wrong():
+    """The issue's cases: U+3D3E8 (unassigned: a symbol to tokenizers, a letter to regex 2026.11), U+061D
+    (punctuation since Unicode 14: not in tokenizers' tables, so inside a word for BertPreTokenizer)."""
+    for text in ("a\U0003d3e8b", "a\u061db", "x a\U0003d3e8b"):
+        for name, hf in HF.items():
+            assert pre_tokenize(text, name) == [(w, tuple(o)) for w, o in hf.pre_tokenize_str(text)], (name, text)
+    assert [w for w, _ in pre_tokenize("a\U0003d3e8b", "whitespace")] == ["a", "\U0003d3e8", "b"]
+    assert [w for w, _ in pre_tokenize("a\u061db", "bert")] == ["a\u061db"]
