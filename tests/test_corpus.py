@@ -114,3 +114,45 @@ def test_a_corpus_from_a_pipe_is_read_whole(tmp_path):
         writer.join()
     assert list(counts.items()) == [("hug", 100_000), ("pug", 50_000), ("pun", 50_000), ("bun", 50_000),
                                     ("hugs", 50_000)]
+
+
+# ----- text encodings: UTF-8 (with or without a byte order mark), UTF-16 and UTF-32 ---------------------------
+
+ENCODED_TEXT = "Hug the pugs, café naïve 日本語 🙂\r\nhugs again\n"
+
+
+@pytest.mark.parametrize("codec,bom", [
+    ("utf-8", ""), ("utf-8", "\ufeff"), ("utf-16-le", "\ufeff"), ("utf-16-be", "\ufeff"), ("utf-16-le", ""),
+    ("utf-16-be", ""), ("utf-32-le", "\ufeff"), ("utf-32-be", "\ufeff"),
+])
+def test_utf16_utf32_and_a_bom_decode_to_the_same_text(codec, bom):
+    """What Windows' Notepad and PowerShell save (UTF-16 with a byte order mark, sometimes none) is text."""
+    from wordpiece_core.corpus import decode_text
+
+    data = (bom + ENCODED_TEXT).encode(codec)
+    assert decode_text(data, "c.txt") == ENCODED_TEXT
+
+
+@pytest.mark.parametrize("codec", ["utf-16", "utf-8-sig", "utf-32"])
+@pytest.mark.parametrize("pre", ["whitespace", "byte-level"])
+def test_a_utf16_file_counts_as_its_utf8_twin(tmp_path, monkeypatch, codec, pre):
+    """Streamed, forked or whole, the file's encoding changes nothing in the counts (Python's "utf-16" and
+    "utf-32" codecs write a byte order mark)."""
+    lines = sample_lines("en", 500, top_n=500, seed=2) + [ENCODED_TEXT]
+    plain, wide = tmp_path / "plain.txt", tmp_path / "wide.txt"
+    plain.write_text("\n".join(lines), encoding="utf-8")
+    wide.write_bytes("\n".join(lines).encode(codec))
+    one, two = _counts_both_ways(wide, TextSettings("none", pre), monkeypatch)
+    expected, _ = _counts_both_ways(plain, TextSettings("none", pre), monkeypatch)
+    assert list(one.items()) == list(two.items()) == list(expected.items())
+
+
+def test_broken_utf16_and_binary_files_are_named_as_such():
+    from wordpiece_core.corpus import decode_text
+
+    with pytest.raises(WordPieceError, match=r"looks like UTF-16 text, but its bytes 2–3 are not valid UTF-16"):
+        decode_text(b"\xff\xfe" + b"\x00\xd8" + "ok".encode("utf-16-le"), "c.txt")  # a lone surrogate
+    with pytest.raises(WordPieceError, match="binary"):
+        decode_text(b"\x7fELF" + bytes(range(256)) * 20, "c.txt")
+    with pytest.raises(WordPieceError, match="not valid UTF-8 text: byte 0xe9 at line 1, column 4"):
+        decode_text("café".encode("latin-1"), "c.txt")

@@ -80,3 +80,23 @@ def test_an_unsupported_type_is_named_on_its_first_characters():
         load_uploaded_tokenizer("tokenizer.json", doc.encode())
     assert str(e.value).startswith("tokenizer.json: the normalizer 'Stripxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx… is not supported")
     assert len(str(e.value)) < 300  # one line, not the file's 100,000 characters
+
+
+@pytest.mark.parametrize("codec", ["utf-16", "utf-16-le", "utf-8-sig"])
+def test_a_vocab_txt_saved_as_utf16_loads_as_its_utf8_twin(tmp_path, codec):
+    """A vocab.txt re-saved by a Windows editor (UTF-16, with or without a byte order mark)."""
+    vocab = "[PAD]\n[UNK]\n[CLS]\n[SEP]\nhug\n##s\np\n##ug\ncafé\n"
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "a" / "vocab.txt").write_text(vocab, encoding="utf-8")
+    (tmp_path / "b" / "vocab.txt").write_bytes(vocab.encode(codec))
+    utf8, wide = (load_tokenizer(str(tmp_path / d / "vocab.txt")) for d in "ab")
+    assert wide.model.vocab == utf8.model.vocab
+    assert wide.encode("hugs pug café").tokens == utf8.encode("hugs pug café").tokens
+
+
+def test_an_uploaded_utf16_vocab_txt_is_read_as_a_vocabulary():
+    """The playground's upload: once named "not a vocabulary: line 1 holds several words" and garbage."""
+    vocab = "[PAD]\n[UNK]\n[CLS]\n[SEP]\nhug\n##s\np\n##ug\n"
+    tokenizer = load_uploaded_tokenizer("vocab.txt", vocab.encode("utf-16"))
+    assert tokenizer.encode("hugs").tokens == ["[CLS]", "hug", "##s", "[SEP]"]

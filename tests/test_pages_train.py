@@ -141,6 +141,16 @@ def test_bad_uploads_give_a_message(name, data, message):
     assert message in errors
 
 
+@pytest.mark.parametrize("codec", ["utf-16", "utf-16-be", "utf-8-sig"])
+def test_a_utf16_upload_trains_as_its_utf8_twin(codec):
+    """A file saved by Windows' Notepad or PowerShell (UTF-16, a byte order mark or none): once "a binary file"."""
+    at = app(corpus="upload")
+    at.file_uploader(key="upload_file").set_value(("toy.tsv", "hug\t10\npug\t5\npun\t12\nbun\t4\nhugs\t5\n".encode(codec),
+                                                  "text/plain")).run()
+    assert not at.exception and not at.error
+    assert shown(at.header[0].value) == "Step 1 of 9:  ##g + ##s → ##gs"
+
+
 def test_a_good_tsv_upload_trains():
     at = app(corpus="upload")
     at.file_uploader(key="upload_file").set_value(("toy.tsv", b"hug\t10\npug\t5\npun\t12\nbun\t4\nhugs\t5\n", "text/plain")).run()

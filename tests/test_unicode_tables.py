@@ -79,3 +79,23 @@ def test_code_points_the_installed_regex_once_got_wrong():
             assert pre_tokenize(text, name) == [(w, tuple(o)) for w, o in hf.pre_tokenize_str(text)], (name, text)
     assert [w for w, _ in pre_tokenize("a\U0003d3e8b", "whitespace")] == ["a", "\U0003d3e8", "b"]
     assert [w for w, _ in pre_tokenize("a\u061db", "bert")] == ["a\u061db"]
+
+
+def test_the_stored_exceptions_are_the_installed_regexs_or_are_found_again(monkeypatch):
+    """With the regex version the tables were made with, the stored exceptions are what a scan finds; with any
+    other, the scan runs (once per process) and the pre-tokenizers still split the issue's cases right."""
+    import regex
+
+    from wordpiece_core import pre_tokenizers
+
+    if regex.__version__ == unicode_tables.REGEX_VERSION:
+        for name in ("WORD", "BERT_PUNCT", "LETTER", "NUMBER", "SPACE"):
+            assert unicode_tables.REGEX_EXCEPTIONS[name] == pre_tokenizers.scan_exceptions(name), name
+    monkeypatch.setattr(unicode_tables, "REGEX_VERSION", "another")
+    pre_tokenizers._exceptions.cache_clear()
+    pre_tokenizers._patterns.cache_clear()
+    try:
+        test_code_points_the_installed_regex_once_got_wrong()
+    finally:
+        pre_tokenizers._exceptions.cache_clear()
+        pre_tokenizers._patterns.cache_clear()

@@ -162,7 +162,10 @@ def _count_range(path: str, start: int, end: int, settings: TextSettings) -> dic
     if settings.pre_tokenizer != "byte-level":
         return _count_file_streamed(path, start, end, settings)
     with open(path, "rb") as fh:  # byte-level reads whole lines as documents: the range at once
-        binary_head = _looks_binary(fh.read(8192))
+        head = fh.read(8192)
+        if wide_encoding(head):
+            raise _NotStreamable()  # UTF-16 or UTF-32: decode_text reads the whole file
+        binary_head = _looks_binary(head)
         fh.seek(start)
         data = fh.read(end - start)
     return count_text(_decode_block(data, binary_head, start == 0), settings)
@@ -194,7 +197,10 @@ def _count_file_streamed(path: str, start: int, end: int, settings: TextSettings
     """
     chunks: Counter[str] = Counter()
     with open(path, "rb") as fh:
-        binary_head = _looks_binary(fh.read(8192))  # then a NUL byte anywhere makes decode_text refuse the file
+        head = fh.read(8192)
+        if wide_encoding(head):
+            raise _NotStreamable()  # UTF-16 or UTF-32: decode_text reads the whole file
+        binary_head = _looks_binary(head)  # then a NUL byte anywhere makes decode_text refuse the file
         fh.seek(start)
         left = end - start
         carry = b""
@@ -223,23 +229,63 @@ def _position(data: bytes, offset: int) -> str:
     return f"line {line}, column {col} (byte {offset})"
 
 
+# Byte order marks, longest first (UTF-32 LE's begins with UTF-16 LE's).
+_BOMS = ((b"\xff\xfe\x00\x00", "utf-32-le"), (b"\x00\x00\xfe\xff", "utf-32-be"), (b"\xef\xbb\xbf", "utf-8"),
+         (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be"))
+
+
+def wide_encoding(data: bytes) -> str | None:
+    """"utf-16-le", "utf-16-be", "utf-32-le" or "utf-32-be" when the bytes start with that byte order mark, or
+    (no mark) when their first 4 KB look like UTF-16 text: a NUL byte in most pairs, always on the same side
+    (Latin text saved as UTF-16 by Windows' Notepad or PowerShell); None for anything else (UTF-8)."""
+    for bom, codec in _BOMS:
+        if data.startswith(bom):
+            return None if codec == "utf-8" else codec
+    head = data[:4096]
+    pairs = len(head) // 2
+    if pairs < 2:
+        return None
+    even, odd = head[0::2].count(0), head[1::2].count(0)
+    if odd >= 0.4 * pairs and even <= 0.02 * pairs:
+        return "utf-16-le"
+    if even >= 0.4 * pairs and odd <= 0.02 * pairs:
+        return "utf-16-be"
+    return None
+
+
+def decode_unicode(data: bytes) -> str:
+    """The text of UTF-8 bytes, or of UTF-16 or UTF-32 ones (wide_encoding), without a byte order mark.
+    Raises UnicodeDecodeError."""
+    wide = wide_encoding(data)
+    text = data.decode(wide or "utf-8")
+    return text[1:] if text.startswith("\ufeff") else text
+
+
 def decode_text(data: bytes, name: str) -> str:
-    """Decode UTF-8 bytes, refusing binary data, with the position of any problem."""
+    """Decode UTF-8, UTF-16 or UTF-32 bytes (a byte order mark or none), refusing binary data, with the
+    position of any problem."""
+    wide = wide_encoding(data)
+    if wide:
+        try:
+            return decode_unicode(data)
+        except UnicodeDecodeError as exc:
+            kind = wide[:6].upper()
+            raise WordPieceError(
+                f"{name} looks like {kind} text, but its bytes {exc.start}–{exc.end - 1} are not valid {kind}; "
+                "save it as UTF-8 and try again"
+            ) from None
     nul = data.find(b"\x00")
     if nul >= 0 and _looks_binary(data):
         raise WordPieceError(
             f"{name} looks like a binary file, not text (NUL byte at {_position(data, nul)})"
         )
     try:
-        text = data.decode("utf-8")
+        return decode_unicode(data)
     except UnicodeDecodeError as exc:
         raise WordPieceError(
             f"{name} is not valid UTF-8 text: byte 0x{data[exc.start]:02x} at "
-            f"{_position(data, exc.start)}; save it as UTF-8 and try again"
+            f"{_position(data, exc.start)}; save it as UTF-8 (or UTF-16) and try again"
         ) from None
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    return text
 
 
 def _looks_binary(data: bytes) -> bool:

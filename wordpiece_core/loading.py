@@ -184,14 +184,15 @@ def tokenizer_from_bytes(data: bytes, path: str, lowercase: bool | None = None, 
 
     `path` names the file in messages, and its folder is where a vocab.json's merges.txt is looked for.
     """
-    from .corpus import read_file_bytes
+    from .corpus import decode_unicode, read_file_bytes
     from .models import BPEModel, WordPieceModel
     from .pipeline import Template, Tokenizer
 
     try:
-        text = data.decode("utf-8-sig")
+        text = decode_unicode(data)  # UTF-8, or UTF-16 (as Windows tools save it), a byte order mark or none
     except UnicodeDecodeError:
-        raise WordPieceError(f"{path} is not a UTF-8 text file; expected tokenizer.json, vocab.txt or vocab.json") from None
+        raise WordPieceError(f"{path} is not a UTF-8 (or UTF-16) text file; expected tokenizer.json, vocab.txt or "
+                             "vocab.json") from None
     base = os.path.basename(path).lower()
     stripped = text.lstrip()
     if stripped.startswith("{") or (stripped.startswith("[") and _is_json(stripped)):
@@ -203,7 +204,11 @@ def tokenizer_from_bytes(data: bytes, path: str, lowercase: bool | None = None, 
             if not os.path.exists(merges_file):
                 raise WordPieceError(f"{path} is a vocab.json; put merges.txt beside it")
             merges = []
-            for line in read_file_bytes(merges_file).decode("utf-8").splitlines():
+            try:
+                merges_text = decode_unicode(read_file_bytes(merges_file))
+            except UnicodeDecodeError:
+                raise WordPieceError(f"{merges_file} is not a UTF-8 (or UTF-16) text file") from None
+            for line in merges_text.splitlines():
                 if not line.strip() or line.startswith("#version"):
                     continue
                 parts = line.split(" ")

@@ -8,6 +8,7 @@ from typing import NamedTuple
 
 import pandas as pd
 
+from wordpiece_core.corpus import decode_unicode
 from wordpiece_core.errors import WordPieceError
 from wordpiece_core.loading import guess_lowercase, parse_json, tokenizer_from_bytes
 from wordpiece_core.pipeline import Encoding, Tokenizer, WordTrace
@@ -20,6 +21,14 @@ TRACE_ROWS = 200  # rows of a word's scan or merge table on screen
 SHOWN_TOKENS = 40  # tokens named in a word's sentences
 
 
+def _text(data: bytes) -> str:
+    """The file's text: UTF-8 or UTF-16 (loading says what else is wrong; here only its kind is read)."""
+    try:
+        return decode_unicode(data)
+    except UnicodeDecodeError:
+        return data.decode("utf-8", errors="replace")
+
+
 def file_kind(name: str, data: bytes) -> str:
     """What an uploaded file is, read from its content, not its name: "tokenizer.json" or "vocab.txt".
 
@@ -30,7 +39,7 @@ def file_kind(name: str, data: bytes) -> str:
         raise WordPieceError(f"{name} is empty")
     if len(data) > MAX_TOKENIZER_MB * 1024 * 1024:
         raise WordPieceError(f"{name} is over {MAX_TOKENIZER_MB} MB")
-    text = data.decode("utf-8-sig", errors="replace")
+    text = _text(data)
     stripped, doc = text.lstrip(), None
     if stripped.startswith("{"):
         doc = parse_json(text, name)  # its messages say how the JSON is broken
@@ -68,7 +77,7 @@ def load_uploaded_tokenizer(name: str, data: bytes, lowercase: bool | None = Non
 
 def guess_uncased(name: str, data: bytes) -> bool:
     """Whether an uploaded vocab.txt looks uncased (the loader's own guess, without loading it)."""
-    tokens = data.decode("utf-8-sig", errors="replace").splitlines()
+    tokens = _text(data).splitlines()
     return guess_lowercase(tokens, os.path.basename(name) or "vocab.txt")
 
 
