@@ -10,6 +10,7 @@ navigation.through_app()  # first, before the imports below: a page run alone go
 
 from wordpiece_ui import (algorithm_code, caches, charts, chips, classroom, glossary, handout, intro, notes,
                           presenter, room_student, room_teacher, safe, state, tables, trained)
+from wordpiece_ui.settings import MAX_STEP
 from wordpiece_ui.stepper import Stepper
 
 CORPUS_ROWS = 12
@@ -320,30 +321,37 @@ if student and student.open:
     st.stop()
 st.subheader("Downloads", anchor=False)
 stem = f"{settings.corpus}-{algorithm}-{settings.vocab_size}"
-cols = st.columns(5)
-for col, (fname, mime) in zip(cols, [("trace.csv", "text/csv"), ("trace.jsonl", "application/jsonl"),
-                                     ("vocab.txt", "text/plain"), ("merges.txt", "text/plain"),
-                                     ("tokenizer.json", "application/json")]):
-    col.download_button(fname, icon=":material/download:", file_name=f"{stem}-{fname}", mime=mime, width="stretch",
-                        on_click="ignore", data=functools.partial(caches.when_clicked, model, caches.download_file,
-                                                                  settings, fname))
-if algorithm == "wordpiece":
-    st.caption("merges.txt lists WordPiece's merges in training order; WordPiece encodes with the vocabulary alone.")
+answers_out = not quiz or st.toggle(
+    "Show the downloads (they hold every merge, the hidden ones too)", key="downloads_in_quiz",
+    help="Ask first hides the merges on screen; these files would give them away. The worksheet below has none.")
+if answers_out:
+    cols = st.columns(5)
+    for col, (fname, mime) in zip(cols, [("trace.csv", "text/csv"), ("trace.jsonl", "application/jsonl"),
+                                         ("vocab.txt", "text/plain"), ("merges.txt", "text/plain"),
+                                         ("tokenizer.json", "application/json")]):
+        col.download_button(fname, icon=":material/download:", file_name=f"{stem}-{fname}", mime=mime, width="stretch",
+                            on_click="ignore", data=functools.partial(caches.when_clicked, model, caches.download_file,
+                                                                      settings, fname))
+    if algorithm == "wordpiece":
+        st.caption("merges.txt lists WordPiece's merges in training order; WordPiece encodes with the vocabulary alone.")
 
 st.subheader("Handout", anchor=False)
 st.caption("Steps to print for a class: the corpus before each step, the candidates with their arithmetic, the "
-           f"winner, the tie rule and the notes (up to {handout.MAX_STEPS} steps, black and white on paper).")
-first_col, last_col, html_col, md_col = st.columns([1, 1, 1.4, 1.4], vertical_alignment="bottom")
-for bound in (state.HANDOUT_FIRST, state.HANDOUT_LAST):  # a shorter training than before: keep within it
-    if st.session_state.get(bound, 1) > n:
-        st.session_state[bound] = n
-first = first_col.number_input("From step", 1, n, min(1, n), key=state.HANDOUT_FIRST)
-last = last_col.number_input("To step", 1, n, min(5, n), key=state.HANDOUT_LAST)
+           f"winner, the tie rule and the notes (up to {handout.MAX_STEPS} steps, black and white on paper). The "
+           "worksheet has the corpus and the candidates' counts, and blanks for the scores and the merge.")
+first_col, last_col, *button_cols = st.columns([1, 1, 1.3, 1.3, 1.3], vertical_alignment="bottom")
+asked_first = first_col.number_input("From step", 1, MAX_STEP, min(1, n), key=state.HANDOUT_FIRST)
+asked_last = last_col.number_input("To step", 1, MAX_STEP, min(5, n), key=state.HANDOUT_LAST)
+first, last, changed = handout.span(n, asked_first, asked_last)
+if changed:
+    st.info(changed, icon=":material/info:")
 link = state.page_url(settings, step=first)
-for col, (label, fmt, mime, make) in zip((html_col, md_col), [
-        ("Handout (HTML)", "html", "text/html", handout.as_html),
-        ("Handout (Markdown)", "md", "text/markdown", handout.as_markdown)]):
-    col.download_button(label, icon=":material/print:", file_name=f"{stem}-handout-{first}-{last}.{fmt}", mime=mime,
+downloads = [("Worksheet (HTML)", "worksheet", "html", "text/html", handout.as_html, False)]
+if answers_out:
+    downloads = [("Handout (HTML)", "handout", "html", "text/html", handout.as_html, True),
+                 ("Handout (Markdown)", "handout", "md", "text/markdown", handout.as_markdown, True)] + downloads
+for col, (label, kind, fmt, mime, make, answers) in zip(button_cols, downloads):
+    col.download_button(label, icon=":material/print:", file_name=f"{stem}-{kind}-{first}-{last}.{fmt}", mime=mime,
                         width="stretch", on_click="ignore",
                         data=functools.partial(caches.when_clicked, model, make, settings.corpus, model.corpus.name,
-                                               first, last, link))
+                                               first, last, link, answers))

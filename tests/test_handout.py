@@ -71,3 +71,28 @@ def test_a_corpus_word_in_the_markdown_handout_is_text():
     for raw in (HOSTILE, "<img src=x>", "www.e.x", "](https://e.x", "[t]"):
         assert raw not in outside_code  # escaped wherever it is not code
     assert HOSTILE in shown(md) and "[t](https://e.x)" in shown(md)
+
+
+def test_the_span_says_what_it_changed():
+    """The handout once silently fell back to steps 1-5 when asked for step 10 of 9."""
+    assert handout.span(9, 1, 5) == (1, 5, None)
+    assert handout.span(9, 1, 10) == (1, 9, "Steps 1 to 9 (this training has 9 steps).")
+    assert handout.span(9, 10, 12) == (9, 9, "Steps 9 to 9 (this training has 9 steps).")
+    assert handout.span(9, 5, 2) == (2, 5, "Steps 2 to 5 (the range was given backwards).")
+    assert handout.span(500, 1, 200) == (1, 50, "Steps 1 to 50 (a handout holds at most 50 steps).")
+
+
+def test_the_worksheet_has_the_counts_and_no_answer():
+    t = train(TOY, TrainerConfig(algorithm="wordpiece", vocab_size=30, top_k=10))
+    for make in (handout.as_html, handout.as_markdown):
+        sheet = make(t, "course-toy", "Course toy words", 1, 3, "http://localhost:8501/?step=1", False)
+        full = make(t, "course-toy", "Course toy words", 1, 3, "http://localhost:8501/?step=1")
+        assert "Worksheet" in sheet and "which pair merges?" in sheet
+        assert "1/20" in full and "1/20" not in sheet and "1/36" not in sheet  # no score
+        assert "→ ##gs" in full.replace("\\#", "#") and "→" not in sheet  # no merge
+        assert "h ##u ##g ##s" in sheet.replace("\\#", "#")  # the corpus before step 1
+        assert sheet.count("Merged:") == 3
+    sheet = handout.as_html(t, "course-toy", "t", 1, 1, "x", False)
+    rows = re.findall(r"<tr><td><code>([^<]+)</code></td><td class='n'>([0-9,]+)</td>", sheet)
+    assert [pair for pair, _ in rows] == sorted(pair for pair, _ in rows)  # alphabetical: the order gives nothing away
+    assert ("##g + ##s", "5") in [(html.unescape(p), c) for p, c in rows] and "winner" not in sheet.split("<body>")[1]

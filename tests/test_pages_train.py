@@ -453,3 +453,27 @@ def test_the_sliders_old_value_sent_back_just_after_a_move_is_not_a_drag():
     assert shown(at.header[0].value).startswith("Step 2 of 9")
     at.slider(key="step_value:slider").set_value(4).run()  # a drag
     assert shown(at.header[0].value).startswith("Step 4 of 9")
+
+
+def _download_labels(at) -> list[str]:
+    return [b.proto.label for b in at.get("download_button")]
+
+
+@pytest.mark.slow
+def test_ask_first_keeps_the_answers_out_of_the_downloads_and_offers_a_worksheet():
+    at = app(corpus="course-toy", algorithm="wordpiece", quiz=1)
+    labels = _download_labels(at)
+    assert "Worksheet (HTML)" in labels
+    assert not {"trace.csv", "tokenizer.json", "Handout (HTML)"} & set(labels)  # they hold the hidden merges
+    at.toggle(key="downloads_in_quiz").set_value(True).run()
+    assert {"trace.csv", "tokenizer.json", "Handout (HTML)", "Worksheet (HTML)"} <= set(_download_labels(at))
+    at = app(corpus="course-toy", algorithm="wordpiece")  # without Ask first: all of them at once
+    assert {"trace.csv", "tokenizer.json", "Handout (HTML)", "Worksheet (HTML)"} <= set(_download_labels(at))
+
+
+@pytest.mark.slow
+def test_a_handout_range_beyond_the_training_says_what_it_gives():
+    at = app(corpus="course-toy", algorithm="wordpiece")
+    at.number_input(key=state.HANDOUT_LAST).set_value(10).run()
+    assert not at.exception
+    assert any("Steps 1 to 9 (this training has 9 steps)." in i.value for i in at.info)

@@ -94,24 +94,60 @@ def steps_content(training: Training, corpus: str, first: int, last: int,
     return out
 
 
-def _title(training: Training, corpus_title: str, first: int, last: int) -> str:
+def _title(training: Training, corpus_title: str, first: int, last: int, answers: bool = True) -> str:
     name = "WordPiece" if training.config.algorithm == "wordpiece" else "BPE"
-    return f"{name} on {corpus_title}: steps {first} to {last}"
+    return f"{'' if answers else 'Worksheet: '}{name} on {corpus_title}: steps {first} to {last}"
 
 
-def as_html(training: Training, corpus: str, corpus_title: str, first: int, last: int, link: str) -> str:
-    """The handout as one printable HTML page."""
-    first, last = _bounds(training, first, last)
+WORKSHEET_NOTE = ("A worksheet: for each step, the corpus as split before it and the best candidates (in alphabetical "
+                  "order) with their counts. Work out each score, then the pair that merges (mind the tie rule). "
+                  "Each step's corpus shows the merges of the steps before it.")
+
+
+def span(n: int, first: int, last: int) -> tuple[int, int, str | None]:
+    """The steps a handout covers, asked for first..last of a training of n steps, and what was changed (None:
+    nothing): within 1..n, first before last, at most MAX_STEPS steps."""
+    asked = (first, last)
+    note = []
+    if first > last:
+        first, last = last, first
+        note.append("the range was given backwards")
+    if last > n:
+        note.append(f"this training has {n:,} steps")
+    first, last = max(1, min(first, n)), max(1, min(last, n))
+    if last - first + 1 > MAX_STEPS:
+        last = first + MAX_STEPS - 1
+        note.append(f"a handout holds at most {MAX_STEPS} steps")
+    if (first, last) == asked:
+        return first, last, None
+    return first, last, f"Steps {first:,} to {last:,} ({'; '.join(note)})."
+
+
+def _worksheet(s: dict) -> dict:
+    """A step's content without its answers: candidates in alphabetical order, no scores, no merge, no notes."""
+    return {**s, "candidates": sorted(({**c, "score": "", "winner": False} for c in s["candidates"]),
+                                      key=lambda c: c["pair"]), "notes": []}
+
+
+def as_html(training: Training, corpus: str, corpus_title: str, first: int, last: int, link: str,
+            answers: bool = True) -> str:
+    """The handout as one printable HTML page (`answers=False`: the worksheet, without them)."""
+    first, last, _ = span(len(training.steps), first, last)
     e = html.escape
-    parts = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{e(_title(training, corpus_title, first, last))}</title>"
+    title = _title(training, corpus_title, first, last, answers)
+    parts = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{e(title)}</title>"
              f"<style>{_CSS}</style></head><body>",
-             f"<h1>{e(_title(training, corpus_title, first, last))}</h1>",
+             f"<h1>{e(title)}</h1>",
              f"<p>{e(tables.formula(training.config.algorithm))}. Tie rule '{e(training.config.tie_break)}': "
              f"{e(TIE_RULES[training.config.tie_break])}. Made with WordPiece Lab; the same view online: "
              f"<a href='{e(link)}'>{e(link)}</a></p>"]
+    if not answers:
+        parts.append(f"<p>{e(WORKSHEET_NOTE)}</p>")
     for k, s in enumerate(steps_content(training, corpus, first, last)):
         first_class = " class='first'" if k == 0 else ""
-        parts.append(f"<h2{first_class}>Step {s['step']}: {e(s['merge'])}</h2>")
+        if not answers:
+            s = _worksheet(s)
+        parts.append(f"<h2{first_class}>Step {s['step']}: {e(s['merge']) if answers else 'which pair merges?'}</h2>")
         parts.append("<h3>The corpus as split before this step</h3><table><tr><th>word</th><th>count</th><th>split</th></tr>")
         parts += [f"<tr><td>{e(r['word'])}</td><td class='n'>{r['count']:,}</td><td><code>{e(r['split'])}</code></td></tr>"
                   for r in s["corpus"]]
@@ -120,6 +156,9 @@ def as_html(training: Training, corpus: str, corpus_title: str, first: int, last
         parts += [f"<tr{WINNER if c['winner'] else ''}><td><code>{e(c['pair'])}</code></td>"
                   f"<td class='n'>{c['count(ab)']:,}</td><td class='n'>{c['count(a)']:,}</td><td class='n'>{c['count(b)']:,}</td>"
                   f"<td>{e(c['score'])}</td></tr>" for c in s["candidates"]]
+        if not answers:
+            parts.append("</table><p><strong>Merged:</strong> ____________________ &#8195; score: ______________</p>")
+            continue
         parts.append(f"</table><p><strong>Merged: {e(s['merge'])}</strong>, score {e(s['winner'])}.</p>"
                      f"<p class='rule'>{e(s['tie'])}</p>")
         parts += [f"<p>{_inline(n)}</p>" for n in s["notes"]]
@@ -127,30 +166,34 @@ def as_html(training: Training, corpus: str, corpus_title: str, first: int, last
     return "\n".join(parts)
 
 
-def as_markdown(training: Training, corpus: str, corpus_title: str, first: int, last: int, link: str) -> str:
-    """The handout as Markdown. Words, tokens and the corpus' title are the user's: escaped (safe.md) or in
-    code spans (safe.code), so a Markdown viewer shows them as text, never as a link, an image or HTML."""
-    first, last = _bounds(training, first, last)
-    lines = [f"# {_title(training, md(corpus_title), first, last)}", "",
+def as_markdown(training: Training, corpus: str, corpus_title: str, first: int, last: int, link: str,
+                answers: bool = True) -> str:
+    """The handout as Markdown (`answers=False`: the worksheet). Words, tokens and the corpus' title are the
+    user's: escaped (safe.md) or in code spans (safe.code), so a Markdown viewer shows them as text, never as a
+    link, an image or HTML."""
+    first, last, _ = span(len(training.steps), first, last)
+    lines = [f"# {_title(training, md(corpus_title), first, last, answers)}", "",
              f"{tables.formula(training.config.algorithm)}. Tie rule '{training.config.tie_break}': "
              f"{TIE_RULES[training.config.tie_break]}. Made with WordPiece Lab: <{link}>", ""]
+    if not answers:
+        lines += [WORKSHEET_NOTE, ""]
 
     def cell(markdown: str) -> str:
         return markdown.replace("|", "\\|")  # a table's cell ends at a bare |, even inside a code span
 
     for s in steps_content(training, corpus, first, last, lambda token: md(tables.fmt_token(token))):
-        lines += [f"## Step {s['step']}: {s['merge']}", "", "The corpus as split before this step:", "",
+        if not answers:
+            s = _worksheet(s)
+        lines += [f"## Step {s['step']}: {s['merge'] if answers else 'which pair merges?'}", "",
+                  "The corpus as split before this step:", "",
                   "| word | count | split |", "|---|---:|---|"]
         lines += [f"| {md(r['word'])} | {r['count']:,} | {cell(code(r['split']))} |" for r in s["corpus"]]
         lines += ["", "The best candidates:", "", "| pair | count(ab) | count(a) | count(b) | score |", "|---|---:|---:|---:|---|"]
         lines += [f"| {'**' if c['winner'] else ''}{cell(code(c['pair']))}{'**' if c['winner'] else ''} | {c['count(ab)']:,} | "
                   f"{c['count(a)']:,} | {c['count(b)']:,} | {c['score']} |" for c in s["candidates"]]
+        if not answers:
+            lines += ["", "**Merged:** \\_\\_\\_\\_\\_\\_\\_\\_\\_\\_\\_\\_ · score: \\_\\_\\_\\_\\_\\_\\_\\_", ""]
+            continue
         lines += ["", f"**Merged: {s['merge']}**, score {s['winner']}.", "", f"*{s['tie']}*", ""]
         lines += [item for n in s["notes"] for item in (n, "")]
     return "\n".join(lines)
-
-
-def _bounds(training: Training, first: int, last: int) -> tuple[int, int]:
-    n = len(training.steps)
-    first = max(1, min(first, n))
-    return first, max(first, min(last, n, first + MAX_STEPS - 1))
