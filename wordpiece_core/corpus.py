@@ -246,13 +246,13 @@ def wide_encoding(data: bytes) -> str | None:
     if pairs < 2:
         return None
     even, odd = head[0::2].count(0), head[1::2].count(0)
-    codec = ("utf-16-le" if odd >= 0.4 * pairs and even <= 0.02 * pairs else
+    guess = ("utf-16-le" if odd >= 0.4 * pairs and even <= 0.02 * pairs else
              "utf-16-be" if even >= 0.4 * pairs and odd <= 0.02 * pairs else None)
-    if codec is None:
+    if guess is None:
         return None
-    text = head[:pairs * 2].decode(codec, errors="replace")  # text, not a binary format with a NUL in each pair:
+    text = head[:pairs * 2].decode(guess, errors="replace")  # text, not a binary format with a NUL in each pair:
     controls = sum(1 for ch in text if ch < " " and ch not in "\t\n\r")  # few control characters
-    return codec if controls <= 0.05 * len(text) else None
+    return guess if controls <= 0.05 * len(text) else None
 
 
 def decode_unicode(data: bytes) -> str:
