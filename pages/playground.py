@@ -107,6 +107,13 @@ if missing:
     st.warning(f"This vocabulary has no {unk} token, so {len(missing):,} word(s) cannot be encoded: "
                f"{safe.md(shown)}. They are shown as {unk} with no id (Hugging Face's tokenizers would "
                "refuse the whole text); the rest is encoded as usual.", icon=":material/warning:")
+if model is not None and (missing := encodings.missing_characters(tokenizer, a + " " + (b or ""))):
+    if (why := encodings.why_unknown(missing, model.corpus.name, model.corpus.lowercase_words)) is not None:
+        with st.container(border=True):
+            st.markdown(why)
+            if any(ch != ch.lower() for ch in missing):
+                st.button("Train with the lowercase normalizer", icon=":material/text_format:",
+                          on_click=state.set_setting, args=("normalizer", "lowercase"))
 m = st.columns(5)
 m[0].metric("tokens", f"{len(enc.tokens):,}")
 m[1].metric("characters", f"{len(a) + len(b or ''):,}")

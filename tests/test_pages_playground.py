@@ -188,3 +188,16 @@ def test_a_long_word_says_how_much_of_it_is_traced():
     assert "The trace covers the first 200 of 999 characters (the tokens above are the whole word's)." in captions
     assert "applied, 132 time(s) in its first 200 characters" in markdown(at)
     assert "… and 293 more (333 tokens; the first 40 are shown)" in markdown(at)
+
+
+@pytest.mark.slow
+def test_a_lowercase_word_list_says_why_capitals_and_punctuation_are_unk_and_offers_the_fix():
+    at = page("pages/playground.py", corpus="wordfreq-en", text="Hello, World.")
+    said = " ".join(shown(m.value) for m in at.markdown)
+    assert "is a list of lower-case words" in said and "no capital letters (H W)" in said and "none of , ." in said
+    at.button[[b.label for b in at.button].index("Train with the lowercase normalizer")].click().run()
+    assert not at.exception
+    assert at.selectbox(key="s_normalizer").value == "lowercase"
+    said = " ".join(shown(m.value) for m in at.markdown)
+    assert "no capital letters" not in said and "none of , ." in said  # capitals fixed; punctuation explained
+    assert not [b for b in at.button if b.label == "Train with the lowercase normalizer"]

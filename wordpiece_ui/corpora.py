@@ -58,6 +58,12 @@ class WordCounts:
         return 120 * len(self.counts) + sum(len(w) for w, _ in self.counts)
 
     @property
+    def lowercase_words(self) -> bool:
+        """No word has a capital letter (a wordfreq list, say)."""
+        words = "".join(w for w, _ in self.counts)
+        return words == words.lower()
+
+    @property
     def types(self) -> int:
         return len(self.counts)
 

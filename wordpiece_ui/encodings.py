@@ -152,6 +152,38 @@ def unencodable_words(enc: Encoding, tokenizer: Tokenizer) -> list[str]:
     return list(dict.fromkeys(w.word for w in enc.words if w.result.unknown))
 
 
+def missing_characters(tokenizer: Tokenizer, text: str) -> list[str]:
+    """The characters of `text`, as the tokenizer normalizes it, that no token of its vocabulary spells (alone,
+    or after the continuation prefix): the ones that become [UNK] (or are dropped). Byte-level spells all."""
+    from wordpiece_core.normalizers import normalize
+
+    if tokenizer.pre_tokenizer == "byte-level":
+        return []
+    vocab, prefix = tokenizer.model.vocab, tokenizer.model.prefix or ""
+    seen = dict.fromkeys(ch for ch in normalize(text, tokenizer.normalizer) if not ch.isspace())
+    return [ch for ch in seen if ch not in vocab and prefix + ch not in vocab]
+
+
+def why_unknown(missing: list[str], corpus_title: str, lowercase_words: bool) -> str | None:
+    """Why these characters become [UNK], for a trained tokenizer: a corpus of lowercase words (wordfreq's lists)
+    has no capitals and no punctuation in its vocabulary. None when there is nothing to say."""
+    capitals = [ch for ch in missing if ch != ch.lower()]
+    if not missing or not lowercase_words:
+        return None
+    others = [ch for ch in missing if ch == ch.lower()]
+    said = []
+    if capitals:
+        said.append(f"no capital letters ({md(' '.join(capitals[:10]))}{' …' if len(capitals) > 10 else ''})")
+    if others:
+        said.append(f"none of {md(' '.join(others[:10]))}{' …' if len(others) > 10 else ''}")
+    return (f"{md(corpus_title)} is a list of lower-case words, so the vocabulary trained on it has "
+            f"{' and '.join(said)}: each becomes [UNK]."
+            + (" Training with the **lowercase** normalizer lowercases the text before it is encoded, as it does "
+               "the corpus." if capitals else "")
+            + (" Punctuation and other symbols need a corpus that has them (the course's sentences, or your own "
+               "text)." if others else ""))
+
+
 def unknown_count(enc: Encoding, unk: str = "[UNK]") -> int:
     return sum(1 for t in enc.tokens if t == unk)
 

@@ -133,6 +133,11 @@ def _apply_corpus_defaults() -> None:
         st.session_state.pop(key, None)
 
 
+def set_setting(field: str, value: object) -> None:
+    """A button's callback that changes one sidebar setting (the sidebar, drawn next, trains with it)."""
+    st.session_state[setting_key(field)] = value
+
+
 def _reset_step() -> None:
     st.session_state[STEP] = 1
 

@@ -38,6 +38,7 @@ class Corpus:
     name: str
     types: int  # distinct words
     tokens: int  # words in all
+    lowercase_words: bool = False  # no word has a capital letter (wordfreq's lists): its vocabulary has none
 
 
 @dataclass(frozen=True, eq=False)
@@ -59,7 +60,8 @@ class TrainedModel:
     @classmethod
     def of(cls, key: str, training: Training, settings: Settings, counts: WordCounts,
            service: TrainingService) -> TrainedModel:
-        return cls(key, settings, training.config, Corpus(counts.name, counts.types, counts.tokens),
+        corpus = Corpus(counts.name, counts.types, counts.tokens, counts.lowercase_words)
+        return cls(key, settings, training.config, corpus,
                    len(training.steps), len(training.initial_vocab), len(training.steps.tokens),
                    training.stop_reason, service, weakref.ref(training), weakref.ref(counts))
 
