@@ -196,7 +196,7 @@ def merge_view(step_no: int, step, table, change, touched: int) -> None:
             tie_box(step)
         else:
             st.markdown(f"Exact change of the corpus' unigram log-likelihood if merged: **{step.loglik_delta:+.3f}** "
-                        "(the score approximates it)  \n"
+                        "(not the score: *Why this merge* compares them)  \n"
                         + " · ".join(f"{label}: **{value}**" for label, value in tables.step_summary(step).items()),
                         help=glossary.tip("Δ log-likelihood"))
     with right:

@@ -409,7 +409,9 @@ def test_the_code_expander_shows_the_plain_trainer_with_this_steps_values():
 def test_notes_fit_the_toy_steps():
     first = everything(app(corpus="course-toy", algorithm="wordpiece", step=1))
     assert "Why ##g + ##s and not h + ##u? 5 / (20 × 5) = 1/20 = 0.05 against 15 / (15 × 36) = 1/36" in first
-    assert "its second part is rarer on its own: count(b) 5 against 36" in first
+    assert "its second part is rarer on its own: ##s occurs 5 times, ##u 36" in first  # tokens named, not "b"
+    assert "WordPiece's score is not that gain: the gain is roughly count(ab) × log(score × N)" in first
+    assert "the score approximates it" not in first
     assert "BPE would merge ##u + ##g here (count(ab) = 20" in first
     second = everything(app(corpus="course-toy", algorithm="wordpiece", step=2))
     assert "A tie decided this step: 6 pairs score 1/36" in second

@@ -24,7 +24,9 @@ GLOSSARY: dict[str, str] = {
     "score × |V|": "One WordPiece tutorial multiplies the score by the vocabulary size. Every candidate of a step "
                    "is multiplied by the same number, so the winner does not change.",
     "Δ log-likelihood": "How much more probable the whole corpus becomes, under a model that draws tokens "
-                        "independently, if this pair is merged (natural log). WordPiece's score approximates it.",
+                        "independently, if this pair is merged (natural log). Roughly count(ab) × log(score × N), N "
+                        "the corpus' tokens: WordPiece's score ranks by the part inside the log alone, so a more "
+                        "frequent pair can gain more than the winner.",
     "tie, tie-break": "Several pairs with the same best score. The rule decides: first seen (the course: the first "
                       "such pair met scanning the words in order) or smallest ids (Hugging Face's tokenizers).",
     "rank": "A candidate's place in the ordering by score and tie rule; rank 1 is merged. BPE rank: its place "

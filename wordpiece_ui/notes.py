@@ -29,6 +29,10 @@ def _pair(c: MergeStep | Candidate) -> str:
     return code(f"{fmt_token(c.left)} + {fmt_token(c.right)}")
 
 
+def _token(token: str) -> str:
+    return code(fmt_token(token))
+
+
 def why_this_pair(training: Training, step: MergeStep) -> str | None:
     """The winner against the best pair with a lower score, and which count made the difference."""
     algorithm = training.config.algorithm
@@ -40,11 +44,14 @@ def why_this_pair(training: Training, step: MergeStep) -> str | None:
                 f"{runner.pair_count:,} times. BPE merges the most frequent pair.")
     ratio = float(step.score / runner.score)
     factors = {  # each factor of score(winner) / score(runner-up); above 1 helps the winner
-        f"the pair is more frequent: count(ab) {step.pair_count:,} against {runner.pair_count:,}":
+        f"the pair is more frequent: {_pair(step)} occurs {step.pair_count:,} times, {_pair(runner)} "
+        f"{runner.pair_count:,}":
             step.pair_count / runner.pair_count,
-        f"its first part is rarer on its own: count(a) {step.left_count:,} against {runner.left_count:,}":
+        f"its first part is rarer on its own: {_token(step.left)} occurs {step.left_count:,} times, "
+        f"{_token(runner.left)} {runner.left_count:,}":
             runner.left_count / step.left_count,
-        f"its second part is rarer on its own: count(b) {step.right_count:,} against {runner.right_count:,}":
+        f"its second part is rarer on its own: {_token(step.right)} occurs {step.right_count:,} times, "
+        f"{_token(runner.right)} {runner.right_count:,}":
             runner.right_count / step.right_count,
     }
     reason, weight = max(factors.items(), key=lambda kv: kv[1])
@@ -111,7 +118,12 @@ def score_vs_likelihood(training: Training, step: MergeStep) -> str:
     text = (f"**Exact likelihood gain.** Merging {_pair(step)} changes the corpus' unigram log-likelihood by "
             f"{step.loglik_delta:+.3f} (natural log; see {sources.LIKELIHOOD.md()}). ")
     if training.config.algorithm == "wordpiece":
-        text += "WordPiece's score approximates that gain. "
+        text += ("WordPiece's score is not that gain: the gain is roughly count(ab) × log(score × N) (N: the tokens "
+                 "in the corpus), and the score ranks by the part inside the log, how much more often a and b stand "
+                 "together than chance would put them. So the two agree when the candidates are about as frequent; "
+                 "a frequent pair with a weaker bond can gain more. ")
+    else:
+        text += "BPE's score is count(ab) alone; the gain also grows as a and b get rarer on their own. "
     if best is not None and (best.left, best.right) != (step.left, step.right) and \
             not math.isclose(best.loglik_delta, step.loglik_delta):
         text += (f"Here they disagree: among the top {len(step.candidates)} candidates, {_pair(best)} would gain more "
