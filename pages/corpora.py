@@ -6,7 +6,7 @@ from wordpiece_ui import navigation
 
 navigation.through_app()  # first, before the imports below: a page run alone goes through app.py (navigation.py)
 
-from wordpiece_ui import caches, glossary, sources, state
+from wordpiece_ui import caches, glossary, sources, state, tables
 from wordpiece_ui.corpora import MAX_PASTE_CHARS, MAX_UPLOAD_MB, MAX_WORD_TYPES
 
 settings = st.session_state[state.SETTINGS]
@@ -15,14 +15,12 @@ st.title("Corpora and notes")
 
 st.subheader("Sample corpora", anchor=False)
 st.caption("Pick one in the sidebar, or open it on the Train page with its suggested settings.")
-st.dataframe(caches.samples_table(), hide_index=True, width="stretch",
-             column_order=["open", "corpus", "distinct words", "words", "suggested vocabulary", "description"],
-             column_config={"open": st.column_config.LinkColumn("open", display_text="Train on it", width="small"),
-                            "description": st.column_config.TextColumn(width="large")})
+st.markdown(tables.samples_markdown(caches.samples_table()))  # a Markdown table: the descriptions wrap
 st.markdown(
-    f"**Your own text**: paste up to {MAX_PASTE_CHARS:,} characters, or upload a UTF-8 `.txt` file (one document per line) "
-    f"or a `.tsv` of `word<TAB>count` lines, up to {MAX_UPLOAD_MB} MB and {MAX_WORD_TYPES:,} distinct words. "
-    "Binary, empty or non-UTF-8 files are refused with the reason and the position of the first bad byte."
+    f"**Your own text**: paste up to {MAX_PASTE_CHARS:,} characters, or upload a `.txt` file (one document per line) "
+    f"or a `.tsv` of `word<TAB>count` lines, up to {MAX_UPLOAD_MB} MB and {MAX_WORD_TYPES:,} distinct words, in UTF-8 "
+    "or UTF-16 (as Windows' Notepad saves it). Binary, empty or otherwise encoded files are refused with the reason "
+    "and the position of the first bad byte."
 )
 
 st.subheader("Where the sources disagree", anchor=False)

@@ -138,10 +138,13 @@ def quiz_view(training, step_no: int, table, complete: bool) -> None:
     candidates = tables.quiz_frame(table, algorithm, QUIZ_CHOICES)
     with left:
         if presenting:  # a plain table takes presenter mode's big type
-            st.table(candidates.set_index("pair"))
+            st.table(glossary.count_styler(candidates.set_index("pair")))
         else:
-            st.dataframe(candidates, hide_index=True, width="stretch", height=40 + 35 * len(candidates))
-        st.caption(f"The {len(candidates)} best candidates, in alphabetical order, with their counts in the current "
+            st.dataframe(candidates, hide_index=True, width="stretch", height=40 + 35 * len(candidates),
+                         column_config=glossary.count_columns(candidates))
+        st.caption("The only candidate, with its counts in the current splits (weighted by word counts): it wins."
+                   if len(candidates) == 1 else
+                   f"The {len(candidates)} best candidates, in alphabetical order, with their counts in the current "
                    "splits (weighted by word counts): the winner is one of them.")
     with right:
         st.markdown(f"**{tables.formula(algorithm)}**")
@@ -164,9 +167,9 @@ def quiz_view(training, step_no: int, table, complete: bool) -> None:
         st.caption("The most frequent words as they are split now.")
         splits = tables.splits_before(training, step_no, 5 if presenting else 12)
         if presenting:
-            st.table(splits.set_index("word"))
+            st.table(glossary.count_styler(splits.set_index("word")))
         else:
-            st.dataframe(splits, hide_index=True, width="stretch", height=250)
+            st.dataframe(splits, hide_index=True, width="stretch", height=250, column_config=glossary.count_columns(splits))
 
 
 def merge_view(step_no: int, step, table, change, touched: int) -> None:
@@ -288,7 +291,7 @@ def vocabulary(step_no: int) -> None:
         newest, size = tables.vocab_after(caches.vocab_table(model), step_no, VOCAB_ROWS)
         st.caption(f"{size:,} tokens after step {step_no}; newest first, ★ = added by this step"
                    + (f" (the newest {VOCAB_ROWS:,} shown; the download vocab.txt has them all)." if size > VOCAB_ROWS else "."))
-        st.dataframe(newest, hide_index=True, width="stretch", height=320)
+        st.dataframe(newest, hide_index=True, width="stretch", height=320, column_config=glossary.count_columns(newest))
 
 
 def over_all_steps(step_no: int) -> None:

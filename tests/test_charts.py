@@ -41,3 +41,22 @@ def test_token_length_chart_has_a_colour_per_series_and_full_legend_labels():
     spec = charts.length_histogram(frame, "t").to_dict()
     colour = spec["encoding"]["color"]
     assert len(set(colour["scale"]["range"])) >= len(kinds) and colour["legend"]["labelLimit"] == 0
+
+
+def test_one_number_format_per_chart():
+    """Counts: whole numbers with separators (no ticks at 0.2, 0.4, …); tiny scores: the axis in the labels'
+    scientific form (once 0.0000020 beside 5.01e-06); a log scale says so in its title."""
+    import pandas as pd
+
+    t = train_wordpiece(TOY, 30)
+    frame = tables.candidates_frame(t.steps[0].candidates, "wordpiece")
+    axis = charts.candidates_bar(frame, "count(ab)", "t")["layer"][0]["encoding"]["x"]["axis"]
+    assert axis["format"] == ",d" and axis["tickMinStep"] == 1
+    tiny = frame.assign(score=frame["score"] * 1e-4)
+    spec = charts.candidates_bar(tables.with_bar_labels(tiny.assign(exact=["1/123456789"] * len(tiny))), "score", "t",
+                                 "shown")
+    assert spec["layer"][0]["encoding"]["x"]["axis"]["format"] == ".2~e"
+    assert spec["datasets"]["candidates"][0]["label"] == "5e-6"  # 1/20 × 1e-4, as d3's .2~e writes it
+    assert tables.fmt_score(5.01e-6) == "5.01e-6"
+    curve = charts.over_steps(pd.DataFrame({"step": [1, 2], "score": [0.5, 0.01]}), "score", "t", log=True)
+    assert curve["layer"][0]["encoding"]["y"]["title"] == "score (log scale)"

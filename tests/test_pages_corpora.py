@@ -11,5 +11,8 @@ def test_corpora_page_lists_every_sample():
     at = app()
     at.switch_page("pages/corpora.py").run()
     assert not at.exception
-    frame = at.dataframe[0].value
-    assert {"course-toy", "course-sentences", "low-lower-newest-widest", "wordfreq-fi"} <= set(frame["id"])
+    table = next(m.value for m in at.markdown if "| corpus | distinct words |" in m.value)
+    for corpus in ("course-toy", "course-sentences", "low-lower-newest-widest", "wordfreq-fi"):
+        assert f"corpus={corpus}&" in table  # its link to the Train page
+    assert "| 10,000 |" in table  # thousands separators (wordfreq's 10,000 words)
+    assert "Words are lower-case, as wordfreq lists them." in table  # whole descriptions

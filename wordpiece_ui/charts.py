@@ -7,6 +7,7 @@ import json
 from functools import lru_cache
 
 import altair as alt
+from altair.utils.schemapi import UndefinedType
 import pandas as pd
 
 from .tables import Ranking, with_bar_labels
@@ -28,9 +29,22 @@ def _status(frame: pd.DataFrame, best_col: str) -> pd.Series:
 TOOLTIP_FIELDS = ("rank", "pair", "count(ab)", "count(a)", "count(b)", "exact", "score")
 
 
+def axis_format(values: pd.Series) -> str:
+    """The d3 format of a chart's number axis, the same kind of number as its labels (tables.fmt_score): whole
+    numbers with separators for counts, scientific below 0.001, else up to four decimals."""
+    if pd.api.types.is_integer_dtype(values):
+        return ",d"
+    return ".2~e" if values.abs().max() < 0.001 else ".4~f"
+
+
+def _whole(number_format: str) -> float | UndefinedType:
+    """tickMinStep for an axis: 1 for whole numbers (no ticks at 0.2, 0.4, …), else none."""
+    return 1 if number_format == ",d" else alt.Undefined
+
+
 @lru_cache(maxsize=64)
 def _bar_template(value: str, title: str, bpe_view: bool, fields: tuple[str, ...], text_colour: str,
-                  large: bool) -> dict:
+                  large: bool, number_format: str = ",d") -> dict:
     """The bar chart without its data (the dataset 'candidates'), built and validated by Altair once.
 
     The spec stays the same from step to step (the bars' order comes from the data's
@@ -45,7 +59,8 @@ def _bar_template(value: str, title: str, bpe_view: bool, fields: tuple[str, ...
     base = alt.Chart(alt.Data(name="candidates")).properties(height=alt.Step(34 if large else 30)).encode(
         y=alt.Y("pair:N", sort=order, title=None, axis=alt.Axis(labelFontSize=size, labelLimit=260)),
         x=alt.X(field=value, type="quantitative", title=value,
-                axis=alt.Axis(labelFontSize=16 if large else 12, titleFontSize=17 if large else 13)),
+                axis=alt.Axis(labelFontSize=16 if large else 12, titleFontSize=17 if large else 13,
+                              format=number_format, tickMinStep=_whole(number_format))),
         tooltip=[alt.Tooltip(field=c, type="nominal" if c in ("pair", "exact") else "quantitative") for c in fields],
     )
     bars = base.mark_bar().encode(
@@ -78,7 +93,8 @@ def candidates_bar(frame: pd.DataFrame, value: str, title: str, label: str | Non
     fields = tuple(c for c in TOOLTIP_FIELDS if c in data.columns)
     columns = list(dict.fromkeys([*fields, value, "status", "order", "label", "pair"]))
     rows = json.loads(data[columns].to_json(orient="records"))
-    spec = _bar_template(value, title, highlight is not None, fields, "#fafafa" if dark else "#31333f", large)
+    spec = _bar_template(value, title, highlight is not None, fields, "#fafafa" if dark else "#31333f", large,
+                         axis_format(data[value]))
     return {**spec, "datasets": {"candidates": rows}}
 
 
@@ -108,10 +124,13 @@ def over_steps(frame: pd.DataFrame, value: str, title: str, log: bool = False,
     data = _thin(frame[["step", value]])
     if start is not None:
         data = pd.concat([pd.DataFrame({"step": [0], value: [start]}), data])
-    scale = alt.Scale(type="log") if log and (data[value] > 0).all() else alt.Scale(zero=False)
+    log = log and bool((data[value] > 0).all())
+    scale = alt.Scale(type="log") if log else alt.Scale(zero=False)
+    number_format = axis_format(data[value])
     line = alt.Chart(alt.Data(name="curve")).mark_line(point=len(data) <= 60, color=OTHER).encode(
         x=alt.X("step:Q", title="step", axis=alt.Axis(tickMinStep=1, format=",d")),  # whole steps only
-        y=alt.Y(field=value, type="quantitative", title=value, scale=scale),
+        y=alt.Y(field=value, type="quantitative", title=f"{value} (log scale)" if log else value, scale=scale,
+                axis=alt.Axis(format=number_format, tickMinStep=_whole(number_format))),
         tooltip=[alt.Tooltip(field="step", type="quantitative"), alt.Tooltip(field=value, type="quantitative")],
     )
     rule = alt.Chart(alt.Data(name="marker")).mark_rule(color=CHOSEN, strokeWidth=2).encode(x="step:Q")

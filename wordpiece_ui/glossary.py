@@ -59,6 +59,27 @@ def anchor() -> str:
     return "corpora#glossary"
 
 
+NOT_COUNTS = ("id", "ids", "step", "start", "end", "position", "rank", "BPE rank")  # numbers that name, not count
+
+
+def count_columns(frame) -> dict:
+    """Column settings that write every count column of `frame` (an integer column other than ids, steps,
+    offsets and ranks) with thousands separators, as the text around the tables does."""
+    import pandas as pd
+    import streamlit as st
+
+    return {c: st.column_config.NumberColumn(format="localized") for c in frame.columns
+            if c not in NOT_COUNTS and pd.api.types.is_integer_dtype(frame[c])}
+
+
+def count_styler(frame):
+    """`frame` for st.table (presenter mode's big type), its count columns with thousands separators."""
+    import pandas as pd
+
+    counts = [c for c in frame.columns if c not in NOT_COUNTS and pd.api.types.is_integer_dtype(frame[c])]
+    return frame.style.format("{:,}", subset=counts)
+
+
 def candidate_columns() -> dict:
     """Column settings of the candidate table: narrow numbers (every column fits at 1280 px), each
     header with its glossary tooltip."""
@@ -68,9 +89,9 @@ def candidate_columns() -> dict:
     return {  # widths in pixels: inside a panel the table has about 790 px at 1280×720
         "rank": number(width=45, help=tip("rank")),
         "pair": st.column_config.TextColumn(help=tip("pair, a + b")),
-        "count(ab)": number(width=70, help=tip("count(ab)")),
-        "count(a)": number(width=62, help=tip("count(a), count(b)")),
-        "count(b)": number(width=62, help=tip("count(a), count(b)")),
+        "count(ab)": number(format="localized", width=70, help=tip("count(ab)")),
+        "count(a)": number(format="localized", width=62, help=tip("count(a), count(b)")),
+        "count(b)": number(format="localized", width=62, help=tip("count(a), count(b)")),
         "score": number(format="%.5g", width=75, help=tip("score")),
         "exact": st.column_config.TextColumn(width=70, help="The score as an exact fraction."),
         "score × |V|": number(format="%.4g", width=68, help=tip("score × |V|")),

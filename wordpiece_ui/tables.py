@@ -6,6 +6,7 @@ beyond arithmetic on recorded totals (tokens per word after each step).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
@@ -26,7 +27,7 @@ def fmt_score(x: float) -> str:
         return f"{x:,.0f}" if float(x).is_integer() else f"{x:,.2f}"
     if abs(x) >= 0.001:
         return f"{x:.4f}".rstrip("0").rstrip(".")
-    return f"{x:.3g}"
+    return re.sub(r"e([+-])0*(\d)", r"e\1\2", f"{x:.3g}")  # 5.01e-6, as the charts' axes write it
 
 
 SHOWN_TOKEN_CHARS = 48  # a longer token is shown shortened, with its length
@@ -262,3 +263,11 @@ def splits_before(training: Training, step: int, limit: int) -> pd.DataFrame:
              "split": " ".join(fmt_token(t) for t in before)}
             for i, (before, _) in zip(top, words_around(training, step, top, SHOWN_WORD_CHARS))]
     return pd.DataFrame(rows)
+
+
+def samples_markdown(samples: pd.DataFrame) -> str:
+    """The sample corpora as a Markdown table (our own catalog's text; each row links to the Train page)."""
+    rows = ["| corpus | distinct words | words | suggested vocabulary | what it is | |", "|---|---:|---:|---:|---|---|"]
+    rows += [f"| **{r['corpus']}** | {r['distinct words']:,} | {r['words']:,} | {r['suggested vocabulary']:,} | "
+             f"{r['description']} | [Train on it]({r['open']}) |" for r in samples.to_dict("records")]
+    return "\n".join(rows)
