@@ -8,7 +8,7 @@ navigation.through_app()  # first, before the imports below: a page run alone go
 
 from wordpiece_core.errors import WordPieceError
 from wordpiece_core.pipeline import Tokenizer
-from wordpiece_ui import caches, chips, encodings, safe, state, tables, trained, user_files
+from wordpiece_ui import caches, chips, encodings, glossary, safe, state, tables, trained, user_files
 from wordpiece_ui.corpora import sample_by_id
 from wordpiece_ui.datastore import StoredFile
 from wordpiece_ui.stepper import Stepper
@@ -124,6 +124,8 @@ m[4].metric("dropped characters", f"{dropped:,}", help="Characters the vocabular
 st.subheader("Tokens over the text", anchor=False)
 st.caption("Each chip is one token laid over the characters it came from (hover for the token and its id); "
            "dotted chips are special tokens; hatched chips with a double border are [UNK].")
+if tokenizer.pre_tokenizer == "byte-level":
+    st.caption(glossary.BYTE_LEVEL_NOTE)
 for sequence in encodings.by_sequence(enc, (a, b)):
     st.markdown(chips.over_text(sequence.text, sequence.tokens, sequence.offsets, sequence.ids, specials),
                 unsafe_allow_html=True)

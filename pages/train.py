@@ -281,6 +281,8 @@ def corpus_rows(step, change, touched: int) -> None:
 def corpus_view(step, change, touched: int) -> None:
     st.subheader("The corpus before → after", anchor=False)
     corpus_rows(step, change, touched)
+    if settings.pre_tokenizer == "byte-level":
+        st.caption(glossary.BYTE_LEVEL_NOTE)
 
 
 def vocabulary(step_no: int) -> None:

@@ -56,3 +56,11 @@ def test_a_blank_line_in_text_no_token_covers_stays_inside_the_html():
 
 def test_only_a_long_chip_may_wrap():
     assert "wpl-long" in chips.chip("x" * 25) and "wpl-long" not in chips.chip("x" * 24)
+
+
+def test_a_character_cut_across_byte_level_tokens_shows_its_bytes_and_spaces_as_the_gap_mark():
+    import html as html_lib
+    drawn = html_lib.unescape(chips.over_text("é", ["Ã", "©"], [(0, 1), (0, 1)], [1, 2]))
+    assert drawn.index(">é<") < drawn.index(">©<")  # the character, then the rest of its bytes as spelled
+    drawn = html_lib.unescape(chips.over_text("x", ["x", "Ġ"], [(0, 1), (0, 1)], [1, 2]))
+    assert ">␣<" in drawn and ">Ġ<" not in drawn  # a space is ␣ on every chip, never Ġ on some

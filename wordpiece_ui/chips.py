@@ -127,7 +127,8 @@ def over_text(text: str, tokens: list[str], offsets: list[tuple[int, int]], ids:
         start = s - 1 if space else s
         if start > pos:
             parts.append(_gap(text[pos:start]))
-        shown = ("␣" if space else "") + text[s:e] if s >= pos else tok
+        # (a piece of a character the previous token began shows its bytes as spelled, a space as ␣ everywhere)
+        shown = ("␣" if space else "") + text[s:e] if s >= pos else tok.replace(BYTE_SPACE, "␣")
         if tok == unk:
             parts.append(chip(shown, "wpl-unk", f"[UNK] (unknown token) for {text[s:e]!r}" + (f" · id {ids[i]}" if ids is not None and ids[i] is not None else "")))
         elif tok in specials:

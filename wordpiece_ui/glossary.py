@@ -54,6 +54,13 @@ def tip(term: str) -> str:
     return GLOSSARY[term]
 
 
+BYTE_LEVEL_NOTE = (
+    "Byte-level: the tokens are runs of UTF-8 bytes, each byte written as one printable character (GPT-2's "
+    "table): a space is `Ġ` (drawn ␣ on the chips), `é` is the two bytes `Ã©`, `ö` is `Ã¶`, so ` Héllo` is "
+    "spelled `ĠHÃ©llo`. When a character's bytes fall into two tokens, the first chip shows the character and "
+    "the next one the rest of its bytes as spelled (`é` cut into `Ã` + `©`: é, then ©).")
+
+
 def anchor() -> str:
     """The address of the glossary section (relative to the app's root)."""
     return "corpora#glossary"
