@@ -81,11 +81,11 @@ with right:
         st.info("The two vocabularies share no merged token yet.")
 
 st.subheader("Vocabulary overlap", anchor=False)
-c1, c2, c3 = st.columns([1, 2, 2])
-c1.markdown(f"As learned: BPE **{ov.a_tokens:,}** tokens, WordPiece **{ov.b_tokens:,}**.  \n"
+st.markdown(f"As learned: BPE **{ov.a_tokens:,}** tokens, WordPiece **{ov.b_tokens:,}**.  \n"
             f"Matched by their letters (`##e` and `e` count as one spelling): BPE **{ov.a_size:,}** spellings, "
             f"WordPiece **{ov.b_size:,}**, shared **{ov.shared:,}**.  \n"
             f"Jaccard = {ov.shared:,} / {ov.a_size + ov.b_size - ov.shared:,} = **{ov.jaccard:.3f}**")
+c2, c3 = st.columns(2)
 c2.caption(f"Only BPE learned ({len(ov.a_only):,})")
 c2.dataframe({"token": ov.a_only}, hide_index=True, width="stretch", height=220)
 c3.caption(f"Only WordPiece learned ({len(ov.b_only):,})")
@@ -101,17 +101,17 @@ if len(heldout) > MAX_HELDOUT:
 if len(heldout) > URL_TEXT_LIMIT:
     st.caption(f"Texts over {URL_TEXT_LIMIT:,} characters are not put in the shareable link.")
 held = heldout[:MAX_HELDOUT]
-cols = st.columns(len(tokenizers))
-for col, (name, tok) in zip(cols, tokenizers.items()):
-    with col:
-        st.markdown(f"**{name}**")
-        if held.strip():
+if held.strip():
+    for col, (name, tok) in zip(st.columns(len(tokenizers)), tokenizers.items()):
+        with col:
+            st.markdown(f"**{name}**")
             enc = tok.encode(held, add_special_tokens=False)
             st.markdown(chips.over_text(held, enc.tokens, enc.offsets, enc.ids, set(tok.special_tokens)), unsafe_allow_html=True)
             st.caption(tables.plural(len(enc.tokens), "token"))
+else:
+    st.info("Type some text above (words not in the corpus) to see it cut by both tokenizers, and their figures on it.")
 rows = compare.metrics_rows(tokenizers, trainings, held)
-st.dataframe(rows, hide_index=True, width="stretch",
-             column_config={c: st.column_config.NumberColumn(format="%.2f") for c in rows[0] if c not in ("tokenizer", "on")})
+st.dataframe(rows, hide_index=True, width="stretch", column_config=compare.metric_columns())
 st.caption("Fertility = tokens per word; [UNK] words = words with a piece the vocabulary cannot spell; "
            "continuation pieces = tokens after the first of their word (WordPiece writes them with ##). "
            "Corpus figures are weighted by word counts.")

@@ -23,6 +23,7 @@ STYLE = """
 .wpl-chip {font-family:ui-monospace, SFMono-Regular, Menlo, monospace; font-size:1.1rem; padding:.1rem .4rem;
   border:1px solid rgba(128,128,128,.55); border-radius:.35rem; white-space:pre;}
 .wpl-long {white-space:pre-wrap; overflow-wrap:anywhere;}
+.wpl-split {display:inline-flex; flex-wrap:nowrap; align-items:center; gap:.35rem;}
 .wpl-pair {border:2px dashed #E69F00; background:rgba(230,159,0,.18);}
 .wpl-new {border:2px solid #D55E00; background:rgba(213,94,0,.20); font-weight:700;}
 .wpl-arrow {opacity:.7; font-size:1.2rem; padding:0 .3rem;}
@@ -74,9 +75,9 @@ def before_after_rows(rows: list[dict], left: str, right: str, new_token: str) -
             '<div class="wpl-row">'
             f'<span class="wpl-word">{html(r["word"])}{_cut(r)}</span>'
             f'<span class="wpl-count">×{r["count"]:,}</span>'
-            f'{split_with_pair(r["before"], left, right)}'
-            '<span class="wpl-arrow">→</span>'
-            f'{split_with_new(r["after"], new_token)}'
+            # each split stays on one line (the arrow with the split after it): a narrow column wraps between them
+            f'<span class="wpl-split">{split_with_pair(r["before"], left, right)}</span>'
+            f'<span class="wpl-split"><span class="wpl-arrow">→</span>{split_with_new(r["after"], new_token)}</span>'
             "</div>"
         )
     return "".join(parts)

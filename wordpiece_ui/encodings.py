@@ -173,9 +173,9 @@ def why_unknown(missing: list[str], corpus_title: str, lowercase_words: bool) ->
     others = [ch for ch in missing if ch == ch.lower()]
     said = []
     if capitals:
-        said.append(f"no capital letters ({md(' '.join(capitals[:10]))}{' …' if len(capitals) > 10 else ''})")
+        said.append(f"no capital letters ({' '.join(map(code, capitals[:10]))}{' …' if len(capitals) > 10 else ''})")
     if others:
-        said.append(f"none of {md(' '.join(others[:10]))}{' …' if len(others) > 10 else ''}")
+        said.append(f"none of {' '.join(map(code, others[:10]))}{' …' if len(others) > 10 else ''}")
     return (f"{md(corpus_title)} is a list of lower-case words, so the vocabulary trained on it has "
             f"{' and '.join(said)}: each becomes [UNK]."
             + (" Training with the **lowercase** normalizer lowercases the text before it is encoded, as it does "

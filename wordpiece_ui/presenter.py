@@ -15,6 +15,8 @@ _PRESENTER_CSS = """
 [data-testid="stMainBlockContainer"] h2 { font-size: 2.2rem; padding-top: 0.2rem; padding-bottom: 0.4rem; }
 [data-testid="stMainBlockContainer"] h5 { font-size: 1.35rem; }
 [data-testid="stMainBlockContainer"] .wpl-row { font-size: 1.3rem; }
+[data-testid="stMainBlockContainer"] .wpl-row .wpl-word { font-size: 1.3rem; }
+[data-testid="stMainBlockContainer"] .wpl-row .wpl-count { font-size: 1.2rem; opacity: .85; min-width: 3rem; }
 [data-testid="stMainBlockContainer"] [data-testid="stCaptionContainer"] p { font-size: 1.05rem; }
 [data-testid="stMainBlockContainer"] [data-testid="stTable"] td,
 [data-testid="stMainBlockContainer"] [data-testid="stTable"] th { font-size: 1.2rem; padding: 0.3rem 0.6rem; }

@@ -269,5 +269,5 @@ def samples_markdown(samples: pd.DataFrame) -> str:
     """The sample corpora as a Markdown table (our own catalog's text; each row links to the Train page)."""
     rows = ["| corpus | distinct words | words | suggested vocabulary | what it is | |", "|---|---:|---:|---:|---|---|"]
     rows += [f"| **{r['corpus']}** | {r['distinct words']:,} | {r['words']:,} | {r['suggested vocabulary']:,} | "
-             f"{r['description']} | [Train on it]({r['open']}) |" for r in samples.to_dict("records")]
+             f"{r['description']} | [Train\u00a0on\u00a0it]({r['open']}) |" for r in samples.to_dict("records")]
     return "\n".join(rows)
