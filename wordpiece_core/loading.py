@@ -15,7 +15,7 @@ from typing import Any
 from .errors import WordPieceError
 from .formats import tokenizer_json
 from .special_tokens import BERT_SPECIALS, CLS, SEP, UNK
-from .tokenizer_schema import validate_tokenizer_doc
+from .tokenizer_schema import MAX_LENGTH, validate_tokenizer_doc
 from .trace import Training
 
 _NORMALIZER_NAMES = {None: "none", "Lowercase": "lowercase"}
@@ -72,6 +72,8 @@ def _pre_tokenizer(spec: dict | None, name: str) -> tuple[str, bool]:
 
 
 def _template_from(spec: dict | None, name: str):
+    """The post-processor's template, and its offset trimming: None (no trimming: no ByteLevel or RoBERTa
+    post-processor), or (trim_offsets, add_prefix_space)."""
     from .pipeline import Template
 
     if spec is None:
@@ -85,10 +87,17 @@ def _template_from(spec: dict | None, name: str):
             trim = trim if tr is None else tr
         return template, trim
     if kind == "ByteLevel":
-        return None, bool(spec.get("add_prefix_space", True))
-    if kind == "BertProcessing":
-        cls, sep = spec["cls"][0], spec["sep"][0]
-        return Template.bert(cls, sep), None
+        return None, (bool(spec.get("trim_offsets", True)), bool(spec.get("add_prefix_space", True)))
+    if kind in ("BertProcessing", "RobertaProcessing"):
+        (cls, cls_id), (sep, sep_id) = _pair_of(spec, "cls", name), _pair_of(spec, "sep", name)
+        given: tuple[tuple[str, tuple[tuple[str, int | None], ...]], ...] = (
+            (cls, ((cls, cls_id),)), (sep, ((sep, sep_id),)))
+        if kind == "BertProcessing":
+            return Template(((cls, 0), ("$A", 0), (sep, 0)), ((cls, 0), ("$A", 0), (sep, 0), ("$B", 1), (sep, 1)),
+                            given), None
+        return (Template(((cls, 0), ("$A", 0), (sep, 0)),
+                         ((cls, 0), ("$A", 0), (sep, 0), (sep, 0), ("$B", 0), (sep, 0)), given),
+                (bool(spec.get("trim_offsets", True)), bool(spec.get("add_prefix_space", True))))
     if kind == "TemplateProcessing":
         def parse(items):
             out = []
@@ -98,8 +107,89 @@ def _template_from(spec: dict | None, name: str):
                 else:
                     out.append(("$" + item["Sequence"]["id"], item["Sequence"].get("type_id") or 0))
             return tuple(out)
-        return Template(parse(spec.get("single") or []), parse(spec.get("pair") or [])), None
+        expand = []
+        for key, special in (spec.get("special_tokens") or {}).items():
+            tokens, ids = special.get("tokens") or [], special.get("ids") or []
+            if len(tokens) != len(ids) or not all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
+                raise WordPieceError(f"{name}: TemplateProcessing's special token {_quoted(key)} has "
+                                     f"{len(tokens)} tokens but {len(ids)} ids")
+            expand.append((str(key), tuple(zip(map(str, tokens), ids))))
+        return Template(parse(spec.get("single") or []), parse(spec.get("pair") or []), tuple(expand)), None
     raise _unsupported("post-processor", kind, name)
+
+
+def _pair_of(spec: dict, key: str, name: str) -> tuple[str, int]:
+    value = spec.get(key)
+    if not (isinstance(value, list) and len(value) == 2 and isinstance(value[0], str) and isinstance(value[1], int)):
+        raise WordPieceError(f"{name}: {spec.get('type')}'s {key} must be [token, id], not {_quoted(value)}")
+    return value[0], value[1]
+
+
+def _decoder(spec: dict | None, model_prefix: str | None, name: str):
+    from .pipeline import Decoder
+
+    if spec is None:
+        return Decoder("join")  # tokenizers without a decoder joins the tokens with spaces
+    kind = spec.get("type")
+    if kind == "WordPiece":
+        return Decoder("wordpiece", prefix=str(spec.get("prefix", "##")), cleanup=bool(spec.get("cleanup", True)))
+    if kind == "ByteLevel":
+        return Decoder("byte-level")
+    if kind == "Metaspace":
+        scheme = spec.get("prepend_scheme", "always" if spec.get("add_prefix_space", True) else "never")
+        return Decoder("metaspace", replacement=str(spec.get("replacement", "\u2581")), prepend=scheme != "never")
+    if kind == "BPEDecoder":
+        return Decoder("bpe", suffix=str(spec.get("suffix", "</w>")))
+    raise _unsupported("decoder", kind, name)
+
+
+def _added_tokens(doc: dict, vocab: dict, normalizer: str, name: str) -> tuple[dict[str, int], tuple[str, ...]]:
+    """The added tokens (matched in the text before the model, as tokenizers does) and the special ones."""
+    added: dict[str, int] = {}
+    specials: list[str] = []
+    for entry in doc.get("added_tokens") or []:
+        content, token_id = entry.get("content"), entry.get("id")
+        if not isinstance(content, str) or not content or not isinstance(token_id, int) or isinstance(token_id, bool):
+            raise WordPieceError(f"{name}: added_tokens: an entry needs a content and an id, not {_quoted(entry)}")
+        for flag in ("single_word", "lstrip", "rstrip"):
+            if entry.get(flag):
+                raise WordPieceError(f"{name}: added_tokens: {_quoted(content)} with {flag}: true is not supported here")
+        if entry.get("normalized") and not entry.get("special") and normalizer != "none":
+            raise WordPieceError(f"{name}: added_tokens: {_quoted(content)} is matched in the normalized text "
+                                 "(normalized: true), which is not supported here")
+        if vocab.get(content, token_id) != token_id:
+            raise WordPieceError(f"{name}: added_tokens: {_quoted(content)} has id {token_id} but the vocabulary "
+                                 f"gives it {vocab[content]}")
+        added[content] = token_id
+        if entry.get("special"):
+            specials.append(content)
+    return added, tuple(specials)
+
+
+def _truncation_and_padding(doc: dict, name: str):
+    from .pipeline import Padding, Truncation
+
+    truncation = padding = None
+    if (t := doc.get("truncation")) is not None:
+        strategy, direction, length = t.get("strategy", "LongestFirst"), t.get("direction", "Right"), t.get("max_length")
+        if strategy not in ("LongestFirst", "OnlyFirst", "OnlySecond") or direction not in ("Right", "Left") \
+                or not isinstance(length, int) or isinstance(length, bool) or not 0 < length <= MAX_LENGTH:
+            raise WordPieceError(f"{name}: truncation {_quoted(t)} is not supported here (max_length 1 to "
+                                 f"{MAX_LENGTH:,}; strategy LongestFirst, OnlyFirst or OnlySecond; direction Right "
+                                 "or Left)")
+        truncation = Truncation(length, strategy, direction)
+    if (p := doc.get("padding")) is not None:
+        strategy = p.get("strategy")
+        fixed = strategy.get("Fixed") if isinstance(strategy, dict) else None
+        multiple = p.get("pad_to_multiple_of")
+        numbers = [fixed if fixed is not None else 1, multiple or 1, p.get("pad_id", 0), p.get("pad_type_id", 0)]
+        if not (strategy == "BatchLongest" or fixed is not None) or p.get("direction", "Right") not in ("Right", "Left") \
+                or not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= MAX_LENGTH for v in numbers) \
+                or not isinstance(p.get("pad_token", "[PAD]"), str):
+            raise WordPieceError(f"{name}: padding {_quoted(p)} is not supported here (numbers up to {MAX_LENGTH:,})")
+        padding = Padding(fixed, multiple or None, p.get("direction", "Right"), p.get("pad_id", 0),
+                          p.get("pad_type_id", 0), p.get("pad_token", "[PAD]"))
+    return truncation, padding
 
 
 def _is_json(text: str) -> bool:
@@ -149,17 +239,19 @@ def tokenizer_from_json(doc: dict, name: str):
             if len(pair) != 2:
                 raise WordPieceError(f"{name}: a merge {_quoted(m)} is not a pair of tokens")
             merges.append(pair)
-        model = BPEModel(vocab, merges, model_spec.get("unk_token"), model_spec.get("continuing_subword_prefix"))
+        model = BPEModel(vocab, merges, model_spec.get("unk_token"), model_spec.get("continuing_subword_prefix"),
+                         fuse_unk=bool(model_spec.get("fuse_unk")), ignore_merges=bool(model_spec.get("ignore_merges")))
     else:
         raise _unsupported("model", kind, name)
     normalizer = _normalizer_name(doc.get("normalizer"), name)
     pre, add_prefix_space = _pre_tokenizer(doc.get("pre_tokenizer"), name)
-    template, trim_prefix = _template_from(doc.get("post_processor"), name)
-    specials = tuple(t["content"] for t in (doc.get("added_tokens") or []) if t.get("content") in vocab)
-    decoder_spec = doc.get("decoder") or {}
-    decoder = {"WordPiece": "wordpiece", "ByteLevel": "byte-level"}.get(str(decoder_spec.get("type")))
+    template, trim = _template_from(doc.get("post_processor"), name)
+    added, specials = _added_tokens(doc, vocab, normalizer, name)
+    truncation, padding = _truncation_and_padding(doc, name)
+    decoder = _decoder(doc.get("decoder"), getattr(model, "prefix", None), name)
     return Tokenizer(model, normalizer, pre, add_prefix_space, specials, template,
-                     trim_prefix_space=trim_prefix, decoder=decoder)
+                     trim_offsets=trim is not None and trim[0], trim_prefix_space=trim[1] if trim else None,
+                     decoder=decoder, added_tokens=added, truncation=truncation, padding=padding)
 
 
 def guess_lowercase(tokens: list[str], file_name: str = "vocab.txt") -> bool:

@@ -176,7 +176,9 @@ class BPEModel(_CachedModel):
     kind = "bpe"
 
     def __init__(self, vocab: dict[str, int], merges: list[tuple[str, str]], unk_token: str | None = None,
-                 prefix: str | None = None) -> None:
+                 prefix: str | None = None, fuse_unk: bool = False, ignore_merges: bool = False) -> None:
+        self.fuse_unk = fuse_unk  # consecutive unknown characters become one [UNK] (tokenizers' fuse_unk)
+        self.ignore_merges = ignore_merges  # a word in the vocabulary is one token, without merging (ignore_merges)
         self.vocab = vocab
         self.merges = list(merges)
         self.ranks = {pair: i for i, pair in enumerate(self.merges)}
@@ -193,12 +195,18 @@ class BPEModel(_CachedModel):
             return symbols, None
         symbols = []
         spans: list[tuple[int, int]] = []
+        unknown_before = False  # the character before was unknown (and became [UNK])
         for i, ch in enumerate(word):
             s = ch if (i == 0 or not self.prefix) else self.prefix + ch
             if s in self.vocab:
                 symbols.append(s)
+                unknown_before = False
             elif self.unk_token is not None:
+                if self.fuse_unk and unknown_before:
+                    spans[-1] = (spans[-1][0], i + 1)  # fused with the unknown character before it
+                    continue
                 symbols.append(self.unk_token)
+                unknown_before = True
             else:
                 continue
             spans.append((i, i + 1))
@@ -215,6 +223,8 @@ class BPEModel(_CachedModel):
                 return cached
         elif len(word) > TRACED_CHARS:
             return _with_bounded_trace(self, word)
+        if self.ignore_merges and word in self.vocab:
+            return WordResult(word, (word,), ((0, len(word)),), initial_split=(word,))
         symbols, spans = self.initial(word)
         # Every character known (spans is None, the common case): the spans follow from the
         # tokens' lengths at the end. Otherwise they are merged along with the tokens.

@@ -65,11 +65,48 @@ def word_trace_json(w: WordTrace) -> dict:
 
 
 @dataclass(frozen=True)
+class Truncation:
+    """tokenizers' truncation: at most `max_length` tokens, special tokens included."""
+
+    max_length: int
+    strategy: str = "LongestFirst"  # or OnlyFirst, OnlySecond
+    direction: str = "Right"  # Right drops the last tokens, Left the first
+
+
+@dataclass(frozen=True)
+class Padding:
+    """tokenizers' padding of one encoding: to `length` (None: as long as it is, the batch being one)."""
+
+    length: int | None
+    multiple_of: int | None = None
+    direction: str = "Right"
+    pad_id: int = 0
+    pad_type_id: int = 0
+    pad_token: str = "[PAD]"
+
+
+@dataclass(frozen=True)
+class Decoder:
+    """How ids become text, as the file's decoder says: "join" (no decoder: tokens joined with spaces),
+    "wordpiece" (prefix, cleanup), "byte-level", "metaspace" (replacement, prepend), "bpe" (suffix)."""
+
+    kind: str
+    prefix: str = "##"
+    cleanup: bool = True
+    replacement: str = "\u2581"
+    prepend: bool = True  # Metaspace: the first token's replacement characters are dropped
+    suffix: str = "</w>"
+
+
+@dataclass(frozen=True)
 class Template:
     """Post-processing: special tokens around one sequence or a pair."""
 
     single: tuple[tuple[str, int], ...]  # ("$A", type) or ("[CLS]", type)
     pair: tuple[tuple[str, int], ...]
+    # A special's tokens and ids, as TemplateProcessing's special_tokens (or Bert/RobertaProcessing's cls and sep)
+    # give them; a special not named here is itself, with its id in the vocabulary.
+    expand: tuple[tuple[str, tuple[tuple[str, int | None], ...]], ...] = ()
 
     @staticmethod
     def bert(cls: str = CLS, sep: str = SEP) -> Template:
@@ -85,12 +122,19 @@ class Tokenizer:
                  pre_tokenizer: str = "whitespace", add_prefix_space: bool = False,
                  special_tokens: tuple[str, ...] = (), template: Template | None = None,
                  trim_offsets: bool = True, trim_prefix_space: bool | None = None,
-                 decoder: str | None = None) -> None:
+                 decoder: str | Decoder | None = None, added_tokens: dict[str, int] | None = None,
+                 truncation: Truncation | None = None, padding: Padding | None = None) -> None:
         self.model = model
         self.normalizer = normalizer
         self.pre_tokenizer = pre_tokenizer
         self.add_prefix_space = add_prefix_space
-        self.special_tokens = tuple(t for t in special_tokens if t in model.vocab)
+        # Added tokens are matched in the text before the model runs; the special ones among them are
+        # marked in the special-tokens mask and skipped when decoding. By default: the specials the vocabulary has.
+        self.added = dict(added_tokens) if added_tokens is not None else {
+            t: model.vocab[t] for t in special_tokens if t in model.vocab}
+        self.special_tokens = tuple(t for t in special_tokens if t in self.added or t in model.vocab)
+        self.truncation = truncation
+        self.padding = padding
         self.template = template
         self.trim_offsets = trim_offsets and pre_tokenizer == "byte-level"
         # Hugging Face's ByteLevel post-processor has its own add_prefix_space flag.
@@ -98,9 +142,11 @@ class Tokenizer:
         if decoder is None:
             decoder = "byte-level" if pre_tokenizer == "byte-level" else (
                 "wordpiece" if getattr(model, "prefix", None) else "join")
+        if isinstance(decoder, str):
+            decoder = Decoder(decoder, prefix=getattr(model, "prefix", None) or "##")
         self.decoder = decoder
-        self.id_to_token = {i: t for t, i in model.vocab.items()}
-        longest_first = sorted(self.special_tokens, key=len, reverse=True)
+        self.id_to_token = {i: t for t, i in model.vocab.items()} | {i: t for t, i in self.added.items()}
+        longest_first = sorted(self.added, key=len, reverse=True)
         self._specials_pattern = re.compile("|".join(map(re.escape, longest_first))) if longest_first else None
 
     @property
@@ -165,12 +211,13 @@ class Tokenizer:
         word_ids: list[int | None] = []
         words: list[WordTrace] = []
         special_at: list[int] = []  # positions of the special tokens
-        vocab = self.vocab
+        vocab, added, specials = self.vocab, self.added, set(self.special_tokens)
         for segment, start, special in self._split_specials(text):
-            if special:
-                special_at.append(len(tokens))
+            if special:  # an added token (special or not)
+                if segment in specials:
+                    special_at.append(len(tokens))
                 tokens.append(segment)
-                ids.append(vocab[segment])
+                ids.append(added[segment])
                 offsets.append((start, start + len(segment)))
                 word_ids.append(None)
                 continue
@@ -188,6 +235,37 @@ class Tokenizer:
             offsets = [_trim(tok, off, i, self.trim_prefix_space) for i, (tok, off) in enumerate(zip(tokens, offsets))]
         return tokens, ids, offsets, word_ids, specials_mask, words
 
+    def _added_count(self, parts: tuple[tuple[str, int], ...], template: Template | None) -> int:
+        expand = dict(template.expand) if template else {}
+        return sum(len(expand.get(name, ((name, None),))) for name, _ in parts if name not in ("$A", "$B"))
+
+    def _truncate(self, a: tuple, b: tuple | None, room: int) -> tuple[tuple, tuple | None]:
+        """tokenizers' truncation of one sequence or a pair to `room` tokens (the specials already counted)."""
+        t = self.truncation
+        assert t is not None
+        n1, n2 = len(a[0]), (len(b[0]) if b is not None else 0)
+        if n1 + n2 <= room:
+            return a, b
+
+        def cut(seq: tuple, keep: int) -> tuple:
+            keep = max(keep, 0)
+            part = slice(0, keep) if t.direction == "Right" else slice(len(seq[0]) - keep, len(seq[0]))
+            return tuple(column[part] for column in seq[:5]) + (seq[5],)
+
+        if b is None:
+            return cut(a, room), None
+        if t.strategy == "OnlyFirst":
+            return cut(a, n1 - (n1 + n2 - room)), b
+        if t.strategy == "OnlySecond":
+            return a, cut(b, n2 - (n1 + n2 - room))
+        short, long_ = (n2, n1) if n1 > n2 else (n1, n2)  # LongestFirst, as tokenizers' truncate_encodings
+        long_ = short if short > room else max(short, room - short)
+        if short + long_ > room:
+            short = room // 2
+            long_ = short + room % 2
+        keep1, keep2 = (long_, short) if n1 > n2 else (short, long_)
+        return cut(a, keep1), cut(b, keep2)
+
     def encode(self, text: str, pair: str | None = None, add_special_tokens: bool = True,
                trace: bool = False) -> Encoding:
         a = self._encode_one(text, trace)
@@ -197,6 +275,9 @@ class Tokenizer:
         template = self.template if add_special_tokens else None
         parts = (template.pair if b is not None else template.single) if template else (
             (("$A", 0), ("$B", 1)) if b is not None else (("$A", 0),))
+        if self.truncation is not None:
+            a, b = self._truncate(a, b, self.truncation.max_length - self._added_count(parts, template))
+        expand = dict(template.expand) if template else {}
         for name, type_id in parts:
             if name in ("$A", "$B"):
                 seq = a if name == "$A" else b
@@ -210,13 +291,27 @@ class Tokenizer:
                 mask += m
                 words += wt
             else:
-                tokens.append(name)
-                ids.append(self.vocab.get(name))
-                offsets.append((0, 0))
-                word_ids.append(None)
-                type_ids.append(type_id)
-                mask.append(1)
-        return Encoding(tokens, ids, offsets, word_ids, type_ids, mask, [1] * len(tokens), words)
+                for token, token_id in expand.get(name, ((name, self.added.get(name, self.vocab.get(name))),)):
+                    tokens.append(token)
+                    ids.append(token_id)
+                    offsets.append((0, 0))
+                    word_ids.append(None)
+                    type_ids.append(type_id)
+                    mask.append(1)
+        attention = [1] * len(tokens)
+        if self.padding is not None:
+            p = self.padding
+            target = len(tokens) if p.length is None else max(p.length, len(tokens))
+            if p.multiple_of:
+                target = -(-target // p.multiple_of) * p.multiple_of
+            pads = target - len(tokens)
+            if pads > 0:
+                def pad(column: list, value: object) -> list:
+                    return column + [value] * pads if p.direction == "Right" else [value] * pads + column
+                tokens, ids, offsets = pad(tokens, p.pad_token), pad(ids, p.pad_id), pad(offsets, (0, 0))
+                word_ids, type_ids = pad(word_ids, None), pad(type_ids, p.pad_type_id)
+                mask, attention = pad(mask, 1), pad(attention, 0)
+        return Encoding(tokens, ids, offsets, word_ids, type_ids, mask, attention, words)
 
     # ----- decoding -------------------------------------------------------------------
     def decode(self, ids: list[int], skip_special_tokens: bool = True) -> str:
@@ -224,7 +319,12 @@ class Tokenizer:
         tokens = [self.id_to_token[i] for i in ids if i in self.id_to_token]
         if skip_special_tokens:
             tokens = [t for t in tokens if t not in specials]
-        if self.decoder == "byte-level":
+        d = self.decoder
+        if d.kind == "metaspace":  # the replacement character is a space; the first token's are dropped
+            return "".join(t.replace(d.replacement, "" if i == 0 and d.prepend else " ") for i, t in enumerate(tokens))
+        if d.kind == "bpe":  # the end-of-word suffix is a space, the last token's nothing
+            return "".join(t.replace(d.suffix, "" if i == len(tokens) - 1 else " ") for i, t in enumerate(tokens))
+        if d.kind == "byte-level":
             # As tokenizers' ByteLevel decoder: the bytes of all tokens joined, then decoded once
             # (a character split across tokens comes back whole); a token with a character
             # outside the byte alphabet (a special token, say) gives its own UTF-8 bytes.
@@ -236,14 +336,14 @@ class Tokenizer:
                 else:
                     data.extend(t.encode("utf-8"))
             return data.decode("utf-8", errors="replace")
-        if self.decoder == "wordpiece":
-            prefix = getattr(self.model, "prefix", "##") or "##"
+        if d.kind == "wordpiece":
+            prefix = d.prefix
             out = []
             for i, t in enumerate(tokens):
                 # as tokenizers' WordPiece decoder: a first token keeps its prefix
                 piece = (t[len(prefix):] if t.startswith(prefix) else " " + t) if i else t
                 # Like Hugging Face's decoder, the clean-up applies to each piece on its own.
-                out.append(cleanup(piece))
+                out.append(cleanup(piece) if d.cleanup else piece)
             return "".join(out)
         return " ".join(tokens)
 

@@ -14,6 +14,7 @@ from typing import Any
 from .errors import WordPieceError
 
 MAX_INPUT_CHARS_PER_WORD = 100_000  # a file may ask for longer words: refused by name above this
+MAX_LENGTH = 100_000  # truncation's max_length, padding's length and its multiple: a file asking for more is refused
 
 
 def _describe(value: Any) -> str:
@@ -120,6 +121,8 @@ def validate_tokenizer_doc(doc: Any, name: str) -> None:
     decoder = c.obj(doc.get("decoder"), "decoder", optional=True)
     if decoder is not None:
         c.text(decoder.get("type"), "decoder.type")
+    c.obj(doc.get("truncation"), "truncation", optional=True)
+    c.obj(doc.get("padding"), "padding", optional=True)
 
 
 def _stage(c: _Checker, spec: Any, where: str, children: str, flags: tuple[str, ...]) -> None:
@@ -154,6 +157,10 @@ def _post_processor(c: _Checker, spec: Any, where: str) -> None:
     for key in ("add_prefix_space", "trim_offsets"):
         c.flag(spec.get(key), f"{where}.{key}")
     if kind == "TemplateProcessing":
+        for key, special in (c.obj(spec.get("special_tokens"), f"{where}.special_tokens", optional=True) or {}).items():
+            c.obj(special, f"{where}.special_tokens.{key}")
+            for part in ("ids", "tokens"):
+                c.items(special.get(part), f"{where}.special_tokens.{key}.{part}")
         if not isinstance(spec.get("single"), list):
             raise c.fail(f"{where}.single", "a list of template items", spec.get("single"))
         for part in ("single", "pair"):

@@ -1,0 +1,229 @@
+"""Tokenizer files written by Hugging Face `tokenizers` itself: each encodes here exactly as in tokenizers, or
+is refused with a message that names what is not supported (never loaded and then encoded otherwise).
+
+Bases: WordPiece and BPE models trained by tokenizers' own trainers under several normalizers and
+pre-tokenizers; features: each a change of the file (fuse_unk, ignore_merges, added tokens, truncation,
+padding, post-processors, decoders, ...). Every base × feature file that tokenizers itself loads is loaded
+here; the texts (every script, capitals, digits, punctuation, runs of spaces, special tokens typed in the
+text) must give the same tokens, ids, offsets and decoded text for one sequence and for a pair.
+
+    python -m pytest tests/test_tokenizer_files.py -s     # prints the counts: files, texts, exact, refused
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections import Counter
+from collections.abc import Callable
+
+import pytest
+
+from wordpiece_core.errors import WordPieceError
+from wordpiece_core.loading import tokenizer_from_json
+from wordpiece_core.sampling import sample_lines
+
+tokenizers = pytest.importorskip("tokenizers")
+from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers  # noqa: E402
+
+SPECIALS = ["[UNK]", "[CLS]", "[SEP]", "[PAD]", "[MASK]"]
+TEXTS = [
+    "Hello, World! The quick brown fox jumps over the lazy dog.",
+    "Café naïve résumé Ångström Œuvre ﬁne ½ ²",
+    "Καλημέρα κόσμε · Привет, мир! · مرحبا بالعالم · שלום",
+    "東京は晴れ 北京 서울 カタカナ ひらがな",
+    "emoji 🙂👍🏽 and   three   spaces\tand a tab",
+    "numbers 12345 3.14 2nd 1,000,000 ٣٤",
+    "[CLS] typed specials [SEP] and [MASK] inside",
+    "<|im_start|>user hi<|im_end|> unknown: ☃ ⚙ ǅ",
+    "  leading and trailing spaces  ",
+    "don't can't it's we're I'm y'all",
+    "a",
+    "zzzz qqqq xxxx",
+]
+PAIR = "A second sentence, shorter."
+
+NORMALIZERS: dict[str, Callable[[], object] | None] = {
+    "none": None,
+    "Lowercase": normalizers.Lowercase,
+    "BertNormalizer": lambda: normalizers.BertNormalizer(lowercase=True),
+    "NFD+Lowercase+StripAccents": lambda: normalizers.Sequence(
+        [normalizers.NFD(), normalizers.Lowercase(), normalizers.StripAccents()]),
+    "NFC": normalizers.NFC,
+    "NFKC": normalizers.NFKC,
+}
+PRE_TOKENIZERS: dict[str, Callable[[], object]] = {
+    "Whitespace": pre_tokenizers.Whitespace,
+    "BertPreTokenizer": pre_tokenizers.BertPreTokenizer,
+    "WhitespaceSplit": pre_tokenizers.WhitespaceSplit,
+    "ByteLevel": lambda: pre_tokenizers.ByteLevel(add_prefix_space=False),
+    "Whitespace+Digits": lambda: pre_tokenizers.Sequence([pre_tokenizers.Whitespace(),
+                                                          pre_tokenizers.Digits(individual_digits=True)]),
+    "Metaspace": pre_tokenizers.Metaspace,
+}
+
+
+def _base(model: str, normalizer: str, pre: str) -> dict:
+    corpus = sample_lines("en", 3000, top_n=3000, seed=11) + TEXTS[:6]
+    if model == "WordPiece":
+        tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+        trainer = trainers.WordPieceTrainer(vocab_size=400, special_tokens=SPECIALS)
+    else:
+        tok = Tokenizer(models.BPE(unk_token="[UNK]"))
+        trainer = trainers.BpeTrainer(vocab_size=400, special_tokens=SPECIALS)
+    make = NORMALIZERS[normalizer]
+    if make is not None:
+        tok.normalizer = make()
+    tok.pre_tokenizer = PRE_TOKENIZERS[pre]()
+    tok.train_from_iterator(corpus, trainer)
+    return json.loads(tok.to_str())
+
+
+def _set(path: list[str], value: object) -> Callable[[dict], dict | None]:
+    def change(doc: dict) -> dict | None:
+        node = doc
+        for key in path[:-1]:
+            node = node[key]
+        node[path[-1]] = value
+        return doc
+    return change
+
+
+def _only(kind: str, change: Callable[[dict], dict | None]) -> Callable[[dict], dict | None]:
+    return lambda doc: change(doc) if doc["model"]["type"] == kind else None
+
+
+def _template(doc: dict) -> dict:
+    doc["post_processor"] = {
+        "type": "TemplateProcessing",
+        "single": [{"SpecialToken": {"id": "[CLS]", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}},
+                   {"SpecialToken": {"id": "[SEP]", "type_id": 0}}],
+        "pair": [{"SpecialToken": {"id": "[CLS]", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}},
+                 {"SpecialToken": {"id": "[SEP]", "type_id": 0}}, {"Sequence": {"id": "B", "type_id": 1}},
+                 {"SpecialToken": {"id": "[SEP]", "type_id": 1}}],
+        "special_tokens": {"[CLS]": {"id": "[CLS]", "ids": [1000], "tokens": ["[CLS]"]},
+                           "[SEP]": {"id": "[SEP]", "ids": [1001], "tokens": ["[SEP]"]}}}
+    return doc
+
+
+def _added(special: bool) -> Callable[[dict], dict]:
+    def change(doc: dict) -> dict:
+        top = max(doc["model"]["vocab"].values()) + 1
+        doc["added_tokens"] += [{"id": top, "content": "<|im_start|>", "single_word": False, "lstrip": False,
+                                 "rstrip": False, "normalized": False, "special": special},
+                                {"id": top + 1, "content": "<|im_end|>", "single_word": False, "lstrip": False,
+                                 "rstrip": False, "normalized": False, "special": special}]
+        return doc
+    return change
+
+
+FEATURES: dict[str, Callable[[dict], dict | None]] = {
+    "as trained": lambda doc: doc,
+    "BPE fuse_unk": _only("BPE", _set(["model", "fuse_unk"], True)),
+    "BPE ignore_merges": _only("BPE", _set(["model", "ignore_merges"], True)),
+    "added special tokens outside the vocabulary": _added(True),
+    "added tokens outside the vocabulary": _added(False),
+    "truncation": _set(["truncation"], {"direction": "Right", "max_length": 8, "strategy": "LongestFirst",
+                                         "stride": 0}),
+    "padding": _set(["padding"], {"strategy": {"Fixed": 40}, "direction": "Right", "pad_to_multiple_of": None,
+                                  "pad_id": 3, "pad_type_id": 0, "pad_token": "[PAD]"}),
+    "ByteLevel post-processor, trim_offsets false": _set(["post_processor"], {
+        "type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": True}),
+    "ByteLevel post-processor, trim_offsets true": _set(["post_processor"], {
+        "type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}),
+    "no decoder": _set(["decoder"], None),
+    "WordPiece decoder, cleanup false": _set(["decoder"], {"type": "WordPiece", "prefix": "##", "cleanup": False}),
+    "WordPiece decoder, cleanup true": _set(["decoder"], {"type": "WordPiece", "prefix": "##", "cleanup": True}),
+    "WordPiece decoder, another prefix": _set(["decoder"], {"type": "WordPiece", "prefix": "@@", "cleanup": True}),
+    "Metaspace decoder": _set(["decoder"], {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always",
+                                            "split": True}),
+    "BPEDecoder": _set(["decoder"], {"type": "BPEDecoder", "suffix": "</w>"}),
+    "TemplateProcessing with its own ids": _template,
+    "BertProcessing": _set(["post_processor"], {"type": "BertProcessing", "sep": ["[SEP]", 2], "cls": ["[CLS]", 1]}),
+    "RobertaProcessing": _set(["post_processor"], {"type": "RobertaProcessing", "sep": ["[SEP]", 2],
+                                                   "cls": ["[CLS]", 1], "trim_offsets": True,
+                                                   "add_prefix_space": False}),
+    "BPE end_of_word_suffix": _only("BPE", _set(["model", "end_of_word_suffix"], "</w>")),
+    "BPE byte_fallback": _only("BPE", _set(["model", "byte_fallback"], True)),
+}
+# What a refusal must name, for the features that may be refused (the base's normalizer or pre-tokenizer
+# may be the reason too: their names are accepted as well).
+NAMES = {
+    "BPE fuse_unk": "fuse_unk", "BPE ignore_merges": "ignore_merges", "truncation": "truncation",
+    "padding": "padding", "added special tokens outside the vocabulary": "added_tokens",
+    "added tokens outside the vocabulary": "added_tokens", "Metaspace decoder": "Metaspace",
+    "BPEDecoder": "BPEDecoder", "RobertaProcessing": "RobertaProcessing", "BPE end_of_word_suffix": "end_of_word_suffix",
+    "BPE byte_fallback": "byte_fallback", "TemplateProcessing with its own ids": "TemplateProcessing",
+    "WordPiece decoder, another prefix": "WordPiece decoder",
+}
+BASE_NAMES = ("NFD", "NFC", "NFKC", "StripAccents", "Sequence", "Digits", "Metaspace")
+
+
+def _encodings(tok, text: str, pair: str | None):
+    return tok.encode(text, pair) if pair is not None else tok.encode(text)
+
+
+def _compare(ours, hf, text: str, pair: str | None) -> str | None:
+    """None when ours encodes and decodes `text` (and `pair`) as tokenizers does, else what differs."""
+    theirs = _encodings(hf, text, pair)
+    mine = ours.encode(text, pair)
+    for what, a, b in (("tokens", mine.tokens, theirs.tokens), ("ids", mine.ids, theirs.ids),
+                       ("offsets", [tuple(o) for o in mine.offsets], [tuple(o) for o in theirs.offsets])):
+        if list(a) != list(b):
+            return f"{what}: {list(a)[:12]} != {list(b)[:12]}"
+    ids = [i for i in theirs.ids if i is not None]
+    if ours.decode(ids) != hf.decode(ids):
+        return f"decoded: {ours.decode(ids)!r} != {hf.decode(ids)!r}"
+    return None
+
+
+@pytest.fixture(scope="module")
+def bases() -> dict[tuple[str, str, str], dict]:
+    out = {}
+    for model in ("WordPiece", "BPE"):
+        for normalizer in NORMALIZERS:
+            for pre in PRE_TOKENIZERS:
+                if pre == "ByteLevel" and model == "WordPiece":
+                    continue
+                out[model, normalizer, pre] = _base(model, normalizer, pre)
+    return out
+
+
+@pytest.mark.slow
+def test_every_tokenizers_file_encodes_exactly_or_is_refused_by_name(bases):
+    tally: Counter[str] = Counter()
+    wrong: list[str] = []
+    for (model, normalizer, pre), base in bases.items():
+        for feature, change in FEATURES.items():
+            doc = change(copy.deepcopy(base))
+            if doc is None:
+                continue
+            try:
+                hf = Tokenizer.from_str(json.dumps(doc))
+            except Exception:  # noqa: BLE001 (tokenizers itself refuses this combination)
+                continue
+            where = f"{model} / {normalizer} / {pre} / {feature}"
+            tally["files"] += 1
+            try:
+                ours = tokenizer_from_json(copy.deepcopy(doc), "t.json")
+            except WordPieceError as exc:
+                message = str(exc)
+                named = NAMES.get(feature)
+                if not ((named and named in message) or any(n in message for n in BASE_NAMES)):
+                    wrong.append(f"{where}: refused without naming it: {message}")
+                tally["refused"] += 1
+                continue
+            differences = []
+            for text in TEXTS:
+                for pair in (None, PAIR):
+                    tally["texts"] += 1
+                    if (diff := _compare(ours, hf, text, pair)) is not None:
+                        differences.append(f"{text[:30]!r}{' + pair' if pair else ''}: {diff}")
+            if differences:
+                wrong.append(f"{where}: loaded, but {len(differences)} encodings differ, first {differences[0]}")
+                tally["loaded but different"] += 1
+            else:
+                tally["exact"] += 1
+    print(f"\ntokenizer files: {tally['files']} files, {tally['texts']} encodings compared; {tally['exact']} exact, "
+          f"{tally['refused']} refused by name, {tally['loaded but different']} loaded but different")
+    assert not wrong, f"{len(wrong)} files:\n" + "\n".join(wrong[:40])
