@@ -43,6 +43,27 @@ TEXTS = [
 ]
 PAIR = "A second sentence, shorter."
 
+
+def _random_texts(n: int, seed: int = 7) -> list[str]:
+    """Texts of random characters from every script whose Unicode data is the same in Python's tables and in
+    tokenizers' (assigned in Unicode 3.2, same category and decomposition today: see test_hf_differential.py),
+    with spaces between runs."""
+    import random
+    import sys
+    import unicodedata
+
+    old = unicodedata.ucd_3_2_0
+    stable = [chr(cp) for cp in range(sys.maxunicode + 1)
+              if unicodedata.category(chr(cp)) not in ("Cs", "Cn", "Co", "Cc", "Cf")
+              and old.category(chr(cp)) == unicodedata.category(chr(cp))
+              and old.decomposition(chr(cp)) == unicodedata.decomposition(chr(cp))]
+    rng = random.Random(seed)
+    return [" ".join("".join(rng.choice(stable) for _ in range(rng.randint(1, 6))) for _ in range(rng.randint(2, 8)))
+            for _ in range(n)]
+
+
+TEXTS += _random_texts(8)
+
 NORMALIZERS: dict[str, Callable[[], object] | None] = {
     "none": None,
     "Lowercase": normalizers.Lowercase,

@@ -36,8 +36,12 @@ def _quoted(value: object) -> str:
 
 def _unsupported(where: str, what: object, name: str) -> WordPieceError:  # what: a type name, or None
     return WordPieceError(f"{name}: the {where} {_quoted(what)} is not supported here "
-                          "(supported: WordPiece or BPE models with the normalizers none, Lowercase, BertNormalizer "
-                          "and the pre-tokenizers Whitespace, WhitespaceSplit, BertPreTokenizer, ByteLevel)")
+                          "(supported: WordPiece or BPE models with the normalizers none, Lowercase, BertNormalizer, "
+                          "NFD, NFKD, StripAccents or a Sequence of the last four, and the pre-tokenizers Whitespace, "
+                          "WhitespaceSplit, BertPreTokenizer, ByteLevel)")
+
+
+_STEP_NAMES = {"NFD": "nfd", "NFKD": "nfkd", "Lowercase": "lowercase", "StripAccents": "strip-accents"}
 
 
 def _normalizer_name(spec: dict | None, name: str) -> str:
@@ -46,6 +50,14 @@ def _normalizer_name(spec: dict | None, name: str) -> str:
     kind = spec.get("type")
     if kind == "Sequence" and len((spec.get("normalizers") or [])) == 1:
         return _normalizer_name(spec["normalizers"][0], name)
+    if kind == "Sequence" and spec.get("normalizers"):
+        steps = [step.get("type") for step in spec["normalizers"]]
+        unknown = [step for step in steps if step not in _STEP_NAMES]
+        if unknown:
+            raise _unsupported("normalizer", f"Sequence with {unknown[0]}", name)
+        return "+".join(_STEP_NAMES[step] for step in steps)
+    if kind in ("NFD", "NFKD", "StripAccents"):
+        return _STEP_NAMES[kind]
     if kind == "Lowercase":
         return "lowercase"
     if kind == "BertNormalizer":

@@ -149,10 +149,34 @@ def _bert_char(ch: str, lowercase: bool) -> str:
     return f" {body} " if is_cjk_ideograph(ch) else body
 
 
+# The steps a tokenizer.json's Sequence of normalizers may chain (loading.py names them, joined by "+"): each
+# works character by character. NFD and NFKD decompose each character on its own (no canonical reordering of
+# combining marks across characters: StripAccents drops them in the course's Sequence[NFD, Lowercase,
+# StripAccents], so the order never shows there); StripAccents drops every mark (Mn, Mc, Me).
+_STEPS = {
+    "nfd": lambda s: unicodedata.normalize("NFD", s),
+    "nfkd": lambda s: unicodedata.normalize("NFKD", s),
+    "lowercase": lambda s: "".join(map(lowercase_char, s)),
+    "strip-accents": lambda s: "".join(c for c in s if not unicodedata.category(c).startswith("M")),
+}
+
+
+def _chain(steps: tuple[str, ...]):
+    def run(ch: str) -> str:
+        for step in steps:
+            ch = _STEPS[step](ch)
+        return ch
+    return run
+
+
 @lru_cache(maxsize=None)
 def _char_function(name: str):
     if name == "none":
         return None
+    if name in _STEPS or "+" in name:
+        steps = tuple(name.split("+"))
+        if all(step in _STEPS for step in steps):
+            return _chain(steps)
     if name == "lowercase":
         return lowercase_char
     if name == "bert":
