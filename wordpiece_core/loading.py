@@ -34,11 +34,19 @@ def _quoted(value: object) -> str:
     return text if len(text) <= 42 else text[:40] + "…"
 
 
+_SUPPORTED = {
+    "normalizer": "none, Lowercase, BertNormalizer, NFD, NFKD, StripAccents, or a Sequence of the last four",
+    "pre-tokenizer": "Whitespace, WhitespaceSplit, BertPreTokenizer, ByteLevel",
+    "model": "WordPiece, BPE",
+    "post-processor": "TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel, or a Sequence of them",
+    "decoder": "none, WordPiece, ByteLevel, Metaspace, BPEDecoder",
+}
+
+
 def _unsupported(where: str, what: object, name: str) -> WordPieceError:  # what: a type name, or None
-    return WordPieceError(f"{name}: the {where} {_quoted(what)} is not supported here "
-                          "(supported: WordPiece or BPE models with the normalizers none, Lowercase, BertNormalizer, "
-                          "NFD, NFKD, StripAccents or a Sequence of the last four, and the pre-tokenizers Whitespace, "
-                          "WhitespaceSplit, BertPreTokenizer, ByteLevel)")
+    supported = _SUPPORTED.get(where)
+    return WordPieceError(f"{name}: the {where} {_quoted(what)} is not supported here"
+                          + (f" (supported: {supported})" if supported else ""))
 
 
 _STEP_NAMES = {"NFD": "nfd", "NFKD": "nfkd", "Lowercase": "lowercase", "StripAccents": "strip-accents"}
