@@ -24,7 +24,7 @@ from wordpiece_core.loading import tokenizer_from_json
 from wordpiece_core.sampling import sample_lines
 
 tokenizers = pytest.importorskip("tokenizers")
-from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers  # noqa: E402
+from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers  # noqa: E402
 
 SPECIALS = ["[UNK]", "[CLS]", "[SEP]", "[PAD]", "[MASK]"]
 TEXTS = [
@@ -89,6 +89,10 @@ def _base(model: str, normalizer: str, pre: str) -> dict:
     if model == "WordPiece":
         tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
         trainer = trainers.WordPieceTrainer(vocab_size=400, special_tokens=SPECIALS)
+    elif model == "CharBPE":  # BPE with an end-of-word suffix, as CharBPETokenizer writes it
+        tok = Tokenizer(models.BPE(unk_token="[UNK]", end_of_word_suffix="</w>"))
+        trainer = trainers.BpeTrainer(vocab_size=400, special_tokens=SPECIALS, end_of_word_suffix="</w>")
+        tok.decoder = decoders.BPEDecoder(suffix="</w>")
     else:
         tok = Tokenizer(models.BPE(unk_token="[UNK]"))
         trainer = trainers.BpeTrainer(vocab_size=400, special_tokens=SPECIALS)
@@ -111,7 +115,8 @@ def _set(path: list[str], value: object) -> Callable[[dict], dict | None]:
 
 
 def _only(kind: str, change: Callable[[dict], dict | None]) -> Callable[[dict], dict | None]:
-    return lambda doc: change(doc) if doc["model"]["type"] == kind else None
+    return lambda doc: change(doc) if doc["model"]["type"] == kind and not doc["model"].get("end_of_word_suffix") \
+        else None
 
 
 def _template(doc: dict) -> dict:
@@ -201,10 +206,11 @@ def _compare(ours, hf, text: str, pair: str | None) -> str | None:
 @pytest.fixture(scope="module")
 def bases() -> dict[tuple[str, str, str], dict]:
     out = {}
-    for model in ("WordPiece", "BPE"):
+    for model in ("WordPiece", "BPE", "CharBPE"):
         for normalizer in NORMALIZERS:
             for pre in PRE_TOKENIZERS:
-                if pre == "ByteLevel" and model == "WordPiece":
+                if (pre == "ByteLevel" and model == "WordPiece") or (model == "CharBPE" and pre not in (
+                        "Whitespace", "BertPreTokenizer")):
                     continue
                 out[model, normalizer, pre] = _base(model, normalizer, pre)
     return out

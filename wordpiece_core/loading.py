@@ -249,8 +249,6 @@ def tokenizer_from_json(doc: dict, name: str):
             raise WordPieceError(f"{name}: the BPE model has no vocabulary")
         if model_spec.get("dropout"):
             raise _unsupported("BPE option", "dropout", name)
-        if model_spec.get("end_of_word_suffix"):
-            raise _unsupported("BPE option", "end_of_word_suffix", name)
         if model_spec.get("byte_fallback"):
             raise _unsupported("BPE option", "byte_fallback", name)
         merges = []
@@ -260,7 +258,8 @@ def tokenizer_from_json(doc: dict, name: str):
                 raise WordPieceError(f"{name}: a merge {_quoted(m)} is not a pair of tokens")
             merges.append(pair)
         model = BPEModel(vocab, merges, model_spec.get("unk_token"), model_spec.get("continuing_subword_prefix"),
-                         fuse_unk=bool(model_spec.get("fuse_unk")), ignore_merges=bool(model_spec.get("ignore_merges")))
+                         fuse_unk=bool(model_spec.get("fuse_unk")), ignore_merges=bool(model_spec.get("ignore_merges")),
+                         suffix=model_spec.get("end_of_word_suffix") or None)
     else:
         raise _unsupported("model", kind, name)
     normalizer = _normalizer_name(doc.get("normalizer"), name)

@@ -176,7 +176,9 @@ class BPEModel(_CachedModel):
     kind = "bpe"
 
     def __init__(self, vocab: dict[str, int], merges: list[tuple[str, str]], unk_token: str | None = None,
-                 prefix: str | None = None, fuse_unk: bool = False, ignore_merges: bool = False) -> None:
+                 prefix: str | None = None, fuse_unk: bool = False, ignore_merges: bool = False,
+                 suffix: str | None = None) -> None:
+        self.suffix = suffix or None  # end_of_word_suffix: a word's last character is spelled with it (CharBPE's </w>)
         self.fuse_unk = fuse_unk  # consecutive unknown characters become one [UNK] (tokenizers' fuse_unk)
         self.ignore_merges = ignore_merges  # a word in the vocabulary is one token, without merging (ignore_merges)
         self.vocab = vocab
@@ -191,13 +193,16 @@ class BPEModel(_CachedModel):
         """Characters (prefixed after the first), unknown ones as [UNK] or dropped; and each
         symbol's character span, or None when every character is known (a symbol each)."""
         symbols = [word[0]] + [self.prefix + ch for ch in word[1:]] if self.prefix and word else list(word)
-        if all(map(self.vocab.__contains__, symbols)):  # the common case: every character is known
+        if self.suffix is None and all(map(self.vocab.__contains__, symbols)):  # the common case: all known
             return symbols, None
         symbols = []
         spans: list[tuple[int, int]] = []
         unknown_before = False  # the character before was unknown (and became [UNK])
+        last = len(word) - 1
         for i, ch in enumerate(word):
             s = ch if (i == 0 or not self.prefix) else self.prefix + ch
+            if i == last and self.suffix is not None:
+                s += self.suffix
             if s in self.vocab:
                 symbols.append(s)
                 unknown_before = False
