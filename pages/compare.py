@@ -6,7 +6,7 @@ from wordpiece_ui import navigation
 
 navigation.through_app()  # first, before the imports below: a page run alone goes through app.py (navigation.py)
 
-from wordpiece_ui import caches, charts, chips, compare, corpus_loading, safe, state, tables, trained
+from wordpiece_ui import caches, charts, chips, compare, corpus_loading, glossary, safe, state, tables, trained
 from wordpiece_ui.corpora import sample_by_id
 from wordpiece_ui.side_by_side import HF_VARIANT
 
@@ -111,7 +111,7 @@ if held.strip():
 else:
     st.info("Type some text above (words not in the corpus) to see it cut by both tokenizers, and their figures on it.")
 rows = compare.metrics_rows(tokenizers, trainings, held)
-st.dataframe(rows, hide_index=True, width="stretch", column_config=compare.metric_columns())
+st.dataframe(rows, hide_index=True, width="stretch", column_config=glossary.metric_columns())
 st.caption("Fertility = tokens per word; [UNK] words = words with a piece the vocabulary cannot spell; "
            "continuation pieces = tokens after the first of their word (WordPiece writes them with ##). "
            "Corpus figures are weighted by word counts.")

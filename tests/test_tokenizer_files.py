@@ -80,6 +80,9 @@ PRE_TOKENIZERS: dict[str, Callable[[], object]] = {
     "ByteLevel": lambda: pre_tokenizers.ByteLevel(add_prefix_space=False),
     "Whitespace+Digits": lambda: pre_tokenizers.Sequence([pre_tokenizers.Whitespace(),
                                                           pre_tokenizers.Digits(individual_digits=True)]),
+    "BertPreTokenizer+Punctuation(contiguous)+Digits": lambda: pre_tokenizers.Sequence([
+        pre_tokenizers.WhitespaceSplit(), pre_tokenizers.Punctuation("contiguous"),
+        pre_tokenizers.Digits(individual_digits=False)]),
     "Metaspace": pre_tokenizers.Metaspace,
 }
 

@@ -20,6 +20,8 @@ HF = {
     "whitespace-split": pre_tokenizers.WhitespaceSplit(),
     "bert": pre_tokenizers.BertPreTokenizer(),
     "byte-level": pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True),
+    "digits": pre_tokenizers.Digits(individual_digits=True),
+    "punctuation": pre_tokenizers.Punctuation(),
 }
 CHUNK = 0x2000
 ALL = [cp for cp in range(0x110000) if cp not in SURROGATES]
@@ -50,7 +52,7 @@ def test_white_space_is_one_class_in_every_pre_tokenizer():
 
 
 def test_the_tables_are_sorted_disjoint_ranges():
-    for name in ("WORD", "SPACE", "BERT_SPACE", "BERT_PUNCT", "LETTER", "NUMBER", "BYTE_SPACE"):
+    for name in ("WORD", "SPACE", "BERT_SPACE", "BERT_PUNCT", "LETTER", "NUMBER", "BYTE_SPACE", "NUMERIC", "PUNCT"):
         table = getattr(unicode_tables, name)
         assert all(lo <= hi for lo, hi in table), name
         assert all(a[1] + 1 < b[0] for a, b in zip(table, table[1:])), name  # sorted, apart (else one range)

@@ -36,7 +36,8 @@ def _quoted(value: object) -> str:
 
 _SUPPORTED = {
     "normalizer": "none, Lowercase, BertNormalizer, NFD, NFKD, StripAccents, or a Sequence of the last four",
-    "pre-tokenizer": "Whitespace, WhitespaceSplit, BertPreTokenizer, ByteLevel",
+    "pre-tokenizer": "Whitespace, WhitespaceSplit, BertPreTokenizer, ByteLevel, Digits, Punctuation, or a "
+                     "Sequence of them without ByteLevel",
     "model": "WordPiece, BPE",
     "post-processor": "TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel, or a Sequence of them",
     "decoder": "none, WordPiece, ByteLevel, Metaspace, BPEDecoder",
@@ -84,11 +85,31 @@ def _pre_tokenizer(spec: dict | None, name: str) -> tuple[str, bool]:
     kind = spec.get("type")
     if kind == "Sequence" and len((spec.get("pretokenizers") or [])) == 1:
         return _pre_tokenizer(spec["pretokenizers"][0], name)
+    if kind == "Sequence" and spec.get("pretokenizers"):
+        stages = [_stage(step, name) for step in spec["pretokenizers"]]
+        return "+".join(stages), False
+    if kind in ("Digits", "Punctuation"):
+        return _stage(spec, name), False
     if kind not in _PRE_NAMES:
         raise _unsupported("pre-tokenizer", kind, name)
     if kind == "ByteLevel" and not spec.get("use_regex", True):
         raise _unsupported("pre-tokenizer", "ByteLevel without its regex", name)
     return _PRE_NAMES[kind], bool(spec.get("add_prefix_space", False))
+
+
+def _stage(spec: dict, name: str) -> str:
+    """One pre-tokenizer of a Sequence: Whitespace, WhitespaceSplit, BertPreTokenizer, Digits or Punctuation."""
+    kind = spec.get("type")
+    if kind == "Digits":
+        return "digits" if spec.get("individual_digits") else "digit-runs"
+    if kind == "Punctuation":
+        behavior = str(spec.get("behavior", "Isolated")).lower()
+        if behavior not in ("isolated", "contiguous"):
+            raise _unsupported("pre-tokenizer", f"Punctuation with behavior {behavior}", name)
+        return "punctuation" if behavior == "isolated" else "punctuation-runs"
+    if kind in _PRE_NAMES and kind != "ByteLevel":
+        return _PRE_NAMES[kind]
+    raise _unsupported("pre-tokenizer", f"Sequence with {kind}", name)
 
 
 def _template_from(spec: dict | None, name: str):

@@ -19,7 +19,8 @@ which class it is in:
 - `BertPreTokenizer` on "a·a": one word → neither; "a", "a" → white space (Rust's char::is_whitespace);
   "a", "·", "a" → punctuation;
 - `ByteLevel` (GPT-2's regex) on "a·", "1·" and "!·": one word → a letter (\\p{L}), a number
-  (\\p{N}), other than those and white space; two words each time → white space (\\s).
+  (\\p{N}), other than those and white space; two words each time → white space (\\s);
+- `Digits` and `Punctuation` on "a·a": three pieces → a digit (Rust's char::is_numeric), punctuation.
 Surrogates (U+D800–U+DFFF) cannot be sent to Rust (they are not text in UTF-8): they count as other.
 """
 
@@ -35,11 +36,12 @@ OUT = Path(__file__).with_name("unicode_tables.py")
 
 def classes() -> dict[str, list[int]]:
     """Each class's code points, in order."""
-    from tokenizers.pre_tokenizers import BertPreTokenizer, ByteLevel, Whitespace
+    from tokenizers.pre_tokenizers import BertPreTokenizer, ByteLevel, Digits, Punctuation, Whitespace
 
     whitespace, bert, byte_level = Whitespace(), BertPreTokenizer(), ByteLevel(add_prefix_space=False)
+    digits, punctuation = Digits(individual_digits=True), Punctuation()
     out: dict[str, list[int]] = {name: [] for name in ("WORD", "SPACE", "BERT_SPACE", "BERT_PUNCT",
-                                                       "LETTER", "NUMBER", "BYTE_SPACE")}
+                                                       "LETTER", "NUMBER", "BYTE_SPACE", "NUMERIC", "PUNCT")}
     for cp in range(0x110000):
         if cp in SURROGATES:
             continue
@@ -60,6 +62,10 @@ def classes() -> dict[str, list[int]]:
             out["NUMBER"].append(cp)
         elif len(byte_level.pre_tokenize_str(f"!{ch}")) == 2:
             out["BYTE_SPACE"].append(cp)
+        if len(digits.pre_tokenize_str(f"a{ch}a")) == 3:
+            out["NUMERIC"].append(cp)
+        if len(punctuation.pre_tokenize_str(f"a{ch}a")) == 3:
+            out["PUNCT"].append(cp)
     return out
 
 

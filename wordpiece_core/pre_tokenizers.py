@@ -47,13 +47,22 @@ _BASES = {
     "LETTER": r"\p{L}",
     "NUMBER": r"\p{N}",
     "BYTE_SPACE": r"\p{White_Space}",
+    "NUMERIC": r"\p{N}",  # Digits' char::is_numeric
+    "PUNCT": r"\p{P}!-/:-@\[-`{-~",  # Punctuation's
 }
 _CLASSES = {
     "whitespace": ("WORD", "SPACE"),
     "whitespace-split": ("BERT_SPACE",),
     "bert": ("BERT_SPACE", "BERT_PUNCT"),
     "byte-level": ("LETTER", "NUMBER", "BYTE_SPACE"),
+    # Stages a tokenizer.json's Sequence of pre-tokenizers may chain after (or instead of) the ones above:
+    # each splits every piece so far, keeping all its characters (loading.py names a chain "whitespace+digits").
+    "digits": ("NUMERIC",),  # Digits(individual_digits=True): each digit alone
+    "digit-runs": ("NUMERIC",),  # Digits(individual_digits=False): runs of digits
+    "punctuation": ("PUNCT",),  # Punctuation("isolated"): each punctuation character alone
+    "punctuation-runs": ("PUNCT",),  # Punctuation("contiguous"): runs of punctuation
 }
+STAGES = ("digits", "digit-runs", "punctuation", "punctuation-runs")
 
 
 def _escaped(spans: tuple[tuple[int, int], ...]) -> str:
@@ -120,6 +129,9 @@ def _source(name: str, exact: bool) -> str:
         return f"[^{c('BERT_SPACE')}]+"  # Rust's char::is_whitespace
     if name == "bert":
         return f"[^{c('BERT_SPACE')}{c('BERT_PUNCT')}]+|{c('BERT_PUNCT')}"
+    if name in STAGES:
+        cls = c("NUMERIC" if name.startswith("digit") else "PUNCT")
+        return f"{cls}{'+' if name.endswith('-runs') else ''}|[^{cls}]+"
     letter, number, space = c("LETTER"), c("NUMBER"), c("BYTE_SPACE")  # GPT-2's regex, as ByteLevel has it
     return (f"'s|'t|'re|'ve|'m|'ll|'d| ?{letter}+| ?{number}+| ?[^{space}{letter}{number}]+"
             f"|{space}+(?![^{space}])|{space}+")
@@ -193,16 +205,31 @@ def to_byte_level(word: str) -> str:
 
 
 def check_pre_tokenizer(name: str) -> str:
-    if name not in PRE_TOKENIZERS:
+    """A pre-tokenizer's name, or a chain of them joined by "+" (a tokenizer file's Sequence; byte-level alone)."""
+    stages = name.split("+")
+    if name not in PRE_TOKENIZERS and not (len(stages) > 1 and all(
+            stage in _CLASSES and stage != "byte-level" for stage in stages)) and name not in STAGES:
         raise WordPieceError(
             f"unknown pre-tokenizer {name!r}: choose one of {', '.join(PRE_TOKENIZERS)}"
         )
     return name
 
 
+def _chain(text: str, stages: list[str]) -> list[tuple[str, tuple[int, int]]]:
+    """A Sequence of pre-tokenizers: each stage splits every piece the stages before it made."""
+    pieces = [(text, (0, len(text)))]
+    for stage in stages:
+        patterns = _patterns(stage)
+        pieces = [(m.group(), (start + m.start(), start + m.end()))
+                  for piece, (start, _) in pieces for m in patterns.for_text(piece).finditer(piece)]
+    return pieces
+
+
 def pre_tokenize(text: str, name: str, add_prefix_space: bool = False) -> list[tuple[str, tuple[int, int]]]:
     """Split `text` into words with (start, end) character offsets into `text`."""
-    pattern = _patterns(check_pre_tokenizer(name)).for_text(text)
+    if "+" in check_pre_tokenizer(name):
+        return _chain(text, name.split("+"))
+    pattern = _patterns(name).for_text(text)
     if name != "byte-level":
         return [(m.group(), m.span()) for m in pattern.finditer(text)]
     shift = 0
@@ -218,7 +245,9 @@ def pre_tokenize(text: str, name: str, add_prefix_space: bool = False) -> list[t
 
 def words_of(text: str, name: str, add_prefix_space: bool = False) -> list[str]:
     """Only the words (fast path for training)."""
-    pattern = _patterns(check_pre_tokenizer(name)).for_text(text)
+    if "+" in check_pre_tokenizer(name):
+        return [word for word, _ in _chain(text, name.split("+"))]
+    pattern = _patterns(name).for_text(text)
     if name != "byte-level":
         return pattern.findall(text)
     if add_prefix_space and text and not text.startswith(" "):

@@ -155,21 +155,6 @@ def text_metrics(tokenizer: Tokenizer, text: str) -> Metrics:
     return m
 
 
-# Short headers (the table fits 1280 px), the whole name in each header's tooltip.
-METRIC_LABELS = {"tokens per word (fertility)": "fertility", "[UNK] words (%)": "[UNK] words %",
-                 "characters per token": "chars / token", "continuation pieces (%)": "continuation %",
-                 "word-initial pieces (%)": "word-initial %"}
-
-
-def metric_columns() -> dict:
-    """The metrics table's columns: short labels, two decimals, the full name on hover."""
-    import streamlit as st
-
-    return {"tokenizer": st.column_config.TextColumn(width="medium"), "on": st.column_config.TextColumn(width="small"),
-            **{name: st.column_config.NumberColumn(label, format="%.2f", help=name, width="small")
-               for name, label in METRIC_LABELS.items()}}
-
-
 def metrics_rows(tokenizers: dict[str, Tokenizer], trainings: dict[str, Training], text: str) -> list[dict[str, object]]:
     """Each tokenizer's metrics on its training's corpus words, and on `text` when it is not blank."""
     rows: list[dict[str, object]] = []

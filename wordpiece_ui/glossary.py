@@ -87,6 +87,21 @@ def count_styler(frame):
     return frame.style.format("{:,}", subset=counts)
 
 
+# Short headers (the table fits 1280 px), the whole name in each header's tooltip.
+METRIC_LABELS = {"tokens per word (fertility)": "fertility", "[UNK] words (%)": "[UNK] words %",
+                 "characters per token": "chars / token", "continuation pieces (%)": "continuation %",
+                 "word-initial pieces (%)": "word-initial %"}
+
+
+def metric_columns() -> dict:
+    """The metrics table's columns: short labels, two decimals, the full name on hover."""
+    import streamlit as st
+
+    return {"tokenizer": st.column_config.TextColumn(width="medium"), "on": st.column_config.TextColumn(width="small"),
+            **{name: st.column_config.NumberColumn(label, format="%.2f", help=name, width="small")
+               for name, label in METRIC_LABELS.items()}}
+
+
 def candidate_columns() -> dict:
     """Column settings of the candidate table: narrow numbers (every column fits at 1280 px), each
     header with its glossary tooltip."""
