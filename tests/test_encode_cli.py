@@ -34,7 +34,7 @@ def test_encode_cli(tmp_path):
     (b"", "is empty"),
     (b"{not json", "not valid JSON"),
     (b'{"model": {"type": "Unigram", "vocab": []}}', "'Unigram' is not supported"),
-    (b'{"model": {"type": "WordPiece", "vocab": {"a": 0}}, "pre_tokenizer": {"type": "Metaspace"}}', "'Metaspace'"),
+    (b'{"model": {"type": "WordPiece", "vocab": {"a": 0}}, "pre_tokenizer": {"type": "UnicodeScripts"}}', "'UnicodeScripts'"),
     (b"\x89PNG\r\n\x1a\n\x00\x00\xff\xfe", "not a UTF-8"),
 ])
 def test_encode_cli_bad_tokenizer(tmp_path, content, message):

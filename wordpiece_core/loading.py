@@ -36,8 +36,8 @@ def _quoted(value: object) -> str:
 
 _SUPPORTED = {
     "normalizer": "none, Lowercase, BertNormalizer, NFD, NFKD, StripAccents, or a Sequence of the last four",
-    "pre-tokenizer": "Whitespace, WhitespaceSplit, BertPreTokenizer, ByteLevel, Digits, Punctuation, or a "
-                     "Sequence of them without ByteLevel",
+    "pre-tokenizer": "Whitespace, WhitespaceSplit, BertPreTokenizer, ByteLevel, Metaspace, Digits, Punctuation, "
+                     "or a Sequence of the last five",
     "model": "WordPiece, BPE",
     "post-processor": "TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel, or a Sequence of them",
     "decoder": "none, WordPiece, ByteLevel, Metaspace, BPEDecoder",
@@ -90,6 +90,12 @@ def _pre_tokenizer(spec: dict | None, name: str) -> tuple[str, bool]:
         return "+".join(stages), False
     if kind in ("Digits", "Punctuation"):
         return _stage(spec, name), False
+    if kind == "Metaspace":
+        scheme = spec.get("prepend_scheme", "always" if spec.get("add_prefix_space", True) else "never")
+        if spec.get("replacement", "\u2581") != "\u2581" or not spec.get("split", True) or scheme not in ("always", "never"):
+            raise _unsupported("pre-tokenizer", "Metaspace other than replacement ▁, split, prepend_scheme always or "
+                               "never", name)
+        return "metaspace" if scheme == "always" else "metaspace-never", False
     if kind not in _PRE_NAMES:
         raise _unsupported("pre-tokenizer", kind, name)
     if kind == "ByteLevel" and not spec.get("use_regex", True):

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from .models import BPEModel, WordPieceModel, WordResult
-from .normalizers import normalize_with_sources
-from .pre_tokenizers import pre_tokenize, unicode_to_bytes
+from .normalizers import WHITE_SPACE, normalize_with_sources
+from .pre_tokenizers import METASPACE, pre_tokenize, unicode_to_bytes
 from .special_tokens import CLS, SEP
 
 
@@ -121,7 +121,7 @@ class Tokenizer:
     def __init__(self, model: WordPieceModel | BPEModel, normalizer: str = "none",
                  pre_tokenizer: str = "whitespace", add_prefix_space: bool = False,
                  special_tokens: tuple[str, ...] = (), template: Template | None = None,
-                 trim_offsets: bool = True, trim_prefix_space: bool | None = None,
+                 trim_offsets: bool | None = None, trim_prefix_space: bool | None = None,
                  decoder: str | Decoder | None = None, added_tokens: dict[str, int] | None = None,
                  truncation: Truncation | None = None, padding: Padding | None = None) -> None:
         self.model = model
@@ -136,7 +136,9 @@ class Tokenizer:
         self.truncation = truncation
         self.padding = padding
         self.template = template
-        self.trim_offsets = trim_offsets and pre_tokenizer == "byte-level"
+        # A ByteLevel (or RoBERTa) post-processor trims Ġ from offsets, whatever the pre-tokenizer; by default, for
+        # byte-level only (the file says, when there is one).
+        self.trim_offsets = pre_tokenizer == "byte-level" if trim_offsets is None else trim_offsets
         # Hugging Face's ByteLevel post-processor has its own add_prefix_space flag.
         self.trim_prefix_space = add_prefix_space if trim_prefix_space is None else trim_prefix_space
         if decoder is None:
@@ -178,7 +180,7 @@ class Tokenizer:
         results = self.model.tokenize_all([word for word, _ in words], trace)
         traces: list[WordTrace] = []
         offsets: list[tuple[int, int]] = []
-        if sources is None and not byte_level:  # every character in its place: offsets are positions
+        if sources is None and not byte_level and self.pre_tokenizer not in METASPACE:  # offsets are positions
             new = tuple.__new__  # WordTrace(...) without its Python-level __new__: one per word encoded
             traces = [new(WordTrace, (word, (base + start, base + end), result))
                       for (word, (start, end)), result in zip(words, results)]
@@ -191,8 +193,8 @@ class Tokenizer:
             if byte_level:
                 # Each byte-level character maps back to the normalized character it came from.
                 chars = _byte_level_sources(normalized, start, end, added_space and start == 0)
-            else:
-                chars = list(range(start, end))
+            else:  # a word longer than its span (Metaspace's prepended ▁) maps its first characters to the first
+                chars = [start] * (len(word) - (end - start)) + list(range(start, end))
             for s, e in result.spans:
                 if e <= s:
                     offsets.append((base, base))
@@ -374,11 +376,14 @@ def _byte_level_sources(normalized: str, start: int, end: int, added_space: bool
     return out
 
 
+_TRIMMED = "Ġ" + "".join(sorted(WHITE_SPACE))
+
+
 def _trim(token: str, offsets: tuple[int, int], i: int, add_prefix_space: bool) -> tuple[int, int]:
     """ByteLevel trim_offsets: leave leading and trailing spaces (Ġ) out of the offsets."""
     start, end = offsets
-    lead = len(token) - len(token.lstrip("Ġ"))
-    trail = len(token) - len(token.rstrip("Ġ"))
+    lead = len(token) - len(token.lstrip(_TRIMMED))  # Ġ, and white space itself (as tokenizers trims)
+    trail = len(token) - len(token.rstrip(_TRIMMED))
     if lead or trail:
         if lead:
             if (i == 0 or start == 0) and add_prefix_space and lead == 1:

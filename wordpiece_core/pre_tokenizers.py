@@ -63,6 +63,8 @@ _CLASSES = {
     "punctuation-runs": ("PUNCT",),  # Punctuation("contiguous"): runs of punctuation
 }
 STAGES = ("digits", "digit-runs", "punctuation", "punctuation-runs")
+METASPACE = ("metaspace", "metaspace-never")  # Metaspace (SentencePiece): prepend_scheme "always" or "never"
+_META = "\u2581"  # ▁, Metaspace's replacement for a space
 
 
 def _escaped(spans: tuple[tuple[int, int], ...]) -> str:
@@ -208,7 +210,7 @@ def check_pre_tokenizer(name: str) -> str:
     """A pre-tokenizer's name, or a chain of them joined by "+" (a tokenizer file's Sequence; byte-level alone)."""
     stages = name.split("+")
     if name not in PRE_TOKENIZERS and not (len(stages) > 1 and all(
-            stage in _CLASSES and stage != "byte-level" for stage in stages)) and name not in STAGES:
+            stage in _CLASSES and stage != "byte-level" for stage in stages)) and name not in STAGES + METASPACE:
         raise WordPieceError(
             f"unknown pre-tokenizer {name!r}: choose one of {', '.join(PRE_TOKENIZERS)}"
         )
@@ -225,8 +227,27 @@ def _chain(text: str, stages: list[str]) -> list[tuple[str, tuple[int, int]]]:
     return pieces
 
 
+def _metaspace(text: str, prepend: bool) -> list[tuple[str, tuple[int, int]]]:
+    """Metaspace with split: every space becomes ▁ (and one ▁ goes before a text that does not start with one),
+    then each ▁ begins a word. A prepended ▁ stands for the first character: the word is one longer than its
+    offsets (the pipeline maps both to that character, as tokenizers does)."""
+    marked = text.replace(" ", _META)
+    shift = 1 if prepend and marked and not marked.startswith(_META) else 0
+    if shift:
+        marked = _META + marked
+    out = []
+    start = 0
+    for end in [i for i, ch in enumerate(marked) if ch == _META and i > 0] + [len(marked)]:
+        if end > start:
+            out.append((marked[start:end], (max(start - shift, 0), end - shift)))
+        start = end
+    return out
+
+
 def pre_tokenize(text: str, name: str, add_prefix_space: bool = False) -> list[tuple[str, tuple[int, int]]]:
     """Split `text` into words with (start, end) character offsets into `text`."""
+    if name in METASPACE:
+        return _metaspace(text, name == "metaspace")
     if "+" in check_pre_tokenizer(name):
         return _chain(text, name.split("+"))
     pattern = _patterns(name).for_text(text)
@@ -245,6 +266,8 @@ def pre_tokenize(text: str, name: str, add_prefix_space: bool = False) -> list[t
 
 def words_of(text: str, name: str, add_prefix_space: bool = False) -> list[str]:
     """Only the words (fast path for training)."""
+    if name in METASPACE:
+        return [word for word, _ in _metaspace(text, name == "metaspace")]
     if "+" in check_pre_tokenizer(name):
         return [word for word, _ in _chain(text, name.split("+"))]
     pattern = _patterns(name).for_text(text)
