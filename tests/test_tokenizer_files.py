@@ -222,6 +222,7 @@ def bases() -> dict[tuple[str, str, str], dict]:
 @pytest.mark.slow
 def test_every_tokenizers_file_encodes_exactly_or_is_refused_by_name(bases):
     tally: Counter[str] = Counter()
+    reasons: Counter[str] = Counter()
     wrong: list[str] = []
     for (model, normalizer, pre), base in bases.items():
         for feature, change in FEATURES.items():
@@ -242,6 +243,7 @@ def test_every_tokenizers_file_encodes_exactly_or_is_refused_by_name(bases):
                 if not ((named and named in message) or any(n in message for n in BASE_NAMES)):
                     wrong.append(f"{where}: refused without naming it: {message}")
                 tally["refused"] += 1
+                reasons[message.split(": ", 1)[1].split(" is not supported")[0].split(" (")[0][:70]] += 1
                 continue
             differences = []
             for text in TEXTS:
@@ -255,5 +257,6 @@ def test_every_tokenizers_file_encodes_exactly_or_is_refused_by_name(bases):
             else:
                 tally["exact"] += 1
     print(f"\ntokenizer files: {tally['files']} files, {tally['texts']} encodings compared; {tally['exact']} exact, "
-          f"{tally['refused']} refused by name, {tally['loaded but different']} loaded but different")
+          f"{tally['refused']} refused by name, {tally['loaded but different']} loaded but different; refused for: "
+          + "; ".join(f"{reason} ({n})" for reason, n in reasons.most_common()))
     assert not wrong, f"{len(wrong)} files:\n" + "\n".join(wrong[:40])
