@@ -96,7 +96,13 @@ def write(version: str, table: dict[str, list[int]], regex_version: str = "",
         f'TOKENIZERS_VERSION = "{version}"',
         "",
     ]
+    written: dict[tuple[int, ...], str] = {}
     for name, points in table.items():
+        same = written.get(tuple(points))
+        if same is not None:  # a class equal to one written before: named, not written twice
+            lines += [f"{name} = {same}  # the same {len(points):,} code points", ""]
+            continue
+        written[tuple(points)] = name
         pairs = [f"({lo:#x}, {hi:#x})" for lo, hi in ranges(points)]
         lines.append(f"{name}: tuple[tuple[int, int], ...] = (  # {len(points):,} code points")
         row = "   "
