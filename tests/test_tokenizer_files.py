@@ -260,3 +260,20 @@ def test_every_tokenizers_file_encodes_exactly_or_is_refused_by_name(bases):
           f"{tally['refused']} refused by name, {tally['loaded but different']} loaded but different; refused for: "
           + "; ".join(f"{reason} ({n})" for reason, n in reasons.most_common()))
     assert not wrong, f"{len(wrong)} files:\n" + "\n".join(wrong[:40])
+
+
+def test_composing_normalizers_equal_tokenizers_and_align_a_composed_character_to_its_first():
+    """NFC and NFKC (whole-text composition) against tokenizers' normalize_str on texts rich in combining marks,
+    and the alignment tokenizers gives a character composed of several: its first (é of e + ◌́ is (0, 1))."""
+    import random
+
+    from wordpiece_core.normalizers import normalize, normalize_with_sources
+
+    rng = random.Random(3)
+    pool = list("aeiouAEOUnNcCsSzZkK ") + ["\u0301", "\u0300", "\u0308", "\u0323", "\u0327", "\u030c", "\u0345",
+                                             "\u1100", "\u1161", "\u11a8", "\uac00", "ﬁ", "²", "Å", "Ω", "ǅ"]
+    for _ in range(2000):
+        text = "".join(rng.choice(pool) for _ in range(rng.randint(1, 10)))
+        assert normalize(text, "nfc") == normalizers.NFC().normalize_str(text), repr(text)
+        assert normalize(text, "nfkc") == normalizers.NFKC().normalize_str(text), repr(text)
+    assert normalize_with_sources("x e\u0301 x", "nfc") == ("x é x", [0, 1, 2, 4, 5])

@@ -35,7 +35,8 @@ def _quoted(value: object) -> str:
 
 
 _SUPPORTED = {
-    "normalizer": "none, Lowercase, BertNormalizer, NFD, NFKD, StripAccents, or a Sequence of the last four",
+    "normalizer": "none, Lowercase, BertNormalizer, NFC, NFD, NFKC, NFKD, StripAccents, or a Sequence of the last "
+                  "six",
     "pre-tokenizer": "Whitespace, WhitespaceSplit, BertPreTokenizer, ByteLevel, Metaspace, Digits, Punctuation, "
                      "or a Sequence of the last five",
     "model": "WordPiece, BPE",
@@ -50,7 +51,8 @@ def _unsupported(where: str, what: object, name: str) -> WordPieceError:  # what
                           + (f" (supported: {supported})" if supported else ""))
 
 
-_STEP_NAMES = {"NFD": "nfd", "NFKD": "nfkd", "Lowercase": "lowercase", "StripAccents": "strip-accents"}
+_STEP_NAMES = {"NFD": "nfd", "NFKD": "nfkd", "NFC": "nfc", "NFKC": "nfkc", "Lowercase": "lowercase",
+               "StripAccents": "strip-accents"}
 
 
 def _normalizer_name(spec: dict | None, name: str) -> str:
@@ -65,7 +67,7 @@ def _normalizer_name(spec: dict | None, name: str) -> str:
         if unknown:
             raise _unsupported("normalizer", f"Sequence with {unknown[0]}", name)
         return "+".join(_STEP_NAMES[step] for step in steps)
-    if kind in ("NFD", "NFKD", "StripAccents"):
+    if kind in ("NFD", "NFKD", "NFC", "NFKC", "StripAccents"):
         return _STEP_NAMES[kind]
     if kind == "Lowercase":
         return "lowercase"

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import unicodedata
 from functools import lru_cache
+from typing import Literal
 
 from .errors import WordPieceError
 
@@ -189,7 +190,8 @@ def _char_function(name: str):
 
 
 def check_normalizer(name: str) -> str:
-    _char_function(name)
+    if _composing(name) is None:
+        _char_function(name)
     return name
 
 
@@ -205,8 +207,73 @@ def _translate(text: str, outs: dict[str, str]) -> str:
 
 def normalize(text: str, name: str) -> str:
     """Normalize `text` with the normalizer called `name` (fast path, no offsets)."""
+    if (steps := _composing(name)) is not None:
+        return _normalize_steps(text, steps)[0]
     fn = _char_function(name)
     return text if fn is None else _translate(text, _outputs(text, fn))
+
+
+_COMPOSING: dict[str, Literal["NFD", "NFKD"]] = {"nfc": "NFD", "nfkc": "NFKD"}  # composing steps: their decomposition
+
+
+def _compose(chars: list[str], sources: list[int], form: str) -> tuple[list[str], list[int]]:
+    """NFC or NFKC of a text as characters with their sources: decompose each character, put each run of
+    combining marks in canonical order (stable, by combining class), then compose canonically. A composed
+    character takes its starter's source (tokenizers aligns é made of e + ◌́ to the e alone)."""
+    out: list[str] = []
+    src: list[int] = []
+    for ch, i in zip(chars, sources):
+        for d in unicodedata.normalize(_COMPOSING[form], ch):
+            out.append(d)
+            src.append(i)
+    k = 0
+    while k < len(out):  # canonical ordering of each run of non-starters
+        if unicodedata.combining(out[k]):
+            end = k
+            while end < len(out) and unicodedata.combining(out[end]):
+                end += 1
+            run = sorted(zip(out[k:end], src[k:end]), key=lambda pair: unicodedata.combining(pair[0]))
+            out[k:end], src[k:end] = [c for c, _ in run], [i for _, i in run]
+            k = end
+        else:
+            k += 1
+    composed: list[str] = []
+    composed_src: list[int] = []
+    starter = -1  # the index in `composed` of the last starter a mark may still join
+    last_class = 0
+    for ch, i in zip(out, src):
+        cls = unicodedata.combining(ch)
+        if starter >= 0 and (last_class < cls or (last_class == 0 and starter == len(composed) - 1)):
+            pair = unicodedata.normalize("NFC", composed[starter] + ch)
+            if len(pair) == 1:  # a primary composite (the exclusions never compose)
+                composed[starter] = pair
+                continue
+        if cls == 0:
+            starter, last_class = len(composed), 0
+        else:
+            last_class = cls
+        composed.append(ch)
+        composed_src.append(i)
+    return composed, composed_src
+
+
+def _normalize_steps(text: str, steps: list[str]) -> tuple[str, list[int]]:
+    """A chain with a composing step (NFC, NFKC): every step over characters with their sources."""
+    chars, sources = list(text), list(range(len(text)))
+    for step in steps:
+        if step in _COMPOSING:
+            chars, sources = _compose(chars, sources, step)
+            continue
+        run = _STEPS[step]
+        pairs = [(c, i) for ch, i in zip(chars, sources) for c in run(ch)]
+        chars, sources = [c for c, _ in pairs], [i for _, i in pairs]
+    return "".join(chars), sources
+
+
+def _composing(name: str) -> list[str] | None:
+    steps = name.split("+")
+    return steps if any(step in _COMPOSING for step in steps) and all(
+        step in _COMPOSING or step in _STEPS for step in steps) else None
 
 
 def normalize_with_sources(text: str, name: str) -> tuple[str, list[int] | None]:
@@ -214,6 +281,8 @@ def normalize_with_sources(text: str, name: str) -> tuple[str, list[int] | None]
 
     The sources are None when every character stays in its place (each became exactly
     one character: the common case, done by one `str.translate`)."""
+    if (steps := _composing(name)) is not None:
+        return _normalize_steps(text, steps)
     fn = _char_function(name)
     if fn is None:
         return text, None
