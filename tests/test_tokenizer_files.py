@@ -146,6 +146,19 @@ def _added(special: bool) -> Callable[[dict], dict]:
     return change
 
 
+def _byte_fallback(doc: dict) -> dict:
+    """Llama's way: the 256 byte tokens in the vocabulary, byte_fallback on, and its chain of decoders."""
+    vocab = doc["model"]["vocab"]
+    top = max(vocab.values()) + 1
+    for b in range(256):
+        vocab.setdefault(f"<0x{b:02X}>", top + b)
+    doc["model"]["byte_fallback"] = True
+    doc["decoder"] = {"type": "Sequence", "decoders": [
+        {"type": "Replace", "pattern": {"String": "\u2581"}, "content": " "}, {"type": "ByteFallback"},
+        {"type": "Fuse"}, {"type": "Strip", "content": " ", "start": 1, "stop": 0}]}
+    return doc
+
+
 FEATURES: dict[str, Callable[[dict], dict | None]] = {
     "as trained": lambda doc: doc,
     "BPE fuse_unk": _only("BPE", _set(["model", "fuse_unk"], True)),
@@ -174,6 +187,7 @@ FEATURES: dict[str, Callable[[dict], dict | None]] = {
                                                    "add_prefix_space": False}),
     "BPE end_of_word_suffix": _only("BPE", _set(["model", "end_of_word_suffix"], "</w>")),
     "BPE byte_fallback": _only("BPE", _set(["model", "byte_fallback"], True)),
+    "BPE byte_fallback with byte tokens and Llama's decoders": _only("BPE", _byte_fallback),
 }
 # What a refusal must name, for the features that may be refused (the base's normalizer or pre-tokenizer
 # may be the reason too: their names are accepted as well).

@@ -41,7 +41,7 @@ _SUPPORTED = {
                      "or a Sequence of the last five",
     "model": "WordPiece, BPE",
     "post-processor": "TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel, or a Sequence of them",
-    "decoder": "none, WordPiece, ByteLevel, Metaspace, BPEDecoder",
+    "decoder": "none, WordPiece, ByteLevel, Metaspace, BPEDecoder, ByteFallback, Fuse, Strip, Replace, Sequence",
 }
 
 
@@ -189,6 +189,23 @@ def _decoder(spec: dict | None, model_prefix: str | None, name: str):
         return Decoder("metaspace", replacement=str(spec.get("replacement", "\u2581")), prepend=scheme != "never")
     if kind == "BPEDecoder":
         return Decoder("bpe", suffix=str(spec.get("suffix", "</w>")))
+    if kind == "ByteFallback":
+        return Decoder("byte-fallback")
+    if kind == "Fuse":
+        return Decoder("fuse")
+    if kind == "Strip":
+        start, stop, content = spec.get("start", 0), spec.get("stop", 0), spec.get("content", " ")
+        if not (isinstance(start, int) and isinstance(stop, int) and isinstance(content, str) and len(content) == 1):
+            raise _unsupported("decoder", f"Strip {_quoted(spec)}", name)
+        return Decoder("strip", content=content, start=max(start, 0), stop=max(stop, 0))
+    if kind == "Replace":
+        pattern = spec.get("pattern") or {}
+        if not isinstance(pattern, dict) or not isinstance(pattern.get("String"), str) \
+                or not isinstance(spec.get("content"), str):
+            raise _unsupported("decoder", "Replace with a regex", name)
+        return Decoder("replace", pattern=pattern["String"], content=spec["content"])
+    if kind == "Sequence" and isinstance(spec.get("decoders"), list):
+        return Decoder("sequence", steps=tuple(_decoder(step, model_prefix, name) for step in spec["decoders"]))
     raise _unsupported("decoder", kind, name)
 
 
@@ -278,8 +295,6 @@ def tokenizer_from_json(doc: dict, name: str):
             raise WordPieceError(f"{name}: the BPE model has no vocabulary")
         if model_spec.get("dropout"):
             raise _unsupported("BPE option", "dropout", name)
-        if model_spec.get("byte_fallback"):
-            raise _unsupported("BPE option", "byte_fallback", name)
         merges = []
         for m in model_spec.get("merges") or []:
             pair = tuple(m) if isinstance(m, list) else tuple(m.split(" ", 1))
@@ -288,7 +303,8 @@ def tokenizer_from_json(doc: dict, name: str):
             merges.append(pair)
         model = BPEModel(vocab, merges, model_spec.get("unk_token"), model_spec.get("continuing_subword_prefix"),
                          fuse_unk=bool(model_spec.get("fuse_unk")), ignore_merges=bool(model_spec.get("ignore_merges")),
-                         suffix=model_spec.get("end_of_word_suffix") or None)
+                         suffix=model_spec.get("end_of_word_suffix") or None,
+                         byte_fallback=bool(model_spec.get("byte_fallback")))
     else:
         raise _unsupported("model", kind, name)
     normalizer = _normalizer_name(doc.get("normalizer"), name)

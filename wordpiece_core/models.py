@@ -177,7 +177,8 @@ class BPEModel(_CachedModel):
 
     def __init__(self, vocab: dict[str, int], merges: list[tuple[str, str]], unk_token: str | None = None,
                  prefix: str | None = None, fuse_unk: bool = False, ignore_merges: bool = False,
-                 suffix: str | None = None) -> None:
+                 suffix: str | None = None, byte_fallback: bool = False) -> None:
+        self.byte_fallback = byte_fallback  # an unknown character as its UTF-8 bytes' tokens <0xXX>, when all exist
         self.suffix = suffix or None  # end_of_word_suffix: a word's last character is spelled with it (CharBPE's </w>)
         self.fuse_unk = fuse_unk  # consecutive unknown characters become one [UNK] (tokenizers' fuse_unk)
         self.ignore_merges = ignore_merges  # a word in the vocabulary is one token, without merging (ignore_merges)
@@ -206,6 +207,12 @@ class BPEModel(_CachedModel):
             if s in self.vocab:
                 symbols.append(s)
                 unknown_before = False
+            elif self.byte_fallback and all(f"<0x{byte:02X}>" in self.vocab for byte in ch.encode("utf-8")):
+                for byte in ch.encode("utf-8"):
+                    symbols.append(f"<0x{byte:02X}>")
+                    spans.append((i, i + 1))
+                unknown_before = False
+                continue
             elif self.unk_token is not None:
                 if self.fuse_unk and unknown_before:
                     spans[-1] = (spans[-1][0], i + 1)  # fused with the unknown character before it

@@ -88,7 +88,8 @@ class Padding:
 @dataclass(frozen=True)
 class Decoder:
     """How ids become text, as the file's decoder says: "join" (no decoder: tokens joined with spaces),
-    "wordpiece" (prefix, cleanup), "byte-level", "metaspace" (replacement, prepend), "bpe" (suffix)."""
+    "wordpiece" (prefix, cleanup), "byte-level", "metaspace" (replacement, prepend), "bpe" (suffix), "replace",
+    "byte-fallback", "fuse", "strip", "sequence" (steps)."""
 
     kind: str
     prefix: str = "##"
@@ -96,6 +97,11 @@ class Decoder:
     replacement: str = "\u2581"
     prepend: bool = True  # Metaspace: the first token's replacement characters are dropped
     suffix: str = "</w>"
+    pattern: str = ""  # Replace: this text …
+    content: str = ""  # … becomes this (Strip: the character stripped)
+    start: int = 0  # Strip: at most this many from the start of each token
+    stop: int = 0  # … and from its end
+    steps: tuple[Decoder, ...] = ()  # Sequence: these, in order
 
 
 @dataclass(frozen=True)
@@ -321,33 +327,76 @@ class Tokenizer:
         tokens = [self.id_to_token[i] for i in ids if i in self.id_to_token]
         if skip_special_tokens:
             tokens = [t for t in tokens if t not in specials]
-        d = self.decoder
-        if d.kind == "metaspace":  # the replacement character is a space; the first token's are dropped
-            return "".join(t.replace(d.replacement, "" if i == 0 and d.prepend else " ") for i, t in enumerate(tokens))
-        if d.kind == "bpe":  # the end-of-word suffix is a space, the last token's nothing
-            return "".join(t.replace(d.suffix, "" if i == len(tokens) - 1 else " ") for i, t in enumerate(tokens))
-        if d.kind == "byte-level":
-            # As tokenizers' ByteLevel decoder: the bytes of all tokens joined, then decoded once
-            # (a character split across tokens comes back whole); a token with a character
-            # outside the byte alphabet (a special token, say) gives its own UTF-8 bytes.
-            table = unicode_to_bytes()
-            data = bytearray()
-            for t in tokens:
-                if all(c in table for c in t):
-                    data.extend(table[c] for c in t)
-                else:
-                    data.extend(t.encode("utf-8"))
-            return data.decode("utf-8", errors="replace")
-        if d.kind == "wordpiece":
-            prefix = d.prefix
-            out = []
-            for i, t in enumerate(tokens):
-                # as tokenizers' WordPiece decoder: a first token keeps its prefix
-                piece = (t[len(prefix):] if t.startswith(prefix) else " " + t) if i else t
-                # Like Hugging Face's decoder, the clean-up applies to each piece on its own.
-                out.append(cleanup(piece) if d.cleanup else piece)
-            return "".join(out)
-        return " ".join(tokens)
+        if self.decoder.kind == "join":
+            return " ".join(tokens)
+        return "".join(decode_chain(self.decoder, tokens))
+
+
+def decode_chain(d: Decoder, tokens: list[str]) -> list[str]:
+    """One decoder's step over the tokens, as tokenizers' decode_chain: the pieces that are then concatenated."""
+    if d.kind == "sequence":
+        for step in d.steps:
+            tokens = decode_chain(step, tokens)
+        return tokens
+    if d.kind == "metaspace":  # the replacement character is a space; the first token's are dropped
+        return [t.replace(d.replacement, "" if i == 0 and d.prepend else " ") for i, t in enumerate(tokens)]
+    if d.kind == "bpe":  # the end-of-word suffix is a space, the last token's nothing
+        return [t.replace(d.suffix, "" if i == len(tokens) - 1 else " ") for i, t in enumerate(tokens)]
+    if d.kind == "replace":
+        return [t.replace(d.pattern, d.content) for t in tokens]
+    if d.kind == "fuse":
+        return ["".join(tokens)]
+    if d.kind == "strip":
+        out = []
+        for t in tokens:
+            start = 0
+            while start < min(d.start, len(t)) and t[start] == d.content:
+                start += 1
+            stop = len(t)
+            while len(t) - stop < d.stop and stop > start and t[stop - 1] == d.content:
+                stop -= 1
+            out.append(t[start:stop])
+        return out
+    if d.kind == "byte-fallback":  # runs of <0xXX> tokens become the text their bytes spell (or one � a byte)
+        out, pending = [], bytearray()
+        for t in tokens + [""]:
+            if len(t) == 6 and t.startswith("<0x") and t.endswith(">") and _is_hex(t[3:5]):
+                pending.append(int(t[3:5], 16))
+                continue
+            if pending:
+                try:
+                    out.append(pending.decode("utf-8"))
+                except UnicodeDecodeError:
+                    out += ["\ufffd"] * len(pending)
+                pending = bytearray()
+            if t:
+                out.append(t)
+        return out
+    if d.kind == "byte-level":
+        # As tokenizers' ByteLevel decoder: the bytes of all tokens joined, then decoded once
+        # (a character split across tokens comes back whole); a token with a character
+        # outside the byte alphabet (a special token, say) gives its own UTF-8 bytes.
+        table = unicode_to_bytes()
+        data = bytearray()
+        for t in tokens:
+            if all(c in table for c in t):
+                data.extend(table[c] for c in t)
+            else:
+                data.extend(t.encode("utf-8"))
+        return [data.decode("utf-8", errors="replace")]
+    if d.kind == "wordpiece":
+        out = []
+        for i, t in enumerate(tokens):
+            # as tokenizers' WordPiece decoder: a first token keeps its prefix
+            piece = (t[len(d.prefix):] if t.startswith(d.prefix) else " " + t) if i else t
+            # Like Hugging Face's decoder, the clean-up applies to each piece on its own.
+            out.append(cleanup(piece) if d.cleanup else piece)
+        return out
+    return [" ".join(tokens)]
+
+
+def _is_hex(text: str) -> bool:
+    return all(c in "0123456789abcdefABCDEF" for c in text)
 
 
 def cleanup(text: str) -> str:
