@@ -13,6 +13,7 @@ text) must give the same tokens, ids, offsets and decoded text for one sequence 
 from __future__ import annotations
 
 import copy
+import re
 import json
 from collections import Counter
 from collections.abc import Callable
@@ -76,6 +77,7 @@ NORMALIZERS: dict[str, Callable[[], object] | None] = {
 PRE_TOKENIZERS: dict[str, Callable[[], object]] = {
     "Whitespace": pre_tokenizers.Whitespace,
     "BertPreTokenizer": pre_tokenizers.BertPreTokenizer,
+    "none": lambda: None,
     "WhitespaceSplit": pre_tokenizers.WhitespaceSplit,
     "ByteLevel": lambda: pre_tokenizers.ByteLevel(add_prefix_space=False),
     "Whitespace+Digits": lambda: pre_tokenizers.Sequence([pre_tokenizers.Whitespace(),
@@ -291,3 +293,24 @@ def test_composing_normalizers_equal_tokenizers_and_align_a_composed_character_t
         assert normalize(text, "nfc") == normalizers.NFC().normalize_str(text), repr(text)
         assert normalize(text, "nfkc") == normalizers.NFKC().normalize_str(text), repr(text)
     assert normalize_with_sources("x e\u0301 x", "nfc") == ("x é x", [0, 1, 2, 4, 5])
+
+
+@pytest.mark.parametrize("change,named", [
+    (_set(["pre_tokenizer"], {"type": "UnicodeScripts"}), "'UnicodeScripts'"),
+    (_set(["pre_tokenizer"], {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "first", "split": True}),
+     "Metaspace"),
+    (_set(["decoder"], {"type": "Replace", "pattern": {"Regex": " +"}, "content": " "}), "Replace with a regex"),
+    (_set(["decoder"], {"type": "CTC", "pad_token": "<pad>", "word_delimiter_token": "|", "cleanup": True}), "'CTC'"),
+    (_set(["normalizer"], {"type": "Replace", "pattern": {"String": "a"}, "content": "b"}), "'Replace'"),
+    (lambda doc: _set(["added_tokens"], doc["added_tokens"] + [{"id": 900, "content": "<x>", "single_word": False,
+                                                                "lstrip": True, "rstrip": False, "normalized": False,
+                                                                "special": True}])(doc), "lstrip"),
+    (_set(["truncation"], {"direction": "Right", "max_length": 10**9, "strategy": "LongestFirst", "stride": 0}),
+     "truncation"),
+])
+def test_what_is_not_supported_is_refused_by_name(change, named):
+    base = Tokenizer(models.WordPiece({"[UNK]": 0, "a": 1}, unk_token="[UNK]"))
+    base.pre_tokenizer = pre_tokenizers.Whitespace()
+    doc = change(json.loads(base.to_str()))
+    with pytest.raises(WordPieceError, match=re.escape(named)):
+        tokenizer_from_json(doc, "t.json")

@@ -83,7 +83,7 @@ def _normalizer_name(spec: dict | None, name: str) -> str:
 
 def _pre_tokenizer(spec: dict | None, name: str) -> tuple[str, bool]:
     if spec is None:
-        raise WordPieceError(f"{name}: no pre-tokenizer is set; this tool needs one to find words")
+        return "none", False  # the whole text is one word, as tokenizers takes it
     kind = spec.get("type")
     if kind == "Sequence" and len((spec.get("pretokenizers") or [])) == 1:
         return _pre_tokenizer(spec["pretokenizers"][0], name)

@@ -63,6 +63,7 @@ _CLASSES = {
     "punctuation-runs": ("PUNCT",),  # Punctuation("contiguous"): runs of punctuation
 }
 STAGES = ("digits", "digit-runs", "punctuation", "punctuation-runs")
+NO_SPLIT = "none"  # a tokenizer file without a pre-tokenizer: the whole text is one word
 METASPACE = ("metaspace", "metaspace-never")  # Metaspace (SentencePiece): prepend_scheme "always" or "never"
 _META = "\u2581"  # ▁, Metaspace's replacement for a space
 
@@ -210,7 +211,8 @@ def check_pre_tokenizer(name: str) -> str:
     """A pre-tokenizer's name, or a chain of them joined by "+" (a tokenizer file's Sequence; byte-level alone)."""
     stages = name.split("+")
     if name not in PRE_TOKENIZERS and not (len(stages) > 1 and all(
-            stage in _CLASSES and stage != "byte-level" for stage in stages)) and name not in STAGES + METASPACE:
+            stage in _CLASSES and stage != "byte-level" for stage in stages)) \
+            and name not in STAGES + METASPACE + (NO_SPLIT,):
         raise WordPieceError(
             f"unknown pre-tokenizer {name!r}: choose one of {', '.join(PRE_TOKENIZERS)}"
         )
@@ -246,6 +248,8 @@ def _metaspace(text: str, prepend: bool) -> list[tuple[str, tuple[int, int]]]:
 
 def pre_tokenize(text: str, name: str, add_prefix_space: bool = False) -> list[tuple[str, tuple[int, int]]]:
     """Split `text` into words with (start, end) character offsets into `text`."""
+    if name == NO_SPLIT:
+        return [(text, (0, len(text)))] if text else []
     if name in METASPACE:
         return _metaspace(text, name == "metaspace")
     if "+" in check_pre_tokenizer(name):
@@ -266,6 +270,8 @@ def pre_tokenize(text: str, name: str, add_prefix_space: bool = False) -> list[t
 
 def words_of(text: str, name: str, add_prefix_space: bool = False) -> list[str]:
     """Only the words (fast path for training)."""
+    if name == NO_SPLIT:
+        return [text] if text else []
     if name in METASPACE:
         return [word for word, _ in _metaspace(text, name == "metaspace")]
     if "+" in check_pre_tokenizer(name):
