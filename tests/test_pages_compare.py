@@ -118,3 +118,13 @@ def test_a_link_heldout_text_over_the_links_limit_is_cut_and_said():
     assert any("the first 5,000 are encoded" in w.value for w in at.warning)
     assert "Texts over 1,000 characters are not put in the shareable link." in [c.value for c in at.caption]
     assert "heldout" not in at.query_params
+
+
+def test_no_empty_headings_before_held_out_text_is_typed():
+    at = page("pages/compare.py", corpus="course-toy", heldout=" ")
+    said = [m.value for m in at.markdown]
+    assert "**BPE**" not in said and "**WordPiece**" not in said  # no headings over nothing
+    assert any("Type some text above" in i.value for i in at.info)
+    at.text_area(key="heldout").set_value("hug mug").run()
+    said = [m.value for m in at.markdown]
+    assert "**BPE**" in said and "**WordPiece**" in said
