@@ -109,9 +109,10 @@ if missing:
                "refuse the whole text); the rest is encoded as usual.", icon=":material/warning:")
 if model is not None and (missing := encodings.missing_characters(tokenizer, a + " " + (b or ""))):
     if (why := encodings.why_unknown(missing, model.corpus.name, model.corpus.lowercase_words)) is not None:
+        sentence, lowercasing_helps = why
         with st.container(border=True):
-            st.markdown(why)
-            if any(ch != ch.lower() for ch in missing):
+            st.markdown(sentence)
+            if lowercasing_helps:
                 st.button("Train with the lowercase normalizer", icon=":material/text_format:",
                           on_click=state.set_setting, args=("normalizer", "lowercase"))
 m = st.columns(5)

@@ -255,11 +255,10 @@ def wide_encoding(data: bytes) -> str | None:
     return guess if controls <= 0.05 * len(text) else None
 
 
-def decode_unicode(data: bytes) -> str:
-    """The text of UTF-8 bytes, or of UTF-16 or UTF-32 ones (wide_encoding), without a byte order mark.
-    Raises UnicodeDecodeError."""
-    wide = wide_encoding(data)
-    text = data.decode(wide or "utf-8")
+def decode_unicode(data: bytes, wide: str | None = None) -> str:
+    """The text of UTF-8 bytes, or of UTF-16 or UTF-32 ones (`wide`, else wide_encoding's guess), without a byte
+    order mark. Raises UnicodeDecodeError."""
+    text = data.decode(wide or wide_encoding(data) or "utf-8")
     return text[1:] if text.startswith("\ufeff") else text
 
 
@@ -269,7 +268,7 @@ def decode_text(data: bytes, name: str) -> str:
     wide = wide_encoding(data)
     if wide:
         try:
-            return decode_unicode(data)
+            return decode_unicode(data, wide)
         except UnicodeDecodeError as exc:
             kind = wide[:6].upper()
             raise WordPieceError(
@@ -282,7 +281,7 @@ def decode_text(data: bytes, name: str) -> str:
             f"{name} looks like a binary file, not text (NUL byte at {_position(data, nul)})"
         )
     try:
-        return decode_unicode(data)
+        return decode_unicode(data, "utf-8")
     except UnicodeDecodeError as exc:
         raise WordPieceError(
             f"{name} is not valid UTF-8 text: byte 0x{data[exc.start]:02x} at "

@@ -93,7 +93,7 @@ def _pre_tokenizer(spec: dict | None, name: str) -> tuple[str, bool]:
     if kind in ("Digits", "Punctuation"):
         return _stage(spec, name), False
     if kind == "Metaspace":
-        scheme = spec.get("prepend_scheme", "always" if spec.get("add_prefix_space", True) else "never")
+        scheme = _prepend_scheme(spec)
         if spec.get("replacement", "\u2581") != "\u2581" or not spec.get("split", True) or scheme not in ("always", "never"):
             raise _unsupported("pre-tokenizer", "Metaspace other than replacement ▁, split, prepend_scheme always or "
                                "never", name)
@@ -103,6 +103,11 @@ def _pre_tokenizer(spec: dict | None, name: str) -> tuple[str, bool]:
     if kind == "ByteLevel" and not spec.get("use_regex", True):
         raise _unsupported("pre-tokenizer", "ByteLevel without its regex", name)
     return _PRE_NAMES[kind], bool(spec.get("add_prefix_space", False))
+
+
+def _prepend_scheme(spec: dict) -> str:
+    """Metaspace's prepend_scheme ("always", "first", "never"), or what an older file's add_prefix_space meant."""
+    return spec.get("prepend_scheme", "always" if spec.get("add_prefix_space", True) else "never")
 
 
 def _stage(spec: dict, name: str) -> str:
@@ -138,7 +143,7 @@ def _template_from(spec: dict | None, name: str):
     if kind == "ByteLevel":
         return None, (bool(spec.get("trim_offsets", True)), bool(spec.get("add_prefix_space", True)))
     if kind in ("BertProcessing", "RobertaProcessing"):
-        (cls, cls_id), (sep, sep_id) = _pair_of(spec, "cls", name), _pair_of(spec, "sep", name)
+        (cls, cls_id), (sep, sep_id) = spec["cls"], spec["sep"]  # [token, id] pairs (tokenizer_schema checked)
         given: tuple[tuple[str, tuple[tuple[str, int | None], ...]], ...] = (
             (cls, ((cls, cls_id),)), (sep, ((sep, sep_id),)))
         if kind == "BertProcessing":
@@ -167,14 +172,7 @@ def _template_from(spec: dict | None, name: str):
     raise _unsupported("post-processor", kind, name)
 
 
-def _pair_of(spec: dict, key: str, name: str) -> tuple[str, int]:
-    value = spec.get(key)
-    if not (isinstance(value, list) and len(value) == 2 and isinstance(value[0], str) and isinstance(value[1], int)):
-        raise WordPieceError(f"{name}: {spec.get('type')}'s {key} must be [token, id], not {_quoted(value)}")
-    return value[0], value[1]
-
-
-def _decoder(spec: dict | None, model_prefix: str | None, name: str):
+def _decoder(spec: dict | None, name: str):
     from .pipeline import Decoder
 
     if spec is None:
@@ -185,8 +183,8 @@ def _decoder(spec: dict | None, model_prefix: str | None, name: str):
     if kind == "ByteLevel":
         return Decoder("byte-level")
     if kind == "Metaspace":
-        scheme = spec.get("prepend_scheme", "always" if spec.get("add_prefix_space", True) else "never")
-        return Decoder("metaspace", replacement=str(spec.get("replacement", "\u2581")), prepend=scheme != "never")
+        return Decoder("metaspace", replacement=str(spec.get("replacement", "\u2581")),
+                       prepend=_prepend_scheme(spec) != "never")
     if kind == "BPEDecoder":
         return Decoder("bpe", suffix=str(spec.get("suffix", "</w>")))
     if kind == "ByteFallback":
@@ -205,7 +203,7 @@ def _decoder(spec: dict | None, model_prefix: str | None, name: str):
             raise _unsupported("decoder", "Replace with a regex", name)
         return Decoder("replace", pattern=pattern["String"], content=spec["content"])
     if kind == "Sequence" and isinstance(spec.get("decoders"), list):
-        return Decoder("sequence", steps=tuple(_decoder(step, model_prefix, name) for step in spec["decoders"]))
+        return Decoder("sequence", steps=tuple(_decoder(step, name) for step in spec["decoders"]))
     raise _unsupported("decoder", kind, name)
 
 
@@ -312,7 +310,7 @@ def tokenizer_from_json(doc: dict, name: str):
     template, trim = _template_from(doc.get("post_processor"), name)
     added, specials = _added_tokens(doc, vocab, normalizer, name)
     truncation, padding = _truncation_and_padding(doc, name)
-    decoder = _decoder(doc.get("decoder"), getattr(model, "prefix", None), name)
+    decoder = _decoder(doc.get("decoder"), name)
     return Tokenizer(model, normalizer, pre, add_prefix_space, specials, template,
                      trim_offsets=trim is not None and trim[0], trim_prefix_space=trim[1] if trim else None,
                      decoder=decoder, added_tokens=added, truncation=truncation, padding=padding)

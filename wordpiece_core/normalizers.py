@@ -174,16 +174,15 @@ def _chain(steps: tuple[str, ...]):
 def _char_function(name: str):
     if name == "none":
         return None
-    if name in _STEPS or "+" in name:
-        steps = tuple(name.split("+"))
-        if all(step in _STEPS for step in steps):
-            return _chain(steps)
     if name == "lowercase":
         return lowercase_char
     if name == "bert":
         return lambda ch: _bert_char(ch, True)
     if name == "bert-cased":
         return lambda ch: _bert_char(ch, False)
+    steps = tuple(name.split("+"))  # a tokenizer file's NFD, NFKD, StripAccents or a Sequence with Lowercase
+    if all(step in _STEPS for step in steps):
+        return _chain(steps)
     raise WordPieceError(
         f"unknown normalizer {name!r}: choose one of {', '.join(NORMALIZERS)}"
     )

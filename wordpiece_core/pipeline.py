@@ -139,6 +139,7 @@ class Tokenizer:
         self.added = dict(added_tokens) if added_tokens is not None else {
             t: model.vocab[t] for t in special_tokens if t in model.vocab}
         self.special_tokens = tuple(t for t in special_tokens if t in self.added or t in model.vocab)
+        self._specials = frozenset(self.special_tokens)
         self.truncation = truncation
         self.padding = padding
         self.template = template
@@ -219,7 +220,7 @@ class Tokenizer:
         word_ids: list[int | None] = []
         words: list[WordTrace] = []
         special_at: list[int] = []  # positions of the special tokens
-        vocab, added, specials = self.vocab, self.added, set(self.special_tokens)
+        vocab, added, specials = self.vocab, self.added, self._specials
         for segment, start, special in self._split_specials(text):
             if special:  # an added token (special or not)
                 if segment in specials:
@@ -323,10 +324,9 @@ class Tokenizer:
 
     # ----- decoding -------------------------------------------------------------------
     def decode(self, ids: list[int], skip_special_tokens: bool = True) -> str:
-        specials = set(self.special_tokens)
         tokens = [self.id_to_token[i] for i in ids if i in self.id_to_token]
         if skip_special_tokens:
-            tokens = [t for t in tokens if t not in specials]
+            tokens = [t for t in tokens if t not in self._specials]
         if self.decoder.kind == "join":
             return " ".join(tokens)
         return "".join(decode_chain(self.decoder, tokens))

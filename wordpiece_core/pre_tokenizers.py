@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 from . import unicode_tables as tables
 from .errors import WordPieceError
+from .make_unicode_tables import ranges
 
 if TYPE_CHECKING:
     import regex
@@ -73,13 +74,7 @@ def _escaped(spans: tuple[tuple[int, int], ...]) -> str:
 
 
 def _spans(points: set[int]) -> tuple[tuple[int, int], ...]:
-    spans: list[tuple[int, int]] = []
-    for cp in sorted(points):
-        if spans and spans[-1][1] == cp - 1:
-            spans[-1] = (spans[-1][0], cp)
-        else:
-            spans.append((cp, cp))
-    return tuple(spans)
+    return tuple(ranges(sorted(points)))
 
 
 def _points(spans: tuple[tuple[int, int], ...]) -> set[int]:
@@ -207,12 +202,14 @@ def to_byte_level(word: str) -> str:
     return word.encode("utf-8").decode("latin-1").translate(_latin1_to_byte_level())
 
 
+_FROM_FILES = STAGES + METASPACE + (NO_SPLIT,)  # the pre-tokenizers only a tokenizer file names
+
+
 def check_pre_tokenizer(name: str) -> str:
     """A pre-tokenizer's name, or a chain of them joined by "+" (a tokenizer file's Sequence; byte-level alone)."""
-    stages = name.split("+")
-    if name not in PRE_TOKENIZERS and not (len(stages) > 1 and all(
-            stage in _CLASSES and stage != "byte-level" for stage in stages)) \
-            and name not in STAGES + METASPACE + (NO_SPLIT,):
+    chain = name.split("+")
+    if name not in PRE_TOKENIZERS + _FROM_FILES and not (
+            len(chain) > 1 and all(stage in _CLASSES and stage != "byte-level" for stage in chain)):
         raise WordPieceError(
             f"unknown pre-tokenizer {name!r}: choose one of {', '.join(PRE_TOKENIZERS)}"
         )
@@ -270,12 +267,8 @@ def pre_tokenize(text: str, name: str, add_prefix_space: bool = False) -> list[t
 
 def words_of(text: str, name: str, add_prefix_space: bool = False) -> list[str]:
     """Only the words (fast path for training)."""
-    if name == NO_SPLIT:
-        return [text] if text else []
-    if name in METASPACE:
-        return [word for word, _ in _metaspace(text, name == "metaspace")]
-    if "+" in check_pre_tokenizer(name):
-        return [word for word, _ in _chain(text, name.split("+"))]
+    if name in _FROM_FILES or "+" in check_pre_tokenizer(name):
+        return [word for word, _ in pre_tokenize(text, name)]
     pattern = _patterns(name).for_text(text)
     if name != "byte-level":
         return pattern.findall(text)

@@ -164,12 +164,13 @@ def missing_characters(tokenizer: Tokenizer, text: str) -> list[str]:
     return [ch for ch in seen if ch not in vocab and prefix + ch not in vocab]
 
 
-def why_unknown(missing: list[str], corpus_title: str, lowercase_words: bool) -> str | None:
+def why_unknown(missing: list[str], corpus_title: str, lowercase_words: bool) -> tuple[str, bool] | None:
     """Why these characters become [UNK], for a trained tokenizer: a corpus of lowercase words (wordfreq's lists)
-    has no capitals and no punctuation in its vocabulary. None when there is nothing to say."""
-    capitals = [ch for ch in missing if ch != ch.lower()]
+    has no capitals and no punctuation in its vocabulary; and whether the lowercase normalizer would help (there
+    are capitals among them). None when there is nothing to say."""
     if not missing or not lowercase_words:
         return None
+    capitals = [ch for ch in missing if ch != ch.lower()]
     others = [ch for ch in missing if ch == ch.lower()]
     said = []
     if capitals:
@@ -181,7 +182,7 @@ def why_unknown(missing: list[str], corpus_title: str, lowercase_words: bool) ->
             + (" Training with the **lowercase** normalizer lowercases the text before it is encoded, as it does "
                "the corpus." if capitals else "")
             + (" Punctuation and other symbols need a corpus that has them (the course's sentences, or your own "
-               "text)." if others else ""))
+               "text)." if others else "")), bool(capitals)
 
 
 def unknown_count(enc: Encoding, unk: str = "[UNK]") -> int:

@@ -69,22 +69,24 @@ def anchor() -> str:
 NOT_COUNTS = ("id", "ids", "step", "start", "end", "position", "rank", "BPE rank")  # numbers that name, not count
 
 
-def count_columns(frame) -> dict:
-    """Column settings that write every count column of `frame` (an integer column other than ids, steps,
-    offsets and ranks) with thousands separators, as the text around the tables does."""
+def _counts(frame) -> list[str]:
+    """The count columns of `frame`: its integer columns other than ids, steps, offsets and ranks."""
     import pandas as pd
+
+    return [c for c in frame.columns if c not in NOT_COUNTS and pd.api.types.is_integer_dtype(frame[c])]
+
+
+def count_columns(frame) -> dict:
+    """Column settings that write every count column of `frame` with thousands separators, as the text around the
+    tables does."""
     import streamlit as st
 
-    return {c: st.column_config.NumberColumn(format="localized") for c in frame.columns
-            if c not in NOT_COUNTS and pd.api.types.is_integer_dtype(frame[c])}
+    return {c: st.column_config.NumberColumn(format="localized") for c in _counts(frame)}
 
 
 def count_styler(frame):
     """`frame` for st.table (presenter mode's big type), its count columns with thousands separators."""
-    import pandas as pd
-
-    counts = [c for c in frame.columns if c not in NOT_COUNTS and pd.api.types.is_integer_dtype(frame[c])]
-    return frame.style.format("{:,}", subset=counts)
+    return frame.style.format("{:,}", subset=_counts(frame))
 
 
 # Short headers (the table fits 1280 px), the whole name in each header's tooltip.
