@@ -317,7 +317,7 @@ def over_all_steps_charts(step_no: int) -> None:
 
 if student:
     room_student.follow(student)  # the class's step, as the teacher moves
-Stepper(state.STEP, room_student.reachable(room, n), noun="step", hold=hidden,
+Stepper(state.STEP, n, noun="step", hold=hidden, limit=room_student.reachable(room, n),
         hold_help="Reveal this merge first: Play stops at every hidden merge.").run(
     step_view, extra=glossary_and_share, keys_legend=not presenting and not student)
 

@@ -40,11 +40,20 @@ class Stepper:
     noun: str = "step"
     hold: Callable[[int], bool] = field(default=lambda position: False)
     hold_help: str = ""  # why Play cannot start at a held position
+    # How far the position may go, when less than `count` (a student in a class room: up to the teacher's step).
+    # The slider still spans `count`: a slider whose range changes is a new widget to Streamlit, and a request the
+    # browser sent before it heard of the new one carried the old widget's value, which sent the view a step back.
+    limit: int | None = None
 
     # ----- state -----------------------------------------------------------------------------
     @property
+    def last(self) -> int:
+        """The last position one may go to."""
+        return max(1, min(self.count, self.count if self.limit is None else self.limit))
+
+    @property
     def position(self) -> int:
-        return max(1, min(int(st.session_state.get(self.key, 1)), max(self.count, 1)))
+        return max(1, min(int(st.session_state.get(self.key, 1)), self.last))
 
     def _k(self, part: str) -> str:
         return f"{self.key}:{part}"
@@ -58,7 +67,7 @@ class Stepper:
         return bool(st.session_state.get(self._k("playing")))
 
     def _set(self, position: int, playing: bool = False) -> None:
-        st.session_state[self.key] = max(1, min(position, self.count))
+        st.session_state[self.key] = max(1, min(position, self.last))
         st.session_state[self._k("playing")] = playing
 
     def go(self, position: int) -> None:
@@ -79,7 +88,7 @@ class Stepper:
         if self.playing:
             self._set(self.position)
         else:  # at the end, Play starts again from the first position
-            self._set(1 if self.position >= self.count else self.position, playing=True)
+            self._set(1 if self.position >= self.last else self.position, playing=True)
         st.session_state[self._k("started")] = False
 
     def _tick(self) -> None:
@@ -87,8 +96,8 @@ class Stepper:
         if not self.playing:
             return
         if st.session_state.get(self._k("started")):
-            st.session_state[self.key] = min(self.count, self.position + 1)
-            if self.position >= self.count or self.hold(self.position):
+            st.session_state[self.key] = min(self.last, self.position + 1)
+            if self.position >= self.last or self.hold(self.position):
                 st.session_state[self._k("playing")] = False
         st.session_state[self._k("started")] = True
 
@@ -119,7 +128,7 @@ class Stepper:
 
     def controls(self, speeds: dict[str, float], keys_legend: bool,
                  extra: Callable[[int], None] | None = None) -> None:
-        position, n = self.position, self.count
+        position, n, last = self.position, self.count, self.last
         before = st.session_state.get(self.slider_key)
         if before is not None and before != position:  # moved by a button, a key, Play or the page: see _slid
             st.session_state[self._k("echo")] = (before, time.monotonic())
@@ -132,14 +141,14 @@ class Stepper:
         row.slider(self.noun.capitalize(), 1, max(n, 2), key=self.slider_key, on_change=self._slid, disabled=n <= 1,
                    width="stretch", label_visibility="collapsed")  # the view's heading says which one
         row.button("Next", icon=":material/chevron_right:", icon_position="right", on_click=self.go,
-                   args=(position + 1,), disabled=position >= n, width="content", key=self._k("next"))
-        row.button("Last", icon=":material/last_page:", icon_position="right", on_click=self.go, args=(n,),
-                   disabled=position >= n, width="content", key=self._k("last"))
+                   args=(position + 1,), disabled=position >= last, width="content", key=self._k("next"))
+        row.button("Last", icon=":material/last_page:", icon_position="right", on_click=self.go, args=(last,),
+                   disabled=position >= last, width="content", key=self._k("last"))
         held = not self.playing and self.hold(position)
         row.button("Pause" if self.playing else "Play", on_click=self._toggle_play,
                    icon=":material/pause:" if self.playing else ":material/play_arrow:",
-                   disabled=n <= 1 or held, width="content", key=self._k("play"),
-                   help=self.hold_help if held else (f"From {self.noun} 1 again" if position >= n else None))
+                   disabled=last <= 1 or held, width="content", key=self._k("play"),
+                   help=self.hold_help if held else (f"From {self.noun} 1 again" if position >= last else None))
         row.selectbox("Speed", list(speeds), key=self._k("speed"), label_visibility="collapsed", width=150,
                       help=f"Play waits this long after a {self.noun} is drawn, so a {self.noun} can take a little longer.")
         if keys_legend:  # the legend, with the extra control at its right
