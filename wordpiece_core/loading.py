@@ -278,6 +278,7 @@ def tokenizer_from_json(doc: dict, name: str):
     """Build a `Tokenizer` from a tokenizer.json document."""
     from .models import BPEModel, WordPieceModel
     from .pipeline import Tokenizer
+    from .unigram_model import UnigramModel
 
     validate_tokenizer_doc(doc, name)
     model_spec = doc["model"]
@@ -286,7 +287,7 @@ def tokenizer_from_json(doc: dict, name: str):
     if kind == "WordPiece" or (kind is None and "continuing_subword_prefix" in model_spec and "merges" not in model_spec):
         if not isinstance(vocab, dict):
             raise WordPieceError(f"{name}: the WordPiece model has no vocabulary")
-        model: WordPieceModel | BPEModel = WordPieceModel(vocab, (model_spec.get("unk_token") or UNK), (model_spec.get("continuing_subword_prefix") or "##"),
+        model: WordPieceModel | BPEModel | UnigramModel = WordPieceModel(vocab, (model_spec.get("unk_token") or UNK), (model_spec.get("continuing_subword_prefix") or "##"),
                                (100 if model_spec.get("max_input_chars_per_word") is None else model_spec["max_input_chars_per_word"]))
     elif kind == "BPE" or (kind is None and "merges" in model_spec):
         if not isinstance(vocab, dict):
@@ -303,6 +304,12 @@ def tokenizer_from_json(doc: dict, name: str):
                          fuse_unk=bool(model_spec.get("fuse_unk")), ignore_merges=bool(model_spec.get("ignore_merges")),
                          suffix=model_spec.get("end_of_word_suffix") or None,
                          byte_fallback=bool(model_spec.get("byte_fallback")))
+    elif kind == "Unigram":
+        from .unigram_model import UnigramModel
+
+        model = UnigramModel([(piece, float(score)) for piece, score in model_spec.get("vocab") or []],
+                             model_spec.get("unk_id"), bool(model_spec.get("byte_fallback")))
+        vocab = model.vocab
     else:
         raise _unsupported("model", kind, name)
     normalizer = _normalizer_name(doc.get("normalizer"), name)

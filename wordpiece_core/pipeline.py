@@ -233,7 +233,7 @@ class Tokenizer:
             traces, offs = self._segment(segment, start, trace)
             pieces = [token for wt in traces for token in wt.result.tokens]
             tokens += pieces
-            ids += map(vocab.get, pieces)
+            ids += map(getattr(self.model, "id_of", vocab.get), pieces)  # Unigram: an unknown run has the unknown id
             offsets += offs
             word_ids += [index for index, wt in enumerate(traces, len(words)) for _ in wt.result.tokens]
             words += traces

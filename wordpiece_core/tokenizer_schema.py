@@ -87,6 +87,9 @@ def validate_tokenizer_doc(doc: Any, name: str) -> None:
     model = c.obj(doc["model"], "model")
     assert model is not None
     c.text(model.get("type"), "model.type")
+    if model.get("type") == "Unigram":
+        _check_unigram(c, model)
+        return
     if model.get("type") not in (None, "WordPiece", "BPE"):
         return  # another kind of model: the loader says it is not supported
     vocab = model.get("vocab")
@@ -172,3 +175,20 @@ def _post_processor(c: _Checker, spec: Any, where: str) -> None:
                 assert inner is not None
                 c.text(inner.get("id"), f"{item_where}.{inner_key}.id", optional=False)
                 c.whole(inner.get("type_id"), f"{item_where}.{inner_key}.type_id")
+
+
+def _check_unigram(c: "_Checker", model: dict) -> None:
+    """A Unigram model: vocab is a list of [piece, log-probability]; unk_id the index of one of them, or null."""
+    vocab = model.get("vocab")
+    if not isinstance(vocab, list):
+        raise c.fail("model.vocab", "a list of [piece, score] pairs", vocab)
+    for i, item in enumerate(vocab):
+        if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str)
+                and isinstance(item[1], (int, float)) and not isinstance(item[1], bool)):
+            raise c.fail(f"model.vocab[{i}]", "a [piece, score] pair (a string and a number)", item)
+        if item[1] != item[1] or item[1] in (float("inf"), float("-inf")):
+            raise c.fail(f"model.vocab[{i}]", "a finite score", item)
+    unk_id = model.get("unk_id")
+    if unk_id is not None and (isinstance(unk_id, bool) or not isinstance(unk_id, int) or not 0 <= unk_id < len(vocab)):
+        raise c.fail("model.unk_id", f"null or the index of a piece (0 to {len(vocab) - 1:,})", unk_id)
+    c.flag(model.get("byte_fallback"), "model.byte_fallback")

@@ -1,0 +1,145 @@
+"""The Unigram model: a word's most probable split over a vocabulary of pieces with log-probabilities, with the
+lattice as its trace (every piece that covers each position, and the best path).
+
+It splits as tokenizers' `Unigram` does (and as the course's `encode_word`, whose tie rule is the same):
+
+- positions left to right, at each the pieces that start there, shorter first; a piece ending at a position
+  replaces the best path found so far there only when its path scores strictly more (the sum of
+  log-probabilities), so on a tie the path found first stays;
+- a character that no piece of one character covers gets the unknown piece, scored the vocabulary's lowest
+  score minus 10 (`UNK_PENALTY`), so any other path wins over it;
+- unknown characters next to each other become one token, which shows their text and has the unknown
+  piece's id (tokenizers' `fuse_unk`, always on for Unigram); with `byte_fallback` and all <0xXX> pieces in
+  the vocabulary, that text becomes its UTF-8 bytes' pieces instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from .errors import WordPieceError
+from .models import CACHE_WORDS, TRACED_CHARS, WordResult, _CachedModel
+
+UNK_PENALTY = 10.0  # tokenizers' K_UNK_PENALTY
+
+
+@dataclass(frozen=True)
+class LatticeEdge:
+    """A piece covering word[start:end] with its log-probability; `best` when it lies on the best path."""
+
+    start: int
+    end: int
+    piece: str
+    score: float
+    unknown: bool = False
+    best: bool = False
+
+
+class UnigramModel(_CachedModel):
+    kind = "unigram"
+
+    def __init__(self, pieces: list[tuple[str, float]], unk_id: int | None = None, byte_fallback: bool = False) -> None:
+        self.pieces = pieces
+        self.vocab = {piece: i for i, (piece, _) in reversed(list(enumerate(pieces)))}  # the first of a repeat wins
+        self.scores = {piece: score for piece, score in reversed(pieces)}
+        if unk_id is not None and not 0 <= unk_id < len(pieces):
+            raise WordPieceError(f"the Unigram model's unk_id {unk_id} is not one of its {len(pieces):,} pieces")
+        self.unk_id = unk_id
+        self.unk_token = pieces[unk_id][0] if unk_id is not None else None
+        self.byte_fallback = byte_fallback
+        self.min_score = min((score for _, score in pieces), default=0.0)
+        self.unk_score = self.min_score - UNK_PENALTY
+        self.longest = max((len(piece) for piece, _ in pieces), default=0)
+        self._cache: dict[str, WordResult] = {}
+
+    def tokenize(self, word: str, trace: bool = False) -> WordResult:
+        if not trace:
+            cached = self._cache.get(word)
+            if cached is not None:
+                return cached
+            result = self._tokenize(word, False)
+            if len(self._cache) < CACHE_WORDS:
+                self._cache[word] = result
+            return result
+        if len(word) > TRACED_CHARS:  # the lattice of the first characters only: it grows with the vocabulary
+            head = self._tokenize(word[:TRACED_CHARS], True)
+            return replace(self._tokenize(word, False), lattice=head.lattice, traced_chars=TRACED_CHARS)
+        return self._tokenize(word, True)
+
+    def lattice(self, word: str) -> list[LatticeEdge]:
+        """Every piece that covers part of `word`, by start then length (unknown characters included)."""
+        return list(self._edges(word))
+
+    def _edges(self, word: str):
+        scores, n = self.scores, len(word)
+        for start in range(n):
+            single = False
+            for end in range(start + 1, min(n, start + self.longest) + 1):
+                piece = word[start:end]
+                score = scores.get(piece)
+                if score is not None:
+                    single = single or end == start + 1
+                    yield LatticeEdge(start, end, piece, score)
+            if not single:
+                yield LatticeEdge(start, start + 1, self.unk_token or "", self.unk_score, unknown=True)
+
+    def _tokenize(self, word: str, trace: bool) -> WordResult:
+        n = len(word)
+        best_score: list[float | None] = [0.0] + [None] * n
+        best_edge: list[LatticeEdge | None] = [None] * (n + 1)
+        edges = list(self._edges(word))
+        for edge in edges:  # by start, then shorter first: the order tokenizers walks them in
+            here = best_score[edge.start]
+            assert here is not None  # every position is reached: one character, or the unknown piece
+            candidate = here + edge.score
+            if best_score[edge.end] is None or candidate > best_score[edge.end]:
+                best_score[edge.end] = candidate
+                best_edge[edge.end] = edge
+        path: list[LatticeEdge] = []
+        end = n
+        while end > 0:
+            edge = best_edge[end]
+            assert edge is not None
+            path.append(edge)
+            end = edge.start
+        path.reverse()
+        if any(edge.unknown for edge in path) and self.unk_id is None:
+            raise WordPieceError(f"the word {word[:40]!r} cannot be covered and the Unigram model has no unk_id")
+        tokens: list[str] = []
+        spans: list[tuple[int, int]] = []
+        after_unknown = False
+        for edge in path:
+            if edge.unknown and after_unknown:  # unknown characters side by side: one token
+                tokens[-1] += word[edge.start:edge.end]
+                spans[-1] = (spans[-1][0], edge.end)
+            else:
+                tokens.append(word[edge.start:edge.end] if edge.unknown else edge.piece)
+                spans.append((edge.start, edge.end))
+            after_unknown = edge.unknown
+        tokens, spans = self._unknowns(tokens, spans)
+        lattice = ()
+        if trace:
+            on_path = {id(e) for e in path}
+            lattice = tuple(replace(e, best=True) if id(e) in on_path else e for e in edges)
+        return WordResult(word, tuple(tokens), tuple(spans), lattice=lattice,
+                          unknown=any(edge.unknown for edge in path))
+
+    def _unknowns(self, tokens: list[str], spans: list[tuple[int, int]]) -> tuple[list[str], list[tuple[int, int]]]:
+        """With byte_fallback, an unknown run as its UTF-8 bytes' pieces (when all are in the vocabulary)."""
+        if not self.byte_fallback:
+            return tokens, spans
+        out_tokens: list[str] = []
+        out_spans: list[tuple[int, int]] = []
+        for token, span in zip(tokens, spans):
+            pieces = [f"<0x{byte:02X}>" for byte in token.encode("utf-8")] if token not in self.vocab else []
+            if pieces and all(p in self.vocab for p in pieces):
+                out_tokens += pieces
+                out_spans += [span] * len(pieces)
+            else:
+                out_tokens.append(token)
+                out_spans.append(span)
+        return out_tokens, out_spans
+
+    def id_of(self, token: str) -> int | None:
+        """A token's id: an unknown run's is the unknown piece's."""
+        return self.vocab.get(token, self.unk_id)
