@@ -108,7 +108,7 @@ BAD = [
     ({"ok.txt": b"a b c"}, ["ok.txt", "--vocab-size", "0"], "above 0"),
     ({"ok.txt": b"a b c"}, ["ok.txt", "--vocab-size", "-3"], "above 0"),
     ({"ok.txt": b"a b c"}, ["ok.txt", "--vocab-size", "many"], "not a whole number"),
-    ({"ok.txt": b"a b c"}, ["ok.txt", "--algorithm", "unigram"], "invalid choice"),
+    ({"ok.txt": b"a b c"}, ["ok.txt", "--algorithm", "sentencepiece"], "invalid choice"),
     ({"c.tsv": b"hug\t10\npug\n"}, ["--word-counts", "c.tsv"], "line 2"),
     ({"c.tsv": b"hug\t10\npug\t-5\n"}, ["--word-counts", "c.tsv"], "line 2: the count -5 is negative"),
     ({"c.tsv": b"hug\t1\npug\tten\n"}, ["--word-counts", "c.tsv"], "line 2: the count 'ten' is not a whole number"),

@@ -33,7 +33,8 @@ def test_encode_cli(tmp_path):
 @pytest.mark.parametrize("content,message", [
     (b"", "is empty"),
     (b"{not json", "not valid JSON"),
-    (b'{"model": {"type": "Unigram", "vocab": []}}', "'Unigram' is not supported"),
+    (b'{"model": {"type": "Unigram", "vocab": []}}', "model.vocab should be a non-empty list"),
+    (b'{"model": {"type": "WordLevel", "vocab": {}}}', "'WordLevel' is not supported"),
     (b'{"model": {"type": "WordPiece", "vocab": {"a": 0}}, "pre_tokenizer": {"type": "UnicodeScripts"}}', "'UnicodeScripts'"),
     (b"\x89PNG\r\n\x1a\n\x00\x00\xff\xfe", "not a UTF-8"),
 ])

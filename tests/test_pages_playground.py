@@ -79,7 +79,7 @@ def upload_tokenizer(at, name, data):
 
 @pytest.mark.parametrize("name,data,message", [
     ("tokenizer.json", b"{not json", "not valid JSON"),
-    ("tokenizer.json", json.dumps({"model": {"type": "Unigram", "vocab": []}}).encode(), "Unigram"),
+    ("tokenizer.json", json.dumps({"model": {"type": "Unigram", "vocab": []}}).encode(), "score"),
     ("vocab.txt", b"\x00\x01\x00\x02" * 100, "binary"),
     ("vocab.txt", b"", "empty"),
 ])
@@ -98,6 +98,23 @@ def test_playground_loads_a_trained_tokenizer_json():
                           "tokenizer.json", json.dumps(doc).encode())
     frame = at.dataframe[0].value
     assert list(frame["token"]) == ["[CLS]", "hugs", "bun", "[SEP]"]
+
+
+def test_playground_shows_a_unigram_words_lattice_with_the_best_path():
+    from wordpiece_core import unigram_files, unigram_reference as U
+
+    toy = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}
+    pieces = unigram_files.final_pieces(U.seed(toy, whole_words=False), ("<unk>",))
+    doc = unigram_files.tokenizer_json(pieces, ("<unk>",), "none", "whitespace")
+    at = upload_tokenizer(page("pages/playground.py", corpus="course-toy", text="unhug zz"),
+                          "tokenizer.json", json.dumps(doc).encode())
+    assert list(at.dataframe[0].value["token"]) == ["un", "hug", "zz"]  # zz: one unknown token, its own text
+    lattice = at.dataframe[1].value
+    assert list(lattice.columns) == ["start", "end", "piece", "text", "log p", "best path"]
+    assert [p for p, b in zip(lattice["piece"], lattice["best path"]) if b] == ["un", "hug"]
+    assert list(zip(lattice["start"], lattice["piece"])) == [(0, "u"), (0, "un"), (1, "n"), (2, "h"), (2, "hu"),
+                                                             (2, "hug"), (3, "u"), (3, "ug"), (4, "g")]
+    assert any("add up highest" in m.value for m in at.markdown)
 
 
 def test_playground_loads_a_bert_vocab_txt():

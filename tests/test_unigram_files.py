@@ -107,7 +107,7 @@ def test_ties_keep_the_split_found_first_and_unknown_characters_fuse():
 
 
 @pytest.mark.parametrize("model, problem", [
-    ({"type": "Unigram", "vocab": {"a": 0}, "unk_id": 0}, "model.vocab should be a list of [piece, score] pairs"),
+    ({"type": "Unigram", "vocab": {"a": 0}, "unk_id": 0}, "model.vocab should be a non-empty list of [piece, score] pairs"),
     ({"type": "Unigram", "vocab": [["a", "x"]], "unk_id": 0}, "model.vocab[0] should be a [piece, score] pair"),
     ({"type": "Unigram", "vocab": [["a", -1.0]], "unk_id": 3}, "model.unk_id should be null or the index of a piece"),
     ({"type": "Unigram", "vocab": [["a", -1.0]], "unk_id": True}, "model.unk_id should be null or the index"),

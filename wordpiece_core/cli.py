@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, NoReturn
 from .errors import WordPieceError
 from .normalizers import NORMALIZERS
 from .pre_tokenizers import PRE_TOKENIZERS
-from .special_tokens import BERT_SPECIALS, END_OF_TEXT, UNK
+from .special_tokens import BERT_SPECIALS, END_OF_TEXT, UNK, UNK_PIECE
 from .config import ALGORITHMS, TIE_BREAKS
 
 if TYPE_CHECKING:
@@ -30,7 +30,10 @@ DEFAULT_SPECIALS = {
     "wordpiece": ",".join(BERT_SPECIALS),
     "bpe": UNK,
     "bpe-byte-level": END_OF_TEXT,
+    "unigram": UNK_PIECE,
 }
+UNIGRAM_RULES = ("tokenizers", "course")
+UNIGRAM_ONLY = ("unigram_rule", "seed_size", "prune_percent", "shrinking_factor", "sub_iterations", "max_piece_length")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -58,6 +61,26 @@ def _count(text: str) -> int:
     return value
 
 
+def _percent(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < value < 100:
+        raise argparse.ArgumentTypeError(f"{text} must be above 0 and below 100")
+    return value
+
+
+def _fraction_open(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"{text} must be above 0 and below 1")
+    return value
+
+
 def _fraction(text: str) -> Fraction:
     try:
         return Fraction(text)
@@ -68,7 +91,7 @@ def _fraction(text: str) -> Fraction:
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="wordpiece-lab" if os.path.basename(sys.argv[0]) == "wordpiece-lab" else "python -m wordpiece_core",
-        description="Train BPE and WordPiece tokenizers step by step, and encode text with them.",
+        description="Train BPE, WordPiece and Unigram tokenizers step by step, and encode text with them.",
     )
     sub = parser.add_subparsers(dest="command", metavar="{train,encode}", parser_class=_Parser)
     sub.required = True
@@ -77,31 +100,49 @@ def build_parser() -> argparse.ArgumentParser:
         "train",
         help="train a tokenizer and write its files and trace",
         description=(
-            "Train WordPiece (the course's score count(ab)/(count(a)*count(b))) or BPE (the most "
-            "frequent pair) and write tokenizer.json, vocab.txt, merges.txt + vocab.json (BPE), "
-            "trace.jsonl (one JSON object per merge) and training.json into --out."
+            "Train WordPiece (the course's score count(ab)/(count(a)*count(b))), BPE (the most "
+            "frequent pair) or Unigram (start big, remove the pieces the corpus's likelihood misses least) "
+            "and write tokenizer.json, vocab.txt, merges.txt + vocab.json (BPE), "
+            "trace.jsonl (one JSON object per merge, or per Unigram round) and training.json into --out."
         ),
     )
     t.add_argument("corpus", nargs="*", metavar="CORPUS", help="UTF-8 text files, one document per line")
     t.add_argument("--word-counts", action="append", default=[], metavar="FILE",
                    help="a TSV of 'word<TAB>count' lines; words are used as they are (not normalized or pre-tokenized); "
                         "a first line whose count is not a number is a header, skipped with a note")
-    t.add_argument("--algorithm", required=True, choices=ALGORITHMS)
+    t.add_argument("--algorithm", required=True, choices=ALGORITHMS + ("unigram",))
     t.add_argument("--vocab-size", required=True, type=_positive_int, metavar="N",
                    help="target vocabulary size, special tokens and alphabet included")
-    t.add_argument("--min-frequency", type=_count, default=0, metavar="N",
-                   help="ignore pairs seen fewer than N times (default 0: every pair counts)")
+    t.add_argument("--min-frequency", type=_count, default=None, metavar="N",
+                   help="ignore pairs seen fewer than N times (default 0: every pair counts; not for unigram)")
     t.add_argument("--special-tokens", default=None, metavar="A,B,...",
                    help=("comma-separated special tokens, placed first in the vocabulary; '' for none. Default: "
                          f"{DEFAULT_SPECIALS['wordpiece']} for wordpiece, {DEFAULT_SPECIALS['bpe-byte-level']} for "
-                         f"byte-level bpe, {DEFAULT_SPECIALS['bpe']} for other bpe"))
+                         f"byte-level bpe, {DEFAULT_SPECIALS['bpe']} for other bpe, {DEFAULT_SPECIALS['unigram']} "
+                         "for unigram"))
     t.add_argument("--normalizer", default="none", choices=NORMALIZERS,
                    help="default none")
     t.add_argument("--pre-tokenizer", default="whitespace",
-                   choices=PRE_TOKENIZERS, help="default whitespace")
-    t.add_argument("--tie-break", default="first", choices=TIE_BREAKS,
+                   choices=PRE_TOKENIZERS + ("metaspace",),
+                   help="default whitespace; metaspace (SentencePiece: split on spaces, ▁ before each word) for unigram")
+    t.add_argument("--tie-break", default=None, choices=TIE_BREAKS,
                    help=("first (default): the first best pair met scanning words in order of first appearance, "
-                         "as the course does; hf: the smallest (left id, right id), as Hugging Face's BpeTrainer does"))
+                         "as the course does; hf: the smallest (left id, right id), as Hugging Face's BpeTrainer "
+                         "does (not for unigram: its tie rule is its --unigram-rule's)"))
+    u = t.add_argument_group("unigram")
+    u.add_argument("--unigram-rule", default=None, choices=UNIGRAM_RULES,
+                   help="tokenizers (default): as UnigramTrainer trains; course: as the Hugging Face course teaches "
+                        "(exact removal scores, the cheapest P %% removed a round)")
+    u.add_argument("--seed-size", type=_positive_int, default=None, metavar="N",
+                   help="the initial vocabulary (course, default 300) or the seed pieces (tokenizers, default 1000000)")
+    u.add_argument("--prune-percent", type=_percent, default=None, metavar="P",
+                   help="course: the share of the vocabulary removed a round (default 10)")
+    u.add_argument("--shrinking-factor", type=_fraction_open, default=None, metavar="F",
+                   help="tokenizers: the share of the vocabulary a round keeps (default 0.75)")
+    u.add_argument("--sub-iterations", type=_positive_int, default=None, metavar="N",
+                   help="tokenizers: EM iterations a round (default 2)")
+    u.add_argument("--max-piece-length", type=_positive_int, default=None, metavar="N",
+                   help="tokenizers: the longest piece, in characters (default 16)")
     t.add_argument("--min-score", type=_fraction, default=None, metavar="X",
                    help="stop when the best score falls below X (the threshold of the tutorial “WordPiece Tokenization: A BPE Variant”)")
     t.add_argument("--continuing-prefix", default=None, metavar="P",
@@ -109,7 +150,8 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--add-prefix-space", action="store_true", help="byte-level: add a space before each line")
     t.add_argument("--full-byte-alphabet", action="store_true",
                    help="byte-level: start from all 256 byte characters (GPT-2), not only those in the corpus")
-    t.add_argument("--top-k", type=_count, default=10, metavar="K", help="candidates recorded per step (default 10)")
+    t.add_argument("--top-k", type=_count, default=10, metavar="K",
+                   help="candidates recorded per step (default 10); unigram: the cheapest kept pieces recorded a round")
     t.add_argument("--out", required=True, metavar="DIR", help="output folder (created if needed)")
     t.add_argument("--overwrite", action="store_true",
                    help="replace files of the output names in --out that no earlier training of this tool wrote "
@@ -149,6 +191,11 @@ def run_train(args: argparse.Namespace) -> int:
 
     if not args.corpus and not args.word_counts:
         raise WordPieceError("give at least one corpus file or --word-counts FILE")
+    _options_for_the_algorithm(args)
+    if args.algorithm == "unigram":
+        from .unigram_cli import run_train_unigram
+
+        return run_train_unigram(args)
     if args.continuing_prefix is not None and args.algorithm != "bpe":
         raise WordPieceError("--continuing-prefix is for bpe; WordPiece always uses ##")
     out = args.out_folder = OutputFolder(args.out)
@@ -209,6 +256,36 @@ def _train_with(args: argparse.Namespace, out, trace: TraceFile, specials: tuple
             file=sys.stderr,
         )
     return 0
+
+
+def _options_for_the_algorithm(args: argparse.Namespace) -> None:
+    """Options of another algorithm stop the run with one line; the rest get their defaults."""
+    def flag(name: str) -> str:
+        return "--" + name.replace("_", "-")
+
+    if args.algorithm == "unigram":
+        given = [flag(n) for n in ("tie_break", "min_frequency", "min_score", "continuing_prefix")
+                 if getattr(args, n) is not None]
+        if given:
+            raise WordPieceError(f"{', '.join(given)} {'does' if len(given) == 1 else 'do'} not apply to unigram "
+                                 "(its ties follow --unigram-rule; it removes pieces instead of merging pairs)")
+        if args.pre_tokenizer == "byte-level":
+            raise WordPieceError("unigram does not train on byte-level words here: use --pre-tokenizer metaspace")
+        args.unigram_rule = args.unigram_rule or "tokenizers"
+        course = args.unigram_rule == "course"
+        wrong = [flag(n) for n in (("shrinking_factor", "sub_iterations", "max_piece_length") if course
+                                   else ("prune_percent",)) if getattr(args, n) is not None]
+        if wrong:
+            raise WordPieceError(f"{', '.join(wrong)} {'is' if len(wrong) == 1 else 'are'} not an option of "
+                                 f"--unigram-rule {args.unigram_rule}")
+        return
+    given = [flag(n) for n in UNIGRAM_ONLY if getattr(args, n) is not None]
+    if given:
+        raise WordPieceError(f"{', '.join(given)} {'is' if len(given) == 1 else 'are'} for --algorithm unigram")
+    if args.pre_tokenizer == "metaspace":
+        raise WordPieceError("--pre-tokenizer metaspace is for --algorithm unigram here")
+    args.tie_break = args.tie_break or "first"
+    args.min_frequency = args.min_frequency or 0
 
 
 def specials_from_args(args: argparse.Namespace) -> tuple[str, ...]:

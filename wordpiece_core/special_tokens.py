@@ -10,3 +10,4 @@ CLS = "[CLS]"
 SEP = "[SEP]"
 BERT_SPECIALS = ("[PAD]", UNK, CLS, SEP, "[MASK]")
 END_OF_TEXT = "<|endoftext|>"
+UNK_PIECE = "<unk>"  # the unknown piece of SentencePiece-style (Unigram) models

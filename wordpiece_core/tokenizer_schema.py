@@ -180,8 +180,8 @@ def _post_processor(c: _Checker, spec: Any, where: str) -> None:
 def _check_unigram(c: "_Checker", model: dict) -> None:
     """A Unigram model: vocab is a list of [piece, log-probability]; unk_id the index of one of them, or null."""
     vocab = model.get("vocab")
-    if not isinstance(vocab, list):
-        raise c.fail("model.vocab", "a list of [piece, score] pairs", vocab)
+    if not isinstance(vocab, list) or not vocab:
+        raise c.fail("model.vocab", "a non-empty list of [piece, score] pairs", vocab)
     for i, item in enumerate(vocab):
         if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str)
                 and isinstance(item[1], (int, float)) and not isinstance(item[1], bool)):

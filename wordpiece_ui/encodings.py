@@ -211,10 +211,20 @@ def merges_frame(word: WordTrace) -> pd.DataFrame:
     return pd.DataFrame(rows).astype({"rank": "Int64"})
 
 
+def lattice_frame(word: WordTrace) -> pd.DataFrame:
+    """Unigram: every piece that covers part of the word (the lattice), by start then length, with its
+    log-probability; the pieces of the best path marked (the course's table of `unhug`, whole)."""
+    rows = [{"start": e.start, "end": e.end, "piece": "(unknown)" if e.unknown else e.piece,
+             "text": word.word[e.start:e.end], "log p": e.score, "best path": "✓" if e.best else ""}
+            for e in word.result.lattice]
+    return pd.DataFrame(rows, columns=["start", "end", "piece", "text", "log p", "best path"])
+
+
 def trace_frame(word: WordTrace, kind: str) -> tuple[pd.DataFrame, str | None]:
-    """How the word was cut, as a table of at most TRACE_ROWS rows (WordPiece: the scan; BPE: the merges),
-    and a sentence saying what the table leaves out, or None when it shows everything."""
-    table = scan_frame(word) if kind == "wordpiece" else merges_frame(word)
+    """How the word was cut, as a table of at most TRACE_ROWS rows (WordPiece: the scan; BPE: the merges;
+    Unigram: the lattice), and a sentence saying what the table leaves out, or None when it shows everything."""
+    table = (scan_frame(word) if kind == "wordpiece" else lattice_frame(word) if kind == "unigram"
+             else merges_frame(word))
     said = []
     if word.result.traced_chars:
         said.append(f"The trace covers the first {word.result.traced_chars:,} of {len(word.word):,} characters "
@@ -235,6 +245,13 @@ def _named(tokens: tuple[str, ...] | list[str]) -> str:
 def word_sentence(word: WordTrace, kind: str) -> str:
     r = word.result
     shown = code(fmt_token(word.word))
+    if kind == "unigram":
+        best = sum(e.score for e in r.lattice if e.best)
+        unknown = (" Characters no piece covers are one unknown token for each run of them (the lowest score "
+                   "minus 10, so any other path wins)." if r.unknown else "")
+        total = "" if r.traced_chars else f" ({best:.4f})"
+        return (f"{shown} → {_named(r.tokens)}: of all the ways to cut it into pieces of the vocabulary, the one "
+                f"whose log-probabilities add up highest{total}, found by Viterbi.{unknown}")
     if r.unknown:
         return f"{shown} became **[UNK]**: {md(r.reason)}."
     if kind == "wordpiece":

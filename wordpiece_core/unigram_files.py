@@ -1,0 +1,112 @@
+"""The files a Unigram training writes: tokenizer.json (a Unigram model tokenizers loads), vocab.txt (each piece
+and its log-probability, tab-separated, as SentencePiece's .vocab), trace.jsonl (one line a round) and
+training.json (the settings and why it stopped).
+
+trace.jsonl, one object a round:
+  round            1, 2, ...
+  vocab_size       the vocabulary at the round's start (special tokens left out)
+  loss             the corpus's negative log-likelihood under the round's model (natural log)
+  course_loss      the same as the course's code prints it (each word's score starts at 1: + words)
+  removed          the pieces removed this round, cheapest first
+  removed_scores   their removal scores (how much the loss grows without each), in the same order
+  kept             the `top_k` cheapest pieces that stayed: [[piece, removal score], ...]
+  vocab_size_after the vocabulary at the round's end
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from .formats import normalizer_json, pretty_json
+from .special_tokens import UNK_PIECE
+from .unigram_reference import COURSE_ERRATA, Round
+
+TIE_RULE = ("course: a word's split changes only for a strictly better one (starts left to right, shorter pieces "
+            "first); equal removal scores keep the vocabulary's order (characters by first appearance, then "
+            "substrings by count, equal counts by first appearance)")
+OUTPUT_NAMES = ("tokenizer.json", "vocab.txt", "trace.jsonl", "training.json")
+
+
+def final_pieces(counts: dict[str, int], special_tokens: tuple[str, ...]) -> list[tuple[str, float]]:
+    """The vocabulary as tokenizers stores it: the special tokens (score 0), then the pieces by log-probability,
+    highest first (equal ones in the vocabulary's order)."""
+    total = sum(counts.values())
+    pieces = sorted(((piece, math.log(count / total)) for piece, count in counts.items() if piece not in special_tokens),
+                    key=lambda item: -item[1])
+    return [(token, 0.0) for token in special_tokens] + pieces
+
+
+def pre_tokenizer_json(name: str) -> dict[str, Any]:
+    from .formats import pre_tokenizer_json as merges_pre_tokenizer
+
+    if name in ("metaspace", "metaspace-never"):
+        return {"type": "Metaspace", "replacement": "\u2581",
+                "prepend_scheme": "always" if name == "metaspace" else "never", "split": True}
+    return merges_pre_tokenizer(name)
+
+
+def tokenizer_json(pieces: list[tuple[str, float]], special_tokens: tuple[str, ...], normalizer: str,
+                   pre_tokenizer: str) -> dict[str, Any]:
+    """tokenizer.json of a Unigram model: vocab as [piece, log-probability], unk_id, and the text pipeline."""
+    ids = {piece: i for i, (piece, _) in enumerate(pieces)}
+    decoder = pre_tokenizer_json(pre_tokenizer) if pre_tokenizer.startswith("metaspace") else None
+    return {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": [{"id": ids[t], "content": t, "single_word": False, "lstrip": False, "rstrip": False,
+                          "normalized": False, "special": True} for t in special_tokens],
+        "normalizer": normalizer_json(normalizer),
+        "pre_tokenizer": pre_tokenizer_json(pre_tokenizer),
+        "post_processor": None,
+        "decoder": decoder,
+        "model": {"type": "Unigram", "unk_id": ids.get(UNK_PIECE), "vocab": [[p, s] for p, s in pieces],
+                  "byte_fallback": False},
+    }
+
+
+def vocab_txt(pieces: list[tuple[str, float]]) -> str:
+    return "".join(f"{piece}\t{score!r}\n" for piece, score in pieces)
+
+
+def round_json(r: Round, top_k: int) -> dict[str, Any]:
+    removed = dict(r.scores[:len(r.removed)])
+    return {
+        "round": r.number,
+        "vocab_size": len(r.counts),
+        "loss": r.loss,
+        "course_loss": r.course_loss,
+        "removed": r.removed,
+        "removed_scores": [removed[t] for t in r.removed],
+        "kept": [[t, s] for t, s in r.scores[len(r.removed):len(r.removed) + top_k]],
+        "vocab_size_after": len(r.counts) - len(r.removed),
+    }
+
+
+def output_files(pieces: list[tuple[str, float]], rounds: list[Round], settings: dict[str, Any],
+                 special_tokens: tuple[str, ...], top_k: int, stop_reason: str, words: int,
+                 occurrences: int) -> dict[str, str]:
+    summary = {
+        "algorithm": "unigram",
+        "unigram_rule": settings["unigram_rule"],
+        "vocab_size_requested": settings["vocab_size"],
+        "vocab_size": len(pieces),
+        "rounds": len(rounds),
+        "stop_reason": stop_reason,
+        "special_tokens": list(special_tokens),
+        "tie_rule": TIE_RULE,
+        "course_errata": COURSE_ERRATA,
+        "words": words,
+        "word_occurrences": occurrences,
+        **{k: v for k, v in settings.items() if k not in ("vocab_size", "unigram_rule")},
+        "files": list(OUTPUT_NAMES),
+    }
+    return {
+        "tokenizer.json": pretty_json(tokenizer_json(pieces, special_tokens, settings["normalizer"],
+                                                     settings["pre_tokenizer"])),
+        "vocab.txt": vocab_txt(pieces),
+        "trace.jsonl": "".join(json.dumps(round_json(r, top_k), ensure_ascii=False) + "\n" for r in rounds),
+        "training.json": json.dumps(summary, ensure_ascii=False, indent=2),
+    }
