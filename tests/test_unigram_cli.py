@@ -88,6 +88,8 @@ def test_the_toy_word_counts_train_and_load(tmp_path):
     (["--algorithm", "unigram"], "--unigram-rule tokenizers (UnigramTrainer's EM) is not built yet"),
     (["--algorithm", "unigram", "--unigram-rule", "course", "--seed-size", "100000"], "more than 2,000,000 splits"),
     (["--algorithm", "unigram", "--prune-percent", "0"], "must be above 0 and below 100"),
+    (["--algorithm", "unigram", "--unigram-rule", "course", "--full-byte-alphabet"], "does not train on byte-level"),
+    (["--algorithm", "unigram", "--unigram-rule", "course", "--add-prefix-space"], "does not train on byte-level"),
 ])
 def test_options_that_do_not_fit_stop_the_run_with_one_line(tmp_path, args, says):
     done = run_cli("train", SENTENCES, "--vocab-size", "50", "--out", str(tmp_path / "out"), *args)
@@ -95,3 +97,29 @@ def test_options_that_do_not_fit_stop_the_run_with_one_line(tmp_path, args, says
     assert says in done.stderr and len(done.stderr.strip().splitlines()) == 1
     assert "Traceback" not in done.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_a_target_below_the_characters_says_where_it_stopped(tmp_path):
+    done = run_cli("train", SENTENCES, "--algorithm", "unigram", "--unigram-rule", "course", "--vocab-size", "10",
+                   "--out", str(tmp_path), "--quiet")
+    assert done.returncode == 0, done.stderr
+    assert "more than the 10 asked for" in done.stderr
+    summary = json.loads((tmp_path / "training.json").read_text(encoding="utf-8"))
+    assert "only single characters" in summary["stop_reason"] and summary["vocab_size"] > 10
+
+
+def test_special_tokens_that_are_also_pieces_leave_probabilities_that_sum_to_one(tmp_path):
+    import math
+
+    done = run_cli("train", "--word-counts", TOY, "--algorithm", "unigram", "--unigram-rule", "course",
+                   "--special-tokens", "<unk>,h,hug", "--vocab-size", "20", "--out", str(tmp_path), "--quiet")
+    assert done.returncode == 0, done.stderr
+    rows = [line.split("\t") for line in (tmp_path / "vocab.txt").read_text(encoding="utf-8").splitlines()]
+    assert [p for p, _ in rows[:3]] == ["<unk>", "h", "hug"]
+    assert sum(math.exp(float(s)) for _, s in rows[3:]) == pytest.approx(1.0)
+
+
+def test_no_unknown_token_is_said(tmp_path):
+    done = run_cli("train", SENTENCES, "--algorithm", "unigram", "--unigram-rule", "course", "--special-tokens", "",
+                   "--vocab-size", "80", "--out", str(tmp_path), "--quiet")
+    assert done.returncode == 0 and "no <unk> among the special tokens" in done.stderr

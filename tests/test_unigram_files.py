@@ -126,3 +126,46 @@ def test_a_word_no_piece_covers_without_an_unknown_piece_says_so():
     assert tok.encode("aaa").tokens == ["a", "a", "a"]
     with pytest.raises(WordPieceError, match="no unk_id"):
         tok.encode("ab")
+
+
+@pytest.mark.parametrize("pieces, unk_id, text", [
+    ([("a", -1.0), ("<unk>", -0.1), ("b", -20.0)], 1, "<unk>x"),  # the unknown piece itself fuses with a run
+    ([("a", -1.0), ("b", -2.0)], 0, "aab"),  # a vocabulary whose unknown piece is "a": aa is one token
+    ([("<unk>", 0.0), ("a", -1.0), ("b", -1.0), ("ab", -3.0), ("a", -10.0)], 0, "ab"),  # a repeat: the last copy
+    ([("<unk>", 0.0), ("q", -15.0), ("xa", -15.0), ("a", -15.0), ("b", -15.0), ("ab", -1.0)], 0, "xab"),
+])
+def test_edge_cases_of_tokenizers_unigram(pieces, unk_id, text):
+    """Cases a review found (each was different here before): tokenizers' own answers."""
+    theirs = Tokenizer(models.Unigram(pieces, unk_id=unk_id))
+    ours = tokenizer_from_json(json.loads(theirs.to_str()), "tokenizer.json")
+    _same(theirs, ours, text)
+
+
+def test_without_an_unknown_piece_any_uncovered_character_stops_the_word():
+    """tokenizers fails as soon as a character no single piece covers is met, even off the best path."""
+    theirs = Tokenizer(models.Unigram([("ab", -1.0), ("b", -1.0)], unk_id=None))
+    with pytest.raises(Exception):
+        theirs.encode("ab")
+    ours = tokenizer_from_json(json.loads(theirs.to_str()), "tokenizer.json")
+    with pytest.raises(WordPieceError, match="no unk_id"):
+        ours.encode("ab")
+
+
+@pytest.mark.parametrize("field, value, says", [
+    ("pre_tokenizer", "Whitespace", "pre_tokenizer should be"),
+    ("added_tokens", [5], "added_tokens[0] should be"),
+    ("padding", [1], "padding should be"),
+    ("decoder", "x", "decoder should be"),
+])
+def test_the_rest_of_a_unigram_file_is_checked_too(field, value, says):
+    doc = {"version": "1.0", "model": {"type": "Unigram", "vocab": [["<unk>", 0.0], ["a", -1.0]], "unk_id": 0},
+           "normalizer": None, "pre_tokenizer": None, "post_processor": None, "decoder": None, "added_tokens": [],
+           field: value}
+    with pytest.raises(WordPieceError, match=re.escape(says)):
+        tokenizer_from_json(doc, "t.json")
+
+
+def test_a_score_too_large_for_a_float_is_refused():
+    doc = {"version": "1.0", "model": {"type": "Unigram", "vocab": [["a", 10 ** 400]], "unk_id": None}}
+    with pytest.raises(WordPieceError, match="finite score"):
+        tokenizer_from_json(doc, "t.json")

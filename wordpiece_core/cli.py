@@ -269,8 +269,9 @@ def _options_for_the_algorithm(args: argparse.Namespace) -> None:
         if given:
             raise WordPieceError(f"{', '.join(given)} {'does' if len(given) == 1 else 'do'} not apply to unigram "
                                  "(its ties follow --unigram-rule; it removes pieces instead of merging pairs)")
-        if args.pre_tokenizer == "byte-level":
-            raise WordPieceError("unigram does not train on byte-level words here: use --pre-tokenizer metaspace")
+        if args.pre_tokenizer == "byte-level" or args.add_prefix_space or args.full_byte_alphabet:
+            raise WordPieceError("unigram does not train on byte-level words here (--pre-tokenizer byte-level, "
+                                 "--add-prefix-space, --full-byte-alphabet): use --pre-tokenizer metaspace")
         args.unigram_rule = args.unigram_rule or "tokenizers"
         course = args.unigram_rule == "course"
         wrong = [flag(n) for n in (("shrinking_factor", "sub_iterations", "max_piece_length") if course

@@ -3,7 +3,7 @@
 A tokenizer file comes from anywhere (an upload, a download from a hub, a hand edit),
 so every field the loader reads is checked here first, and a wrong one is named in
 the message: ``model.max_input_chars_per_word should be a whole number, not the text
-"100"``. What is well formed but not supported (a Unigram model, a Metaspace
+"100"``. What is well formed but not supported (a WordLevel model, a UnicodeScripts
 pre-tokenizer) is the loader's to say; this module only checks shapes.
 """
 
@@ -89,9 +89,15 @@ def validate_tokenizer_doc(doc: Any, name: str) -> None:
     c.text(model.get("type"), "model.type")
     if model.get("type") == "Unigram":
         _check_unigram(c, model)
-        return
-    if model.get("type") not in (None, "WordPiece", "BPE"):
+    elif model.get("type") in (None, "WordPiece", "BPE"):
+        _check_merges_or_wordpiece(c, model)
+    else:
         return  # another kind of model: the loader says it is not supported
+    _check_pipeline(c, doc)
+
+
+def _check_merges_or_wordpiece(c: _Checker, model: dict) -> None:
+    """A WordPiece or BPE model's fields."""
     vocab = model.get("vocab")
     if vocab is not None:
         if not isinstance(vocab, dict):
@@ -113,6 +119,10 @@ def validate_tokenizer_doc(doc: Any, name: str) -> None:
             isinstance(merge, list) and len(merge) == 2 and all(isinstance(t, str) for t in merge))
         if not ok:
             raise c.fail(f"model.merges[{i}]", 'a pair of tokens (["a", "b"] or "a b")', merge)
+
+
+def _check_pipeline(c: _Checker, doc: dict) -> None:
+    """Everything around the model: added tokens, normalizer, pre-tokenizer, post-processor, decoder."""
     for i, token in enumerate(c.items(doc.get("added_tokens"), "added_tokens")):
         c.obj(token, f"added_tokens[{i}]")
         c.text(token.get("content"), f"added_tokens[{i}].content", optional=False)
@@ -177,7 +187,7 @@ def _post_processor(c: _Checker, spec: Any, where: str) -> None:
                 c.whole(inner.get("type_id"), f"{item_where}.{inner_key}.type_id")
 
 
-def _check_unigram(c: "_Checker", model: dict) -> None:
+def _check_unigram(c: _Checker, model: dict) -> None:
     """A Unigram model: vocab is a list of [piece, log-probability]; unk_id the index of one of them, or null."""
     vocab = model.get("vocab")
     if not isinstance(vocab, list) or not vocab:
@@ -186,8 +196,12 @@ def _check_unigram(c: "_Checker", model: dict) -> None:
         if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str)
                 and isinstance(item[1], (int, float)) and not isinstance(item[1], bool)):
             raise c.fail(f"model.vocab[{i}]", "a [piece, score] pair (a string and a number)", item)
-        if item[1] != item[1] or item[1] in (float("inf"), float("-inf")):
-            raise c.fail(f"model.vocab[{i}]", "a finite score", item)
+        try:
+            finite = abs(float(item[1])) < float("inf")
+        except OverflowError:  # a whole number too large for a float
+            finite = False
+        if not finite:
+            raise c.fail(f"model.vocab[{i}]", "a [piece, score] pair with a finite score", item)
     unk_id = model.get("unk_id")
     if unk_id is not None and (isinstance(unk_id, bool) or not isinstance(unk_id, int) or not 0 <= unk_id < len(vocab)):
         raise c.fail("model.unk_id", f"null or the index of a piece (0 to {len(vocab) - 1:,})", unk_id)

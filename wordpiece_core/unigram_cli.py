@@ -13,6 +13,7 @@ import argparse
 import sys
 
 from .errors import WordPieceError
+from .special_tokens import UNK_PIECE
 
 COURSE_SEED, COURSE_PRUNE = 300, 10.0
 COURSE_WORK_LIMIT = 2_000_000  # candidates × distinct words in the course rule's first round
@@ -45,13 +46,20 @@ def run_train_unigram(args: argparse.Namespace) -> int:
             raise WordPieceError(
                 f"the course rule computes every candidate's exact loss: {seed_size:,} seed tokens × "
                 f"{len(counts):,} distinct words is more than {COURSE_WORK_LIMIT:,} splits a round; "
-                "use a smaller --seed-size or corpus, or --unigram-rule tokenizers")
+                "use a smaller --seed-size or corpus")
         target = args.vocab_size - len(specials)
         final, rounds = unigram_reference.train(counts, target, seed_size, prune)
-        stop = (f"reached {len(final):,} pieces, at most {target:,} asked for (a round removes {prune:g} % of the "
-                "vocabulary, so the last can go below)") if len(final) <= target else (
-                f"only single characters are left to remove ({len(final):,}); they always stay")
         pieces = unigram_files.final_pieces(final, specials)
+        if len(pieces) <= args.vocab_size:
+            stop = (f"{len(pieces):,} tokens for the {args.vocab_size:,} asked for: a round removes {prune:g} % of "
+                    "the vocabulary, so the last one can go below")
+        else:
+            stop = (f"{len(pieces):,} tokens, more than the {args.vocab_size:,} asked for: only single characters "
+                    "(and the special tokens) were left, and they always stay")
+            print(f"note: {stop}", file=sys.stderr)
+        if UNK_PIECE not in specials:
+            print(f"note: no {UNK_PIECE} among the special tokens: the tokenizer cannot encode a character the "
+                  "training never saw", file=sys.stderr)
         files = unigram_files.output_files(
             pieces, rounds,
             {"unigram_rule": "course", "vocab_size": args.vocab_size, "seed_size": seed_size, "prune_percent": prune,

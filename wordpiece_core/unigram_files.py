@@ -32,9 +32,9 @@ OUTPUT_NAMES = ("tokenizer.json", "vocab.txt", "trace.jsonl", "training.json")
 def final_pieces(counts: dict[str, int], special_tokens: tuple[str, ...]) -> list[tuple[str, float]]:
     """The vocabulary as tokenizers stores it: the special tokens (score 0), then the pieces by log-probability,
     highest first (equal ones in the vocabulary's order)."""
-    total = sum(counts.values())
-    pieces = sorted(((piece, math.log(count / total)) for piece, count in counts.items() if piece not in special_tokens),
-                    key=lambda item: -item[1])
+    kept = {piece: count for piece, count in counts.items() if piece not in special_tokens}  # a special token wins
+    total = sum(kept.values())
+    pieces = sorted(((piece, math.log(count / total)) for piece, count in kept.items()), key=lambda item: -item[1])
     return [(token, 0.0) for token in special_tokens] + pieces
 
 

@@ -7,10 +7,14 @@ It splits as tokenizers' `Unigram` does (and as the course's `encode_word`, whos
   replaces the best path found so far there only when its path scores strictly more (the sum of
   log-probabilities), so on a tie the path found first stays;
 - a character that no piece of one character covers gets the unknown piece, scored the vocabulary's lowest
-  score minus 10 (`UNK_PENALTY`), so any other path wins over it;
-- unknown characters next to each other become one token, which shows their text and has the unknown
-  piece's id (tokenizers' `fuse_unk`, always on for Unigram); with `byte_fallback` and all <0xXX> pieces in
-  the vocabulary, that text becomes its UTF-8 bytes' pieces instead.
+  score minus 10 (`UNK_PENALTY`), so a path through it usually loses (not always: it is one step, where
+  the alternative may need several); a model without an unknown piece cannot encode a word with such a
+  character at all;
+- tokens with the unknown piece's id next to each other (uncovered characters, and the unknown piece
+  itself where the text spells it) become one token, which shows their text and has that id
+  (tokenizers' `fuse_unk`, always on for Unigram); with `byte_fallback` and all <0xXX> pieces in the
+  vocabulary, that text becomes its UTF-8 bytes' pieces instead;
+- a piece listed twice is its last copy (its id and score), as tokenizers reads the file.
 """
 
 from __future__ import annotations
@@ -40,8 +44,8 @@ class UnigramModel(_CachedModel):
 
     def __init__(self, pieces: list[tuple[str, float]], unk_id: int | None = None, byte_fallback: bool = False) -> None:
         self.pieces = pieces
-        self.vocab = {piece: i for i, (piece, _) in reversed(list(enumerate(pieces)))}  # the first of a repeat wins
-        self.scores = {piece: score for piece, score in reversed(pieces)}
+        self.vocab = {piece: i for i, (piece, _) in enumerate(pieces)}  # a repeated piece: its last copy
+        self.scores = {piece: pieces[i][1] for piece, i in self.vocab.items()}
         if unk_id is not None and not 0 <= unk_id < len(pieces):
             raise WordPieceError(f"the Unigram model's unk_id {unk_id} is not one of its {len(pieces):,} pieces")
         self.unk_id = unk_id
@@ -61,14 +65,12 @@ class UnigramModel(_CachedModel):
             if len(self._cache) < CACHE_WORDS:
                 self._cache[word] = result
             return result
-        if len(word) > TRACED_CHARS:  # the lattice of the first characters only: it grows with the vocabulary
+        if len(word) > TRACED_CHARS:
+            # The lattice of the first characters only (it grows with the vocabulary); the path it marks is the
+            # best split of those characters, which may end differently from the whole word's.
             head = self._tokenize(word[:TRACED_CHARS], True)
             return replace(self._tokenize(word, False), lattice=head.lattice, traced_chars=TRACED_CHARS)
         return self._tokenize(word, True)
-
-    def lattice(self, word: str) -> list[LatticeEdge]:
-        """Every piece that covers part of `word`, by start then length (unknown characters included)."""
-        return list(self._edges(word))
 
     def _edges(self, word: str):
         scores, n = self.scores, len(word)
@@ -103,19 +105,20 @@ class UnigramModel(_CachedModel):
             path.append(edge)
             end = edge.start
         path.reverse()
-        if any(edge.unknown for edge in path) and self.unk_id is None:
+        if self.unk_id is None and any(edge.unknown for edge in edges):
             raise WordPieceError(f"the word {word[:40]!r} cannot be covered and the Unigram model has no unk_id")
         tokens: list[str] = []
         spans: list[tuple[int, int]] = []
         after_unknown = False
         for edge in path:
-            if edge.unknown and after_unknown:  # unknown characters side by side: one token
+            unknown = edge.unknown or (self.unk_id is not None and self.vocab.get(edge.piece) == self.unk_id)
+            if unknown and after_unknown:  # tokens of the unknown id side by side: one token
                 tokens[-1] += word[edge.start:edge.end]
                 spans[-1] = (spans[-1][0], edge.end)
             else:
                 tokens.append(word[edge.start:edge.end] if edge.unknown else edge.piece)
                 spans.append((edge.start, edge.end))
-            after_unknown = edge.unknown
+            after_unknown = unknown
         tokens, spans = self._unknowns(tokens, spans)
         lattice = ()
         if trace:

@@ -50,7 +50,10 @@ COURSE_ERRATA = {
             "was seeded).",
     "round": "Its loop removes int(10 % of the size) tokens a round: at fewer than 10 tokens that is none and the "
              "loop never ends; here a round removes at least one. Its loop stops at 98 tokens for a target of 100, "
-             "as its last round removes int(10.8) = 10 of 108.",
+             "as its last round removes int(10.8) = 10 of 108. When a round should remove more tokens than there "
+             "are candidates, its code stops with an IndexError; here the round removes them all.",
+    "seed size": "A seed size below the number of characters makes its slice [:300 - len(chars)] negative, which "
+                 "keeps all but the last few substrings; here the seed is then the characters alone.",
 }
 
 

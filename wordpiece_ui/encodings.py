@@ -247,8 +247,8 @@ def word_sentence(word: WordTrace, kind: str) -> str:
     shown = code(fmt_token(word.word))
     if kind == "unigram":
         best = sum(e.score for e in r.lattice if e.best)
-        unknown = (" Characters no piece covers are one unknown token for each run of them (the lowest score "
-                   "minus 10, so any other path wins)." if r.unknown else "")
+        unknown = (" Characters no piece covers are one unknown token for each run of them (scored the lowest "
+                   "piece's score minus 10, so a path through them usually loses)." if r.unknown else "")
         total = "" if r.traced_chars else f" ({best:.4f})"
         return (f"{shown} → {_named(r.tokens)}: of all the ways to cut it into pieces of the vocabulary, the one "
                 f"whose log-probabilities add up highest{total}, found by Viterbi.{unknown}")
