@@ -76,3 +76,17 @@ def wait_idle(page, timeout: float = 60_000) -> None:
     page.wait_for_function("() => document.querySelectorAll('[data-testid=\"stSkeleton\"]').length === 0",
                            timeout=timeout)
     page.wait_for_timeout(800)
+
+
+def start_room(page, url: str) -> str:
+    """The teacher opens the course's toy corpus and clicks *Start a class room*; the student link the page shows."""
+    import re
+
+    page.goto(url + "/?corpus=course-toy&algorithm=wordpiece&step=1")
+    page.get_by_text("Step 1 of 9").first.wait_for(timeout=60_000)
+    wait_idle(page)
+    page.get_by_test_id("stSidebar").get_by_role("button", name="Start a class room").click()
+    page.get_by_text(re.compile(r"Class room [A-Z2-9]{6}")).first.wait_for(timeout=30_000)
+    wait_idle(page)
+    return page.locator('[data-testid="stCode"]').filter(has_text="?room=").first.inner_text().strip()
+

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from browser import CHROMIUM, SHOTS, wait_idle
+from browser import CHROMIUM, SHOTS, start_room, wait_idle
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -80,13 +80,7 @@ def press(page, name: str, until) -> None:
 def test_eight_phones_follow_the_teacher_through_four_hidden_steps(server, browser, pages):
     teacher = tab(browser, {"width": 1280, "height": 720})
     pages.append(teacher)
-    teacher.goto(server.url + "/?corpus=course-toy&algorithm=wordpiece&step=1")
-    teacher.get_by_text("Step 1 of 9").first.wait_for(timeout=60_000)
-    wait_idle(teacher)
-    teacher.get_by_test_id("stSidebar").get_by_role("button", name="Start a class room").click()
-    teacher.get_by_text(re.compile(r"Class room [A-Z2-9]{6}")).first.wait_for(timeout=30_000)
-    wait_idle(teacher)
-    link = teacher.locator('[data-testid="stCode"]').filter(has_text="?room=").first.inner_text().strip()
+    link = start_room(teacher, server.url)
 
     phones = [tab(browser, {"width": 390, "height": 844}, phone=True) for _ in range(STUDENTS)]
     pages.extend(phones)

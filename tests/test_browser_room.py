@@ -11,7 +11,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from browser import CHROMIUM, SHOTS, wait_idle
+from browser import CHROMIUM, SHOTS, start_room, wait_idle
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -46,12 +46,7 @@ def heading(page) -> str:
 
 def test_a_class_room_with_a_teacher_and_three_students(server, browser):
     teacher = tab(browser, PROJECTOR)
-    teacher.goto(server.url + "/?corpus=course-toy&algorithm=wordpiece&step=1")
-    teacher.get_by_text("Step 1 of 9").first.wait_for(timeout=60_000)
-    wait_idle(teacher)
-    teacher.get_by_test_id("stSidebar").get_by_role("button", name="Start a class room").click()
-    teacher.get_by_text(re.compile(r"Class room [A-Z2-9]{6}")).first.wait_for(timeout=30_000)
-    wait_idle(teacher)
+    start_room(teacher, server.url)
     teacher.get_by_text("Presenter mode").first.click()  # the projector's layout
     teacher.get_by_test_id("stSidebar").wait_for(state="hidden", timeout=15_000)
     wait_idle(teacher)

@@ -13,13 +13,8 @@ import pytest
 from wordpiece_core import unigram_reference as U
 from wordpiece_core.pre_tokenizers import words_of
 
-TOY = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}
-CODE_CORPUS = [
-    "This is the Hugging Face Course.",
-    "This chapter is about tokenization.",
-    "This section shows several tokenizer algorithms.",
-    "Hopefully, you will be able to understand how they are trained and generate tokens.",
-]
+from helpers import COURSE as CODE_CORPUS  # the course's four sentences (its code section's corpus)
+from helpers import TOY
 
 
 def printed(value: float, text: str) -> bool:

@@ -61,24 +61,20 @@ def _count(text: str) -> int:
     return value
 
 
-def _percent(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0 < value < 100:
-        raise argparse.ArgumentTypeError(f"{text} must be above 0 and below 100")
-    return value
+def _between(low: float, high: float):
+    """A parser of a number strictly between `low` and `high`."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if not low < value < high:
+            raise argparse.ArgumentTypeError(f"{text} must be above {low:g} and below {high:g}")
+        return value
+    return parse
 
 
-def _fraction_open(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"{text} must be above 0 and below 1")
-    return value
+_percent, _fraction_open = _between(0, 100), _between(0, 1)
 
 
 def _fraction(text: str) -> Fraction:

@@ -83,6 +83,19 @@ class _CachedModel:
     def tokenize(self, word: str, trace: bool = False) -> WordResult:
         raise NotImplementedError
 
+    def _tokenize(self, word: str, trace: bool) -> WordResult:
+        raise NotImplementedError
+
+    def _untraced(self, word: str) -> WordResult:
+        """The word's tokens without a trace, from the cache when seen before (the first CACHE_WORDS are kept)."""
+        cached = self._cache.get(word)
+        if cached is not None:
+            return cached
+        result = self._tokenize(word, False)
+        if len(self._cache) < CACHE_WORDS:
+            self._cache[word] = result
+        return result
+
     def tokenize_all(self, words: list[str], trace: bool = False) -> list[WordResult]:
         """`tokenize` for many words at once (one call: the cache is read in a loop)."""
         if trace:
@@ -118,13 +131,7 @@ class WordPieceModel(_CachedModel):
 
     def tokenize(self, word: str, trace: bool = False) -> WordResult:
         if not trace:
-            cached = self._cache.get(word)
-            if cached is not None:
-                return cached
-            result = self._tokenize(word, False)
-            if len(self._cache) < CACHE_WORDS:
-                self._cache[word] = result
-            return result
+            return self._untraced(word)
         if len(word) > TRACED_CHARS and len(word) <= self.max_chars:
             return _with_bounded_trace(self, word)
         return self._tokenize(word, True)

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from .errors import WordPieceError
-from .models import CACHE_WORDS, TRACED_CHARS, WordResult, _CachedModel
+from .models import TRACED_CHARS, WordResult, _CachedModel
 
 UNK_PENALTY = 10.0  # tokenizers' K_UNK_PENALTY
 
@@ -58,13 +58,7 @@ class UnigramModel(_CachedModel):
 
     def tokenize(self, word: str, trace: bool = False) -> WordResult:
         if not trace:
-            cached = self._cache.get(word)
-            if cached is not None:
-                return cached
-            result = self._tokenize(word, False)
-            if len(self._cache) < CACHE_WORDS:
-                self._cache[word] = result
-            return result
+            return self._untraced(word)
         if len(word) > TRACED_CHARS:
             # The lattice of the first characters only (it grows with the vocabulary); the path it marks is the
             # best split of those characters, which may end differently from the whole word's.
