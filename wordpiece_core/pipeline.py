@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from .models import BPEModel, WordPieceModel, WordResult
 from .normalizers import WHITE_SPACE, normalize_with_sources
 from .pre_tokenizers import METASPACE, pre_tokenize, unicode_to_bytes
 from .special_tokens import CLS, SEP
+
+if TYPE_CHECKING:
+    from .unigram_model import UnigramModel
 
 
 class WordTrace(NamedTuple):  # one per word encoded: a named tuple is made several times faster than a dataclass
@@ -124,7 +127,7 @@ class Template:
 
 
 class Tokenizer:
-    def __init__(self, model: WordPieceModel | BPEModel, normalizer: str = "none",
+    def __init__(self, model: WordPieceModel | BPEModel | UnigramModel, normalizer: str = "none",
                  pre_tokenizer: str = "whitespace", add_prefix_space: bool = False,
                  special_tokens: tuple[str, ...] = (), template: Template | None = None,
                  trim_offsets: bool | None = None, trim_prefix_space: bool | None = None,

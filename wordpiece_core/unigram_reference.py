@@ -115,17 +115,18 @@ def viterbi(word: str, costs: Mapping[str, float], start_cost: float = 0.0) -> t
             token = word[start:end]
             if token in costs:
                 cost = at_start + costs[token]
-                if best[end][1] is None or cost < best[end][1]:  # strictly cheaper: the first found stays on a tie
+                known = best[end][1]
+                if known is None or cost < known:  # strictly cheaper: the first found stays on a tie
                     best[end] = (start, cost)
     table = [Cell(end, start, cost) for end, (start, cost) in enumerate(best)][1:]
     if best[-1][1] is None:
         return [UNK], None, table
     tokens, end = [], len(word)
     while end > 0:
-        start = best[end][0]
-        assert start is not None
-        tokens.append(word[start:end])
-        end = start
+        begin = best[end][0]
+        assert begin is not None
+        tokens.append(word[begin:end])
+        end = begin
     return tokens[::-1], best[-1][1], table
 
 

@@ -159,7 +159,7 @@ def missing_characters(tokenizer: Tokenizer, text: str) -> list[str]:
 
     if tokenizer.pre_tokenizer == "byte-level":
         return []
-    vocab, prefix = tokenizer.model.vocab, tokenizer.model.prefix or ""
+    vocab, prefix = tokenizer.model.vocab, getattr(tokenizer.model, "prefix", None) or ""  # Unigram has none
     seen = dict.fromkeys(ch for ch in normalize(text, tokenizer.normalizer) if not ch.isspace())
     return [ch for ch in seen if ch not in vocab and prefix + ch not in vocab]
 
