@@ -169,3 +169,27 @@ def test_a_score_too_large_for_a_float_is_refused():
     doc = {"version": "1.0", "model": {"type": "Unigram", "vocab": [["a", 10 ** 400]], "unk_id": None}}
     with pytest.raises(WordPieceError, match="finite score"):
         tokenizer_from_json(doc, "t.json")
+
+
+# ----- property: any vocabulary, any text ---------------------------------------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as hs  # noqa: E402
+
+_ALPHABET = "abcé▁😀"  # a few letters, an accent, Metaspace's mark, an emoji (outside the BMP)
+_pieces = hs.lists(hs.tuples(hs.text(_ALPHABET, min_size=1, max_size=4),
+                             hs.sampled_from([-0.5, -1.0, -1.5, -2.0, -3.0, -7.25])), min_size=1, max_size=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_pieces, hs.text(_ALPHABET + "xy", max_size=14), hs.booleans())
+def test_any_unigram_vocabulary_splits_any_text_as_tokenizers_does(pieces, text, byte_fallback):
+    """Random vocabularies (repeats, ties of equal scores, pieces longer than the text) with an unknown piece, and
+    random texts with characters no piece covers: tokens, ids and offsets as tokenizers gives them."""
+    vocab = [("<unk>", 0.0)] + pieces
+    if byte_fallback:
+        vocab += [(f"<0x{b:02X}>", -9.0) for b in range(256)]
+    theirs = Tokenizer(models.Unigram(vocab, unk_id=0, byte_fallback=byte_fallback))
+    ours = tokenizer_from_json(json.loads(theirs.to_str()), "tokenizer.json")
+    e, o = theirs.encode(text), ours.encode(text)
+    assert (o.tokens, o.ids, [tuple(x) for x in o.offsets]) == (e.tokens, e.ids, [tuple(x) for x in e.offsets])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 from typing import NamedTuple
 
@@ -249,7 +250,7 @@ def word_sentence(word: WordTrace, kind: str) -> str:
         best = sum(e.score for e in r.lattice if e.best)
         unknown = (" Characters no piece covers are one unknown token for each run of them (scored the lowest "
                    "piece's score minus 10, so a path through them usually loses)." if r.unknown else "")
-        total = "" if r.traced_chars else f" ({best:.4f})"
+        total = "" if r.traced_chars else f" ({best:.4f}: a probability of {math.exp(best):.6f})"
         return (f"{shown} → {_named(r.tokens)}: of all the ways to cut it into pieces of the vocabulary, the one "
                 f"whose log-probabilities add up highest{total}, found by Viterbi.{unknown}")
     if r.unknown:
