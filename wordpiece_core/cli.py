@@ -219,20 +219,10 @@ def _train_into(args: argparse.Namespace, out) -> int:
 
 
 def _train_with(args: argparse.Namespace, out, trace: TraceFile, specials: tuple[str, ...]) -> int:
-    from .corpus import TextSettings, load_word_counts
     from .formats import output_files
     from .engine import train
 
-    settings = TextSettings(args.normalizer, args.pre_tokenizer, args.add_prefix_space)
-    workers = 2 if (os.cpu_count() or 1) > 1 else 1  # a large text is counted in two processes
-    notes: list[str] = []
-    counts = load_word_counts(args.corpus, args.word_counts, settings, workers, notes)
-    for note in notes:
-        print(f"note: {note}", file=sys.stderr)
-    if not counts:
-        names = ", ".join(args.corpus + args.word_counts)
-        raise WordPieceError(f"no words to train on: {names} is empty or only whitespace")
-
+    counts = word_counts_from_args(args)
     config = config_from_args(args, specials)
     bar = _ProgressBar(sys.stderr) if (sys.stderr.isatty() and not args.quiet) else None
     training = train(counts, config, bar, trace.during)
@@ -283,6 +273,23 @@ def _options_for_the_algorithm(args: argparse.Namespace) -> None:
         raise WordPieceError("--pre-tokenizer metaspace is for --algorithm unigram here")
     args.tie_break = args.tie_break or "first"
     args.min_frequency = args.min_frequency or 0
+
+
+def word_counts_from_args(args: argparse.Namespace) -> dict[str, int]:
+    """The corpus files' and --word-counts files' words, counted as the settings say (notes on stderr); no words
+    at all stop the run with one line."""
+    from .corpus import TextSettings, load_word_counts
+
+    settings = TextSettings(args.normalizer, args.pre_tokenizer, args.add_prefix_space)
+    workers = 2 if (os.cpu_count() or 1) > 1 else 1  # a large text is counted in two processes
+    notes: list[str] = []
+    counts = load_word_counts(args.corpus, args.word_counts, settings, workers, notes)
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
+    if not counts:
+        names = ", ".join(args.corpus + args.word_counts)
+        raise WordPieceError(f"no words to train on: {names} is empty or only whitespace")
+    return counts
 
 
 def specials_from_args(args: argparse.Namespace) -> tuple[str, ...]:

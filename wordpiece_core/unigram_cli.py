@@ -21,8 +21,7 @@ COURSE_WORK_LIMIT = 2_000_000  # candidates × distinct words in the course rule
 
 def run_train_unigram(args: argparse.Namespace) -> int:
     from . import unigram_files, unigram_reference
-    from .cli import specials_from_args
-    from .corpus import TextSettings, load_word_counts
+    from .cli import specials_from_args, word_counts_from_args
     from .formats import OutputFolder
 
     if args.unigram_rule != "course":
@@ -32,14 +31,7 @@ def run_train_unigram(args: argparse.Namespace) -> int:
     out.prepare(unigram_files.OUTPUT_NAMES, args.overwrite)
     try:
         specials = specials_from_args(args)
-        settings = TextSettings(args.normalizer, args.pre_tokenizer, args.add_prefix_space)
-        notes: list[str] = []
-        counts = load_word_counts(args.corpus, args.word_counts, settings, 1, notes)
-        for note in notes:
-            print(f"note: {note}", file=sys.stderr)
-        if not counts:
-            raise WordPieceError(f"no words to train on: {', '.join(args.corpus + args.word_counts)} is empty or "
-                                 "only whitespace")
+        counts = word_counts_from_args(args)
         seed_size = args.seed_size or COURSE_SEED
         prune = args.prune_percent or COURSE_PRUNE
         if seed_size * len(counts) > COURSE_WORK_LIMIT:

@@ -19,7 +19,7 @@ import json
 import math
 from typing import Any
 
-from .formats import normalizer_json, pretty_json
+from .formats import normalizer_json, pre_tokenizer_json, pretty_json
 from .special_tokens import UNK_PIECE
 from .unigram_reference import COURSE_ERRATA, Round
 
@@ -36,15 +36,6 @@ def final_pieces(counts: dict[str, int], special_tokens: tuple[str, ...]) -> lis
     total = sum(kept.values())
     pieces = sorted(((piece, math.log(count / total)) for piece, count in kept.items()), key=lambda item: -item[1])
     return [(token, 0.0) for token in special_tokens] + pieces
-
-
-def pre_tokenizer_json(name: str) -> dict[str, Any]:
-    from .formats import pre_tokenizer_json as merges_pre_tokenizer
-
-    if name in ("metaspace", "metaspace-never"):
-        return {"type": "Metaspace", "replacement": "\u2581",
-                "prepend_scheme": "always" if name == "metaspace" else "never", "split": True}
-    return merges_pre_tokenizer(name)
 
 
 def tokenizer_json(pieces: list[tuple[str, float]], special_tokens: tuple[str, ...], normalizer: str,
@@ -72,16 +63,16 @@ def vocab_txt(pieces: list[tuple[str, float]]) -> str:
 
 
 def round_json(r: Round, top_k: int) -> dict[str, Any]:
-    removed = dict(r.scores[:len(r.removed)])
+    n = len(r.removed)  # the removed are the first n of the scores, cheapest first
     return {
         "round": r.number,
         "vocab_size": len(r.counts),
         "loss": r.loss,
         "course_loss": r.course_loss,
         "removed": r.removed,
-        "removed_scores": [removed[t] for t in r.removed],
-        "kept": [[t, s] for t, s in r.scores[len(r.removed):len(r.removed) + top_k]],
-        "vocab_size_after": len(r.counts) - len(r.removed),
+        "removed_scores": [score for _, score in r.scores[:n]],
+        "kept": [[t, score] for t, score in r.scores[n:n + top_k]],
+        "vocab_size_after": len(r.counts) - n,
     }
 
 
