@@ -85,7 +85,6 @@ def test_the_toy_word_counts_train_and_load(tmp_path):
      "--sub-iterations is not an option of --unigram-rule course"),
     (["--algorithm", "wordpiece", "--pre-tokenizer", "metaspace"], "metaspace is for --algorithm unigram"),
     (["--algorithm", "unigram", "--pre-tokenizer", "byte-level"], "use --pre-tokenizer metaspace"),
-    (["--algorithm", "unigram"], "--unigram-rule tokenizers (UnigramTrainer's EM) is not built yet"),
     (["--algorithm", "unigram", "--unigram-rule", "course", "--seed-size", "100000"], "more than 2,000,000 splits"),
     (["--algorithm", "unigram", "--prune-percent", "0"], "must be above 0 and below 100"),
     (["--algorithm", "unigram", "--unigram-rule", "course", "--full-byte-alphabet"], "does not train on byte-level"),

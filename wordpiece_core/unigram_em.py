@@ -45,7 +45,9 @@ LOG_EPSILON = 50.0  # log_sum_exp's cut-off, as tokenizers'
 
 
 def digamma(x: float) -> float:
-    """tokenizers' digamma (the derivative of log Γ), term for term."""
+    """tokenizers' digamma (the derivative of log Γ), term for term; digamma(0) is -inf, as 1 / 0 is in Rust."""
+    if x == 0.0:
+        return -math.inf
     result = 0.0
     while x < 7.0:
         result -= 1.0 / x
@@ -70,23 +72,30 @@ def log_sum_exp(x: float, y: float) -> float:
 def right_branching_substrings(words: Iterable[str], max_length: int) -> dict[str, int]:
     """Substrings of 2..max_length characters that occur at least twice among `words` (each word once, every
     place counted) and are followed by two different characters somewhere (a word's end counts as one):
-    what the suffix array's inner nodes give tokenizers, without building it."""
-    places: dict[str, int] = {}
-    follower: dict[str, str | None] = {}  # the one character seen after it so far; None: two different ones
-    for word in words:
-        n = len(word)
-        for i in range(n):
-            for j in range(i + 2, min(n, i + max_length) + 1):
-                s = word[i:j]
-                after = word[j] if j < n else "\0"
-                if s in places:
-                    places[s] += 1
-                    if follower[s] != after:
-                        follower[s] = None
-                else:
+    what the suffix array's inner nodes give tokenizers, without building it. One length at a time, so only
+    one length's substrings are in memory at once."""
+    words = list(words)
+    found: dict[str, int] = {}
+    for length in range(2, max_length + 1):
+        places: dict[str, int] = {}
+        follower: dict[str, str] = {}  # the one character seen after it so far; "" once two differ
+        for word in words:
+            n = len(word)
+            for i in range(n - length + 1):
+                s = word[i:i + length]
+                after = word[i + length] if i + length < n else "\0"
+                known = follower.get(s)
+                if known is None:
                     places[s] = 1
                     follower[s] = after
-    return {s: count for s, count in places.items() if count >= 2 and follower[s] is None}
+                else:
+                    places[s] += 1
+                    if known != after:
+                        follower[s] = ""
+        found.update((s, c) for s, c in places.items() if c >= 2 and follower[s] == "")
+        if not places:
+            break
+    return found
 
 
 def seed_pieces(word_counts: Mapping[str, int], seed_size: int, max_piece_length: int) -> list[tuple[str, float]]:
@@ -237,18 +246,36 @@ def m_step(pieces: list[tuple[str, float]], expected: list[float]) -> tuple[list
 # ---------------------------------------------------------------------------------------------------- prune
 
 @dataclass(frozen=True)
-class PieceLoss:
-    """A pruning candidate: its best-split frequency, its alternatives, and the approximate loss."""
-    piece: str
-    frequency: float
-    alternatives: tuple[str, ...]
-    loss: float
+class Pruning:
+    """One pruning's candidates as columns (a round of a large corpus has hundreds of thousands), highest
+    loss first: the piece, how often best splits use it, what would replace it, and its approximate loss.
+    The last `len(cut)` were removed; `unused` went before (no best split used them)."""
+    pieces: tuple[str, ...]
+    frequencies: tuple[float, ...]
+    alternatives: tuple[tuple[str, ...], ...]
+    losses: tuple[float, ...]
+    unused: tuple[str, ...]
+    cut: tuple[str, ...]
+    target: int  # the size it aimed at: max(1.1 × vocab_size, shrinking_factor × the size)
+
+
+def pruning_loss(freq: float, alt_freqs: Iterable[float], total: float, total_words: float, n_pieces: int) -> float:
+    """A candidate's approximate loss: its share of the word occurrences × (its log-probability - the summed
+    log-probabilities of its alternatives once they take over its frequency). Removing it moves its frequency
+    to each of its k alternatives, so the total should grow by freq × (k - 1); tokenizers multiplies by (the
+    number of pieces - 1) instead (its code reads `alternatives.len()`, the list of every piece's
+    alternatives): kept, to train what it trains. Summed left to right, as tokenizers does."""
+    logprob = math.log(freq) - math.log(total)
+    log_total_alt = math.log(total + freq * (n_pieces - 1))
+    logprob_alt = 0.0
+    for a in alt_freqs:
+        logprob_alt += math.log(a + freq) - log_total_alt
+    return freq / total_words * (logprob - logprob_alt)
 
 
 def prune(model: Model, word_counts: Mapping[str, int], vocab_size: int, shrinking_factor: float
-          ) -> tuple[list[tuple[str, float]], list[PieceLoss], list[str], list[str]]:
-    """One pruning: the new pieces; every candidate with its loss (highest first, as sorted); the unused
-    pieces dropped; the candidates cut. tokenizers' prune_sentence_pieces, step for step."""
+          ) -> tuple[list[tuple[str, float]], Pruning]:
+    """One pruning (tokenizers' prune_sentence_pieces, step for step): the new pieces and the record."""
     pieces = model.pieces
     always_keep = [True] * len(pieces)
     alternative: list[list[int]] = [[] for _ in pieces]
@@ -261,7 +288,6 @@ def prune(model: Model, word_counts: Mapping[str, int], vocab_size: int, shrinki
         for i in viterbi(len(word), model.lattice(word))[0]:
             freq[i] += count
     total = sum(freq)
-    log_total = math.log(total) if total > 0 else -math.inf
     kept: list[tuple[str, float]] = [pieces[0]]
     candidates: list[tuple[int, float]] = []
     unused: list[str] = []
@@ -275,26 +301,15 @@ def prune(model: Model, word_counts: Mapping[str, int], vocab_size: int, shrinki
         elif freq[i] == 0.0:
             unused.append(piece)  # tokenizers: "temporary hack to avoid NaNs"
         else:
-            # removing it moves its frequency to each alternative piece, so the total grows by freq × (k - 1)
-            # for k alternatives; tokenizers multiplies by (the number of pieces - 1) instead (its code reads
-            # `alternatives.len()`, the list of every piece's alternatives): kept, to train what it trains
-            share = freq[i] / total_words
-            logprob = math.log(freq[i]) - log_total
-            log_total_alt = math.log(total + freq[i] * (len(pieces) - 1))
-            logprob_alt = sum(math.log(freq[a] + freq[i]) - log_total_alt for a in alt)
-            candidates.append((i, share * (logprob - logprob_alt)))
-    desired = vocab_size * 11 // 10
-    target = max(desired, int(len(pieces) * shrinking_factor))
+            candidates.append((i, pruning_loss(freq[i], (freq[a] for a in alt), total, total_words, len(pieces))))
+    target = max(vocab_size * 11 // 10, int(len(pieces) * shrinking_factor))
     candidates.sort(key=lambda c: -c[1])  # stable: equal losses keep the pieces' order
-    cut: list[str] = []
-    for n, (i, _) in enumerate(candidates):
-        if len(kept) == target:
-            cut = [pieces[j][0] for j, _ in candidates[n:]]
-            break
-        kept.append(pieces[i])
-    losses = [PieceLoss(pieces[i][0], freq[i], tuple(pieces[a][0] for a in alternative[i]), loss)
-              for i, loss in candidates]
-    return kept, losses, unused, cut
+    n_kept = next((n for n in range(len(candidates)) if len(kept) + n == target), len(candidates))
+    kept.extend(pieces[i] for i, _ in candidates[:n_kept])
+    return kept, Pruning(tuple(pieces[i][0] for i, _ in candidates), tuple(freq[i] for i, _ in candidates),
+                         tuple(tuple(pieces[a][0] for a in alternative[i]) for i, _ in candidates),
+                         tuple(loss for _, loss in candidates), tuple(unused),
+                         tuple(pieces[i][0] for i, _ in candidates[n_kept:]), target)
 
 
 # ---------------------------------------------------------------------------------------------------- training
@@ -318,10 +333,7 @@ class EMRound:
     number: int
     em: tuple[EMStep, ...]
     pieces: tuple[tuple[str, float], ...]  # the model after EM, "<UNK>" first
-    pruned: tuple[PieceLoss, ...] | None  # every candidate, highest loss first; None: the last round
-    unused: tuple[str, ...]
-    cut: tuple[str, ...]
-    target: int  # the size pruning aimed at
+    pruning: Pruning | None  # None: the last round (EM left few enough pieces)
 
 
 def required_chars(word_counts: Mapping[str, int], initial_alphabet: Iterable[str] = ()) -> list[str]:
@@ -334,7 +346,12 @@ def finalize(model: Model, chars: list[str], vocab_size: int, special_tokens: tu
              unk_token: str | None) -> tuple[list[tuple[str, float]], int | None]:
     """The final vocabulary (tokenizers' finalize): every required character (a missing one at the lowest
     score, + 0.0001 per one before it), then the model's pieces in order up to the size; sorted by score,
-    highest first; the special tokens (score 0) before, "<unk>" added first if it is not among them."""
+    highest first; the special tokens (score 0) before, "<unk>" added first if it is not among them.
+
+    Two departures, both where a corpus is degenerate: tokenizers checks the size only for equality after
+    adding a piece, so when the characters alone fill it, it keeps every piece (here it stops at the size);
+    and a score that is not a number (EM left a character nothing) is written as 0.0 here, as tokenizers
+    writes a model piece's, where it writes a character's as null."""
     pieces: list[tuple[str, float]] = []
     inserted = {TRAINING_UNK}
     existing = {p: s for p, s in model.pieces}
@@ -355,12 +372,13 @@ def finalize(model: Model, chars: list[str], vocab_size: int, special_tokens: tu
             unk_id, add_unk = 0, True
     room = vocab_size - len(special_tokens) - (1 if add_unk else 0)
     for piece, score in model.pieces:
+        if len(pieces) >= room:
+            break
         if piece in inserted:
             continue
         inserted.add(piece)
-        pieces.append((piece, 0.0 if math.isnan(score) else score))
-        if len(pieces) == room:
-            break
+        pieces.append((piece, score))
+    pieces = [(p, s if math.isfinite(s) else 0.0) for p, s in pieces]
     pieces.sort(key=lambda item: -item[1])  # stable
     specials = [(t, 0.0) for t in special_tokens]
     if add_unk:
@@ -393,12 +411,10 @@ def train(word_counts: Mapping[str, int], vocab_size: int = 8000, special_tokens
             steps.append(EMStep(sub + 1, len(old), len(pieces), objective, tokens, tuple(dropped),
                                 tuple((old[i][0], expected[i], new_scores.get(old[i][0], -math.inf)) for i in top)))
         if len(pieces) <= desired:
-            rounds.append(EMRound(len(rounds) + 1, tuple(steps), tuple(pieces), None, (), (), desired))
+            rounds.append(EMRound(len(rounds) + 1, tuple(steps), tuple(pieces), None))
             break
-        target = max(desired, int(len(pieces) * shrinking_factor))
-        new, losses, unused, cut = prune(model, word_counts, vocab_size, shrinking_factor)
-        rounds.append(EMRound(len(rounds) + 1, tuple(steps), tuple(pieces), tuple(losses), tuple(unused),
-                              tuple(cut), target))
+        new, pruning = prune(model, word_counts, vocab_size, shrinking_factor)
+        rounds.append(EMRound(len(rounds) + 1, tuple(steps), tuple(pieces), pruning))
         pieces = new
         model = Model(pieces)
     final, unk_id = finalize(model, chars, vocab_size, special_tokens, unk_token)

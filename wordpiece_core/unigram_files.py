@@ -11,6 +11,21 @@ trace.jsonl, one object a round:
   removed_scores   their removal scores (how much the loss grows without each), in the same order
   kept             the `top_k` cheapest pieces that stayed: [[piece, removal score], ...]
   vocab_size_after the vocabulary at the round's end
+
+Under `--unigram-rule tokenizers`, one object a round (sizes count the trainer's own "<UNK>", as its
+arithmetic does):
+  round            1, 2, ...
+  em               the round's EM iterations: [{sub_iteration, size_before, size_after, objective (the
+                   average negative log-likelihood of a word occurrence, before the M-step), tokens (on the
+                   best splits), dropped (pieces expected fewer than 0.5 times), top: [[piece, expected count,
+                   new log-probability], ...] the `top_k` most expected}]
+  vocab_size       the size after EM (the pruning's start)
+  pruning          null in the last round (EM left at most 1.1 × the vocabulary size); else {target
+                   (max(1.1 × vocab size, shrinking factor × size)), candidates (how many had an
+                   alternative), unused (pieces no best split used that were not their own best split),
+                   removed (the candidates cut, highest loss first), removed_losses, kept: [[piece, loss,
+                   [alternative pieces]], ...] the `top_k` cheapest candidates kept}
+  vocab_size_after the size after the pruning
 """
 
 from __future__ import annotations
@@ -21,11 +36,15 @@ from typing import Any
 
 from .formats import normalizer_json, pre_tokenizer_json, pretty_json
 from .special_tokens import UNK_PIECE
+from .unigram_em import EMRound
 from .unigram_reference import COURSE_ERRATA, Round
 
 TIE_RULE = ("course: a word's split changes only for a strictly better one (starts left to right, shorter pieces "
             "first); equal removal scores keep the vocabulary's order (characters by first appearance, then "
             "substrings by count, equal counts by first appearance)")
+EM_TIE_RULE = ("tokenizers: seed substrings tied in places × length ordered by the piece, higher code points first; "
+               "a best split keeps the first path found (the longer last piece) on a tie; candidates tied in loss "
+               "keep the model's order; the corpus's characters by code point (tokenizers: a hash set's order)")
 OUTPUT_NAMES = ("tokenizer.json", "vocab.txt", "trace.jsonl", "training.json")
 
 
@@ -41,7 +60,9 @@ def final_pieces(counts: dict[str, int], special_tokens: tuple[str, ...]) -> lis
 def tokenizer_json(pieces: list[tuple[str, float]], special_tokens: tuple[str, ...], normalizer: str,
                    pre_tokenizer: str) -> dict[str, Any]:
     """tokenizer.json of a Unigram model: vocab as [piece, log-probability], unk_id, and the text pipeline."""
-    ids = {piece: i for i, (piece, _) in enumerate(pieces)}
+    ids: dict[str, int] = {}
+    for i, (piece, _) in enumerate(pieces):
+        ids.setdefault(piece, i)
     decoder = pre_tokenizer_json(pre_tokenizer) if pre_tokenizer.startswith("metaspace") else None
     return {
         "version": "1.0",
@@ -76,7 +97,30 @@ def round_json(r: Round, top_k: int) -> dict[str, Any]:
     }
 
 
-def output_files(pieces: list[tuple[str, float]], rounds: list[Round], settings: dict[str, Any],
+def em_round_json(r: EMRound, top_k: int) -> dict[str, Any]:
+    p = r.pruning
+    pruning: dict[str, Any] | None = None
+    after = len(r.pieces)
+    if p is not None:
+        n_cut = len(p.cut)
+        kept = len(p.pieces) - n_cut
+        pruning = {"target": p.target, "candidates": len(p.pieces), "unused": list(p.unused), "removed": list(p.cut),
+                   "removed_losses": list(p.losses[kept:]),
+                   "kept": [[p.pieces[k], p.losses[k], list(p.alternatives[k])]
+                            for k in range(kept - 1, max(-1, kept - 1 - top_k), -1)]}
+        after = len(r.pieces) - len(p.unused) - n_cut
+    return {
+        "round": r.number,
+        "em": [{"sub_iteration": e.sub_iteration, "size_before": e.size_before, "size_after": e.size_after,
+                "objective": e.objective, "tokens": e.tokens, "dropped": list(e.dropped),
+                "top": [list(t) for t in e.top]} for e in r.em],
+        "vocab_size": len(r.pieces),
+        "pruning": pruning,
+        "vocab_size_after": after,
+    }
+
+
+def output_files(pieces: list[tuple[str, float]], rounds: list[Round] | list[EMRound], settings: dict[str, Any],
                  special_tokens: tuple[str, ...], top_k: int, stop_reason: str, words: int,
                  occurrences: int) -> dict[str, str]:
     summary = {
@@ -87,8 +131,8 @@ def output_files(pieces: list[tuple[str, float]], rounds: list[Round], settings:
         "rounds": len(rounds),
         "stop_reason": stop_reason,
         "special_tokens": list(special_tokens),
-        "tie_rule": TIE_RULE,
-        "course_errata": COURSE_ERRATA,
+        "tie_rule": TIE_RULE if settings["unigram_rule"] == "course" else EM_TIE_RULE,
+        **({"course_errata": COURSE_ERRATA} if settings["unigram_rule"] == "course" else {}),
         "words": words,
         "word_occurrences": occurrences,
         **{k: v for k, v in settings.items() if k not in ("vocab_size", "unigram_rule")},
@@ -98,6 +142,7 @@ def output_files(pieces: list[tuple[str, float]], rounds: list[Round], settings:
         "tokenizer.json": pretty_json(tokenizer_json(pieces, special_tokens, settings["normalizer"],
                                                      settings["pre_tokenizer"])),
         "vocab.txt": vocab_txt(pieces),
-        "trace.jsonl": "".join(json.dumps(round_json(r, top_k), ensure_ascii=False) + "\n" for r in rounds),
+        "trace.jsonl": "".join(json.dumps(round_json(r, top_k) if isinstance(r, Round) else em_round_json(r, top_k),
+                                          ensure_ascii=False) + "\n" for r in rounds),
         "training.json": json.dumps(summary, ensure_ascii=False, indent=2),
     }
