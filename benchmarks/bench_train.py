@@ -3,6 +3,7 @@
     python benchmarks/bench_train.py            # 2M tokens, vocabulary 8,000, and the course row
     python benchmarks/bench_train.py --large    # also 20M tokens, vocabulary 30,000 (several minutes)
     python benchmarks/bench_train.py --quick    # a smaller run to check the script
+    python benchmarks/bench_train.py --unigram-only   # only the Unigram rows
 
 Rows (the targets in the last column; ratios are ours ÷ reference, measured in the same run):
 1. For each text setup (lowercase + BERT pre-tokenizer; no normalizer + whitespace) and each
@@ -18,7 +19,11 @@ Rows (the targets in the last column; ratios are ours ÷ reference, measured in 
 2. WordPiece against the course's recount loop on the 5,000 most frequent English words at
    vocabulary 1,800, both end to end as processes writing their vocabulary. The loop is the
    course's code as printed (benchmarks/course_loop.py; tests/test_golden.py checks it).
-3. Encoding throughput (MB/s) of the trained tokenizers, ours vs tokenizers loading the same
+3. Unigram (the command line's defaults: the tokenizers rule, Metaspace) against tokenizers'
+   UnigramTrainer (its defaults, <unk>), end to end from the same text; and on wordfreq-en, ours from
+   sample_corpora/wordfreq-en.tsv (--word-counts, as the app trains it), tokenizers from a text holding
+   the same words as many times as counted (it has no word-count input). Target ≤ 3× time, ≤ 2× memory.
+4. Encoding throughput (MB/s) of the trained tokenizers, ours vs tokenizers loading the same
    tokenizer.json, one `encode` call per line of held-out text, single-threaded both.
 Each end-to-end contender runs in its own process, the two alternating, the disks synced
 before each run; wall time is the best of --repeat runs. Peak memory is taken in one more, untimed run of each: the largest sum,
@@ -54,12 +59,17 @@ kind, path, vocab, out, normalizer, pre = sys.argv[1], sys.argv[2], int(sys.argv
 if kind == "bpe":
     tok = Tokenizer(models.BPE(unk_token="[UNK]"))
     trainer = trainers.BpeTrainer(vocab_size=vocab, special_tokens=["[UNK]"], show_progress=False)
+elif kind == "unigram":
+    tok = Tokenizer(models.Unigram())
+    trainer = trainers.UnigramTrainer(vocab_size=vocab, special_tokens=["<unk>"], unk_token="<unk>",
+                                      show_progress=False)
 else:
     tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
     trainer = trainers.WordPieceTrainer(vocab_size=vocab, special_tokens=["[UNK]"], show_progress=False)
 if normalizer == "lowercase":
     tok.normalizer = normalizers.Lowercase()
-tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer() if pre == "bert" else pre_tokenizers.Whitespace()
+tok.pre_tokenizer = {"bert": pre_tokenizers.BertPreTokenizer, "metaspace": pre_tokenizers.Metaspace,
+                     "whitespace-split": pre_tokenizers.WhitespaceSplit}.get(pre, pre_tokenizers.Whitespace)()
 tok.train([path], trainer)
 tok.save(out)
 """
@@ -125,6 +135,49 @@ def ours(algorithm: str, path: str, vocab: int, out: str, normalizer: str, pre: 
     if algorithm == "bpe":
         cmd += ["--tie-break", "hf"]  # BpeTrainer's rule, so both learn the same merges
     return cmd + (["--top-k", str(top_k)] if top_k is not None else [])
+
+
+def ours_unigram(path: str, vocab: int, out: str, word_counts: bool = False) -> list[str]:
+    """Unigram as a user types it: the command line's defaults (the tokenizers rule, 10 kept candidates
+    recorded a round, <unk>), Metaspace for text, a word-count file's words as they are."""
+    source = ["--word-counts", path] if word_counts else [path, "--pre-tokenizer", "metaspace"]
+    return [sys.executable, "-m", "wordpiece_core", "train", *source, "--algorithm", "unigram",
+            "--vocab-size", str(vocab), "--quiet", "--out", out]
+
+
+def wordfreq_text(tmp: str) -> tuple[str, str]:
+    """sample_corpora/wordfreq-en.tsv, and the same counts as a text (each word its count times, 1,000 a
+    line) for tokenizers, which has no word-count input: both trainers see the same words and counts."""
+    tsv = os.path.join(ROOT, "sample_corpora", "wordfreq-en.tsv")
+    txt = os.path.join(tmp, "wordfreq-en.txt")
+    with open(tsv, encoding="utf-8") as fh, open(txt, "w", encoding="utf-8") as out:
+        words = []
+        for line in fh:
+            w, c = line.rstrip("\n").split("\t")
+            words.extend([w] * int(c))
+        for i in range(0, len(words), 1000):
+            out.write(" ".join(words[i:i + 1000]) + "\n")
+    return tsv, txt
+
+
+def unigram_rows(sizes: list[tuple[int, int]], tmp: str, repeat: int) -> list[tuple]:
+    """Unigram against UnigramTrainer (its defaults, <unk>): sampled text at each size, and wordfreq-en."""
+    rows = []
+    out = os.path.join(tmp, "unigram")
+    for n_tokens, vocab in sizes:
+        path = make_text(n_tokens)
+        t_a, t_b, m_a, m_b = alternate(ours_unigram(path, vocab, out), hf("unigram", path, vocab, tmp, "none", "metaspace"),
+                                       repeat)
+        rows.append((f"Unigram vs UnigramTrainer, {n_tokens / 1e6:g}M tokens, vocab {vocab:,}, metaspace, default trace",
+                     t_a, t_b, f"{t_a / t_b:.2f}×", "≤ 3× (memory ≤ 2×)", m_a, m_b))
+    tsv, txt = wordfreq_text(tmp)
+    vocab = sizes[0][1]
+    t_a, t_b, m_a, m_b = alternate(ours_unigram(tsv, vocab, out, word_counts=True),
+                                   hf("unigram", txt, vocab, tmp, "none", "whitespace-split"), repeat)
+    rows.append((f"Unigram vs UnigramTrainer, wordfreq-en (10,000 words, {876_783:,} occurrences), vocab {vocab:,}, "
+                 "ours from the TSV, tokenizers from the same counts as text", t_a, t_b, f"{t_a / t_b:.2f}×",
+                 "≤ 3× (memory ≤ 2×)", m_a, m_b))
+    return rows
 
 
 def hf(kind: str, path: str, vocab: int, out: str, normalizer: str, pre: str) -> list[str]:
@@ -220,6 +273,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="200k tokens, vocabulary 2,000, course vocabulary 300")
     parser.add_argument("--large", action="store_true", help="also 20M tokens at vocabulary 30,000")
     parser.add_argument("--encoding-only", action="store_true", help="only the two encoding rows")
+    parser.add_argument("--unigram-only", action="store_true", help="only the Unigram rows")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each contender, alternating; the best counts")
     args = parser.parse_args()
     sizes = [(200_000, 2000)] if args.quick else [(2_000_000, 8000)] + ([(20_000_000, 30000)] if args.large else [])
@@ -231,7 +285,9 @@ def main() -> None:
     compileall.compile_dir(os.path.join(ROOT, "wordpiece_core"), quiet=1)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        for n_tokens, vocab in ([] if args.encoding_only else sizes):
+        if not args.encoding_only:
+            rows += unigram_rows(sizes, tmp, args.repeat)
+        for n_tokens, vocab in ([] if args.encoding_only or args.unigram_only else sizes):
             path = make_text(n_tokens)
             size = f"{n_tokens / 1e6:g}M tokens, vocab {vocab:,}"
             for normalizer, pre in SETUPS:
@@ -254,12 +310,12 @@ def main() -> None:
                         t_r, _ = run_process(cmd, args.repeat, memory=False, keep_out=True)
                         rows.append((f"{label}, {size}, {setup}, default trace, into the folder of the run before",
                                      t_r, t_b, f"{t_r / t_b:.2f}×", "–", None, None))
-        if not args.encoding_only:
+        if not args.encoding_only and not args.unigram_only:
             fast, slow = course_row(5000, course_vocab, tmp)
             rows.append((f"WordPiece vs the course loop (5,000 words, vocab {course_vocab:,}), end to end", fast, slow,
                          f"{slow / fast:.0f}× faster", "≥ 100× faster", None, None))
         n_tokens, vocab = sizes[0]
-        rows += [(label, a, b, ratio, target, None, None)
+        rows += [] if args.unigram_only else [(label, a, b, ratio, target, None, None)
                  for label, a, b, _, ratio, target, _, _ in encode_rows(make_text(n_tokens), vocab, n_tokens // 10,
                                                                           args.repeat)]
 
