@@ -19,6 +19,7 @@ from .normalizers import NORMALIZERS
 from .pre_tokenizers import PRE_TOKENIZERS
 from .special_tokens import BERT_SPECIALS, END_OF_TEXT, UNK, UNK_PIECE
 from .config import ALGORITHMS, TIE_BREAKS
+from .unigram_training import UNIGRAM_RULES
 
 if TYPE_CHECKING:
     from .config import TrainerConfig
@@ -32,7 +33,6 @@ DEFAULT_SPECIALS = {
     "bpe-byte-level": END_OF_TEXT,
     "unigram": UNK_PIECE,
 }
-UNIGRAM_RULES = ("tokenizers", "course")
 UNIGRAM_ONLY = ("unigram_rule", "seed_size", "prune_percent", "shrinking_factor", "sub_iterations", "max_piece_length")
 
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from typing import Any
 
 from .formats import normalizer_json, pre_tokenizer_json, pretty_json
@@ -120,7 +121,7 @@ def em_round_json(r: EMRound, top_k: int) -> dict[str, Any]:
     }
 
 
-def output_files(pieces: list[tuple[str, float]], rounds: list[Round] | list[EMRound], settings: dict[str, Any],
+def output_files(pieces: list[tuple[str, float]], rounds: Sequence[Round | EMRound], settings: dict[str, Any],
                  special_tokens: tuple[str, ...], top_k: int, stop_reason: str, words: int,
                  occurrences: int) -> dict[str, str]:
     summary = {

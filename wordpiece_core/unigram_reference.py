@@ -28,7 +28,7 @@ model's true values, and `course_cost` gives the value the course's code prints.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 UNK = "<unk>"
@@ -163,9 +163,11 @@ class Round:
 
 
 def train(word_counts: Mapping[str, int], vocab_size: int, seed_size: int = 300, prune_percent: float = 10,
-          whole_words: bool = True) -> tuple[dict[str, int], list[Round]]:
+          whole_words: bool = True, progress: Callable[[int, int], None] | None = None
+          ) -> tuple[dict[str, int], list[Round]]:
     """The course's loop: while the vocabulary is larger than `vocab_size`, remove int(size × p %) of it (at
-    least one), the tokens with the smallest removal scores. Returns the final counts and the rounds."""
+    least one), the tokens with the smallest removal scores. Returns the final counts and the rounds
+    (`progress(rounds done, about how many in all)` after each)."""
     counts = seed(word_counts, seed_size, whole_words)
     rounds: list[Round] = []
     while len(counts) > vocab_size:
@@ -179,6 +181,10 @@ def train(word_counts: Mapping[str, int], vocab_size: int, seed_size: int = 300,
                             loss(word_counts, costs, COURSE_START), scores, removed))
         for token in removed:
             del counts[token]
+        if progress is not None:
+            left = len(counts) - vocab_size
+            progress(len(rounds), len(rounds) + max(0, math.ceil(math.log(max(1, left)) / -math.log1p(-prune_percent / 100)))
+                     if left > 0 and prune_percent < 100 else len(rounds))
     return counts, rounds
 
 

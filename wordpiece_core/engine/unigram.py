@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from array import array
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import numpy as np
 import numpy.typing as npt
@@ -363,9 +363,11 @@ class Trainer:
 
 def train(word_counts: Mapping[str, int], vocab_size: int = 8000, special_tokens: tuple[str, ...] = (),
           unk_token: str | None = None, seed_size: int = 1_000_000, shrinking_factor: float = 0.75,
-          sub_iterations: int = 2, max_piece_length: int = 16, top_k: int = 10
+          sub_iterations: int = 2, max_piece_length: int = 16, top_k: int = 10,
+          progress: Callable[[int, int], None] | None = None
           ) -> tuple[list[tuple[str, float]], int | None, list[em.EMRound]]:
-    """unigram_em.train, fast: the same arguments, the same vocabulary and rounds."""
+    """unigram_em.train, fast: the same arguments, the same vocabulary and rounds (and `progress(rounds done,
+    about how many in all)` after each round)."""
     chars = em.required_chars(word_counts)
     if len(chars) > vocab_size:
         raise ValueError(f"the vocabulary ({vocab_size:,}) is smaller than the corpus's {len(chars):,} characters")
@@ -388,5 +390,8 @@ def train(word_counts: Mapping[str, int], vocab_size: int = 8000, special_tokens
             rounds.append(em.EMRound(len(rounds) + 1, tuple(steps), tuple(pieces), None))
             break
         rounds.append(em.EMRound(len(rounds) + 1, tuple(steps), tuple(pieces), t.prune(vocab_size, shrinking_factor)))
+        if progress is not None:
+            left = math.log(max(1.0, len(t.order) / desired)) / -math.log(shrinking_factor) if shrinking_factor < 1 else 0
+            progress(len(rounds), len(rounds) + 1 + math.ceil(left))
     final, unk_id = em.finalize(em.Model(t.pieces()), chars, vocab_size, special_tokens, unk_token)
     return final, unk_id, rounds

@@ -1,0 +1,156 @@
+"""A Unigram training, for the command line and the app alike: `train_unigram(word_counts, UnigramConfig(...))`.
+
+Two rules (`UnigramConfig.rule`):
+- `tokenizers` (the default): tokenizers' UnigramTrainer (unigram_em.py, run by engine/unigram.py); a round
+  is EM's iterations, then one pruning;
+- `course`: the Hugging Face course's loop (unigram_reference.py); a round computes every piece's exact
+  removal score and removes the cheapest `prune_percent` %.
+
+Both refuse, with one line, what would not fit their caps: the course rule's exact scores cost
+(seed × distinct words) splits a round (COURSE_WORK_LIMIT); the tokenizers rule's lattices hold about 25
+bytes an edge (TOKENIZERS_CHAR_LIMIT characters of distinct words).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Literal, Union, get_args
+
+from .errors import WordPieceError
+from .special_tokens import UNK_PIECE
+from .unigram_em import EMRound, required_chars
+from .unigram_reference import Round
+
+UnigramRule = Literal["tokenizers", "course"]
+UNIGRAM_RULES: tuple[UnigramRule, ...] = get_args(UnigramRule)
+COURSE_SEED, COURSE_PRUNE = 300, 10.0
+COURSE_WORK_LIMIT = 2_000_000  # candidates × distinct words in the course rule's first round
+TOKENIZERS_SEED, SHRINKING, SUB_ITERATIONS, MAX_PIECE_LENGTH = 1_000_000, 0.75, 2, 16
+TOKENIZERS_CHAR_LIMIT = 20_000_000  # characters of the distinct words (their lattices: ~25 bytes an edge)
+AnyRound = Union[Round, EMRound]
+
+
+@dataclass(frozen=True)
+class UnigramConfig:
+    """Everything that decides a Unigram training (the rounds are a function of this and the words)."""
+
+    rule: UnigramRule = "tokenizers"
+    vocab_size: int = 8000
+    special_tokens: tuple[str, ...] = (UNK_PIECE,)
+    seed_size: int | None = None  # None: the rule's default (course 300, tokenizers 1,000,000)
+    prune_percent: float = COURSE_PRUNE  # course
+    shrinking_factor: float = SHRINKING  # tokenizers
+    sub_iterations: int = SUB_ITERATIONS  # tokenizers
+    max_piece_length: int = MAX_PIECE_LENGTH  # tokenizers
+    top_k: int = 10  # the most expected pieces an EM iteration records
+
+    algorithm = "unigram"  # a class attribute, read as TrainerConfig's field is
+    prefix = None
+
+    @property
+    def seed(self) -> int:
+        return self.seed_size or (COURSE_SEED if self.rule == "course" else TOKENIZERS_SEED)
+
+    @property
+    def unk_token(self) -> str | None:
+        return UNK_PIECE if UNK_PIECE in self.special_tokens else None
+
+    @property
+    def description(self) -> str:
+        return f"Unigram ({self.rule} rule)"
+
+
+@dataclass(frozen=True, eq=False)
+class UnigramTraining:
+    """A whole run: the final vocabulary (special tokens first, then pieces with log-probabilities), the unknown
+    piece's id, every round, and why it stopped."""
+
+    config: UnigramConfig
+    pieces: list[tuple[str, float]]
+    unk_id: int | None
+    rounds: list[AnyRound]
+    stop_reason: str
+    words: int  # distinct words trained on
+
+    @property
+    def nbytes(self) -> int:
+        """About what it weighs (the store's budget counts it): its pieces and the rounds' records."""
+        size = 120 * len(self.pieces)
+        for r in self.rounds:
+            if isinstance(r, Round):
+                size += 150 * (len(r.counts) + len(r.scores))
+            else:
+                size += 130 * len(r.pieces) + sum(60 * (len(e.dropped) + len(e.top)) for e in r.em)
+                if r.pruning is not None:
+                    size += 200 * len(r.pruning.pieces) + 60 * len(r.pruning.unused)
+        return size
+
+    @property
+    def seed_size(self) -> int:
+        """The vocabulary the first round started from (without the tokenizers rule's own <UNK>)."""
+        first = self.rounds[0] if self.rounds else None
+        if isinstance(first, Round):
+            return len(first.counts)
+        if isinstance(first, EMRound) and first.em:
+            return first.em[0].size_before - 1
+        return len(self.pieces) - len(self.config.special_tokens)
+
+
+def check(word_counts: Mapping[str, int], config: UnigramConfig) -> None:
+    """Refuse, with one line, a training that would not fit the rule's caps or the vocabulary."""
+    if config.rule == "course":
+        if config.seed * len(word_counts) > COURSE_WORK_LIMIT:
+            raise WordPieceError(
+                f"the course rule computes every candidate's exact loss: {config.seed:,} seed tokens × "
+                f"{len(word_counts):,} distinct words is more than {COURSE_WORK_LIMIT:,} splits a round; "
+                "use a smaller seed size or corpus, or the tokenizers rule")
+        return
+    chars = sum(len(w) for w in word_counts)
+    if chars > TOKENIZERS_CHAR_LIMIT:
+        raise WordPieceError(f"the distinct words hold {chars:,} characters, more than the {TOKENIZERS_CHAR_LIMIT:,} "
+                             "the Unigram trainer's lattices are sized for; use a smaller corpus")
+    needed = len(required_chars(word_counts))
+    specials = len(config.special_tokens)
+    if needed + specials > config.vocab_size:
+        raise WordPieceError(f"a vocabulary of {config.vocab_size:,} cannot hold the corpus's {needed:,} characters "
+                             f"and {specials} special token{'' if specials == 1 else 's'}: Unigram keeps every "
+                             "character")
+
+
+def train_unigram(word_counts: Mapping[str, int], config: UnigramConfig,
+                  progress: Callable[[int, int], None] | None = None) -> UnigramTraining:
+    """Train under `config.rule`; `progress(done, total)` after each round (total is an estimate)."""
+    check(word_counts, config)
+    if config.rule == "course":
+        from . import unigram_files, unigram_reference
+
+        target = config.vocab_size - len(config.special_tokens)
+        final, rounds = unigram_reference.train(word_counts, target, config.seed, config.prune_percent,
+                                                progress=progress)
+        pieces = unigram_files.final_pieces(final, config.special_tokens)
+        unk_id = pieces.index((UNK_PIECE, 0.0)) if config.unk_token else None
+        if len(pieces) <= config.vocab_size:
+            stop = (f"{len(pieces):,} tokens for the {config.vocab_size:,} asked for: a round removes "
+                    f"{config.prune_percent:g} % of the vocabulary, so the last one can go below")
+        else:
+            stop = (f"{len(pieces):,} tokens, more than the {config.vocab_size:,} asked for: only single characters "
+                    "(and the special tokens) were left, and they always stay")
+        return UnigramTraining(config, pieces, unk_id, list(rounds), stop, len(word_counts))
+    from .engine import unigram as engine
+
+    pieces, unk_id, em_rounds = engine.train(
+        word_counts, config.vocab_size, config.special_tokens, config.unk_token, seed_size=config.seed,
+        shrinking_factor=config.shrinking_factor, sub_iterations=config.sub_iterations,
+        max_piece_length=config.max_piece_length, top_k=config.top_k, progress=progress)
+    last = em_rounds[-1].em[-1].size_after if em_rounds and em_rounds[-1].em else 0
+    stop = (f"EM left {last:,} pieces (with the trainer's own <UNK>), at most 1.1 × {config.vocab_size:,}; the "
+            f"{len(pieces):,} kept: every character, then the model's pieces in its order, up to the size")
+    return UnigramTraining(config, pieces, unk_id, list(em_rounds), stop, len(word_counts))
+
+
+def no_unknown_note(config: UnigramConfig) -> str | None:
+    if config.unk_token is None:
+        return (f"no {UNK_PIECE} among the special tokens: the tokenizer cannot encode a character the training "
+                "never saw")
+    return None
