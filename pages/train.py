@@ -10,6 +10,7 @@ navigation.through_app()  # first, before the imports below: a page run alone go
 
 from wordpiece_ui import (algorithm_code, caches, charts, chips, classroom, glossary, handout, intro, notes,
                           presenter, room_student, room_teacher, safe, state, tables, trained)
+from wordpiece_core.config import TrainerConfig
 from wordpiece_ui.settings import MAX_STEP
 from wordpiece_ui.stepper import Stepper
 
@@ -35,6 +36,21 @@ classroom.reclaim_box()
 ready = trained.sidebar_training(settings)
 if ready is None:
     st.stop()
+if settings.unigram:  # a round at a time (wordpiece_ui/unigram_view.py); the class room follows merges only
+    from wordpiece_ui import unigram_view
+
+    if room is not None:
+        st.info("The class room steps through BPE and WordPiece merges; Unigram's rounds are shown here without "
+                "the room.", icon=":material/info:")
+    modes = st.container(horizontal=True, horizontal_alignment="right")
+    modes.toggle("Ask first (quiz)", key=state.QUIZ, on_change=state.remember, args=(state.QUIZ,), width="content",
+                 help="Hides what each round removes until you reveal it: guess which candidate costs least.")
+    modes.toggle("Presenter mode", key=state.PRESENT, on_change=state.remember, args=(state.PRESENT,), width="content",
+                 help="For a projector: big type, the sidebar folded away, the round and its arithmetic on one screen.")
+    if not presenting and not st.session_state[state.QUIZ]:
+        intro.show(unigram=True)
+    unigram_view.page(ready, settings, presenting, bool(st.session_state[state.QUIZ]), DARK)
+    st.stop()
 if room is None:
     room_teacher.start_button(settings)  # in the sidebar, under *Join a class room*
 
@@ -42,6 +58,8 @@ if room is None:
 # fragment, which keeps this page's globals for as long as the session: they hold the handle and its figures,
 # never the training, which a run fetches from the store (trained.loaded) and keeps in its locals.
 model = ready
+assert isinstance(model.config, TrainerConfig)
+config = model.config
 n = model.merges
 algorithm = model.config.algorithm
 name = state.ALGORITHM_LABELS[algorithm]
@@ -209,7 +227,7 @@ def merge_view(step_no: int, step, table, change, touched: int) -> None:
 
 
 def tie_box(step) -> None:
-    tie = safe.md(tables.tie_sentence(step, model.config.tie_break))
+    tie = safe.md(tables.tie_sentence(step, config.tie_break))
     if step.ties > 1:
         st.warning(tie, icon="⚖️")
     else:
@@ -265,7 +283,7 @@ def algorithm_in_code(step) -> None:
             return
         st.caption("wordpiece_core/reference.py: the plain trainer, recounting every pair at every step. The fast "
                    "engine makes exactly the same merges (the tests check it). The comments marked ← are this step's values.")
-        st.code(algorithm_code.annotated(step, algorithm, model.config.tie_break), language="python", wrap_lines=True)
+        st.code(algorithm_code.annotated(step, algorithm, config.tie_break), language="python", wrap_lines=True)
 
 
 def corpus_rows(step, change, touched: int) -> None:

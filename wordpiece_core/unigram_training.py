@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Literal, Union, get_args
+from typing import TYPE_CHECKING, Literal, Union, get_args
 
 from .errors import WordPieceError
 from .special_tokens import UNK_PIECE
@@ -29,6 +29,10 @@ COURSE_WORK_LIMIT = 2_000_000  # candidates × distinct words in the course rule
 TOKENIZERS_SEED, SHRINKING, SUB_ITERATIONS, MAX_PIECE_LENGTH = 1_000_000, 0.75, 2, 16
 TOKENIZERS_CHAR_LIMIT = 20_000_000  # characters of the distinct words (their lattices: ~25 bytes an edge)
 AnyRound = Union[Round, EMRound]
+
+if TYPE_CHECKING:
+    from .config import TrainerConfig
+    from .trace import Training
 
 
 @dataclass(frozen=True)
@@ -44,6 +48,7 @@ class UnigramConfig:
     sub_iterations: int = SUB_ITERATIONS  # tokenizers
     max_piece_length: int = MAX_PIECE_LENGTH  # tokenizers
     top_k: int = 10  # the most expected pieces an EM iteration records
+    whole_words: bool = True  # course: the seed holds whole words (the course's code; its worked example does not)
 
     algorithm = "unigram"  # a class attribute, read as TrainerConfig's field is
     prefix = None
@@ -118,6 +123,16 @@ def check(word_counts: Mapping[str, int], config: UnigramConfig) -> None:
                              "character")
 
 
+def train_any(word_counts: Mapping[str, int], config: TrainerConfig | UnigramConfig,
+              progress: Callable[[int, int], None] | None = None) -> Training | UnigramTraining:
+    """The one way the app trains: BPE and WordPiece by the merge engine, Unigram by `train_unigram`."""
+    if isinstance(config, UnigramConfig):
+        return train_unigram(word_counts, config, progress)
+    from .engine import train
+
+    return train(word_counts, config, progress)
+
+
 def train_unigram(word_counts: Mapping[str, int], config: UnigramConfig,
                   progress: Callable[[int, int], None] | None = None) -> UnigramTraining:
     """Train under `config.rule`; `progress(done, total)` after each round (total is an estimate)."""
@@ -127,7 +142,7 @@ def train_unigram(word_counts: Mapping[str, int], config: UnigramConfig,
 
         target = config.vocab_size - len(config.special_tokens)
         final, rounds = unigram_reference.train(word_counts, target, config.seed, config.prune_percent,
-                                                progress=progress)
+                                                config.whole_words, progress=progress)
         pieces = unigram_files.final_pieces(final, config.special_tokens)
         unk_id = pieces.index((UNK_PIECE, 0.0)) if config.unk_token else None
         if len(pieces) <= config.vocab_size:

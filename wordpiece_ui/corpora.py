@@ -37,6 +37,7 @@ class SampleCorpus:
     specials: str
     min_frequency: int
     heldout: str = ""  # a sentence not in the corpus, for the Compare page
+    unigram: dict | None = None  # the settings it suggests for Unigram, over those above (rule, size, specials, ...)
 
     @property
     def is_word_counts(self) -> bool:

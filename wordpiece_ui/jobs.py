@@ -51,9 +51,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wordpiece_core.errors import WordPieceError
-from wordpiece_core.engine import train
 from wordpiece_core.config import TrainerConfig
 from wordpiece_core.trace import Training
+from wordpiece_core.unigram_training import UnigramConfig, UnigramTraining, train_any
+
+AnyConfig = TrainerConfig | UnigramConfig
+AnyTraining = Training | UnigramTraining
 
 from .corpora import ROOT
 from .stores import BudgetStore
@@ -73,8 +76,10 @@ BYTES_PER_STEP = 120  # compact trace: the step's columns and its touched words,
 BYTES_PER_CANDIDATE = 30  # seven 32-bit columns and a little
 
 
-def estimated_bytes(word_types: int, avg_word_bytes: int, config: TrainerConfig) -> int:
+def estimated_bytes(word_types: int, avg_word_bytes: int, config: AnyConfig) -> int:
     """About what a training will weigh once stored (before training it: to refuse one that cannot fit)."""
+    if isinstance(config, UnigramConfig):  # its rounds keep the pieces (a seed per 10 characters of words, about)
+        return word_types * (avg_word_bytes + 60) + word_types * avg_word_bytes * 60 + config.vocab_size * 400
     merges = max(0, config.vocab_size)
     return (word_types * (avg_word_bytes + 60) + merges * (BYTES_PER_STEP + BYTES_PER_CANDIDATE * config.top_k)
             + merges * 60)
@@ -85,11 +90,11 @@ class Job:
     """One training in flight, shared by every session that asked for it."""
 
     key: Hashable
-    config: TrainerConfig
+    config: AnyConfig
     state: str = "queued"  # queued → running → done | failed | cancelled
     done_steps: int = 0
     total_steps: int = 0
-    result: Training | None = None
+    result: AnyTraining | None = None
     error: str | None = None
     seen: dict[Hashable, float] = field(default_factory=dict)  # waiting session → its last heartbeat
     finished: threading.Event = field(default_factory=threading.Event)
@@ -152,10 +157,10 @@ class TrainingService:
         self.started = 0  # trainings actually run (for tests and the benchmark)
 
     # ----- what a session calls ---------------------------------------------------------
-    def cached(self, key: Hashable) -> Training | None:
+    def cached(self, key: Hashable) -> AnyTraining | None:
         return self.store.get(_stored(key))
 
-    def keep(self, key: Hashable, training: Training) -> None:
+    def keep(self, key: Hashable, training: AnyTraining) -> None:
         """Store again a training the store let go while a run still used it (trained_model.py)."""
         self.store.put(_stored(key), training)
 
@@ -168,7 +173,7 @@ class TrainingService:
         with self._lock:
             return self._jobs.get(key)
 
-    def join(self, key: Hashable, counts: dict[str, int], config: TrainerConfig, waiter: Hashable) -> Job:
+    def join(self, key: Hashable, counts: dict[str, int], config: AnyConfig, waiter: Hashable) -> Job:
         """The job for `key`: the one in flight, a finished one, or a new one; `waiter` now waits for it."""
         with self._lock:
             job = self._jobs.get(key)
@@ -269,7 +274,7 @@ class TrainingService:
         elif worker is not None:
             worker.process.terminate()
 
-    def _finish(self, job: Job, state: str, result: Training | None = None, error: str | None = None,
+    def _finish(self, job: Job, state: str, result: AnyTraining | None = None, error: str | None = None,
                 remember: bool = False) -> None:
         """End `job` (once). A result is stored; a failure is remembered only when `remember`
         (a property of the corpus and settings, not a crash that another attempt may not meet)."""
@@ -307,7 +312,7 @@ class TrainingService:
                     return  # stopped while it waited for a slot (_cancel finished it)
                 job.state = "running"
             try:
-                self._finish(job, "done", train(counts, job.config, progress))
+                self._finish(job, "done", train_any(counts, job.config, progress))
             except _Cancelled:
                 self._finish(job, "cancelled", error=_CANCELLED)
             except WordPieceError as exc:

@@ -1,7 +1,10 @@
 """The settings every page shares, and their URL form (the shareable-link contract).
 
 Query parameters: ``corpus``, with ``corpus_id`` for a pasted or uploaded one (the first 16 hex
-digits of its content's SHA-256, as the data store keeps it: datastore.py), ``algorithm`` (wordpiece | bpe), ``vocab_size``,
+digits of its content's SHA-256, as the data store keeps it: datastore.py), ``algorithm`` (wordpiece | bpe |
+unigram), with unigram ``unigram_rule`` (tokenizers | course) and, for the course rule, ``whole_words`` (0 | 1:
+whether the seed holds whole words, as the course's code does, or only strict substrings, as its worked
+example does), ``vocab_size``,
 ``normalizer``, ``pre_tokenizer``, ``tie_break`` (first | hf), ``min_frequency``,
 ``specials`` (bert | unk | none | endoftext), with the byte-level pre-tokenizer ``byte_alphabet``
 and ``prefix_space`` (0 | 1), and, on the Train page, ``step`` (and a class room's ``room``, ``student``,
@@ -17,18 +20,23 @@ from typing import Any, Mapping
 
 from wordpiece_core.normalizers import NORMALIZERS
 from wordpiece_core.pre_tokenizers import PRE_TOKENIZERS
-from wordpiece_core.special_tokens import BERT_SPECIALS, END_OF_TEXT, UNK
-from wordpiece_core.config import ALGORITHMS, Algorithm, TIE_BREAKS, TieBreak
+from wordpiece_core.pre_tokenizers import METASPACE
+from wordpiece_core.special_tokens import BERT_SPECIALS, END_OF_TEXT, UNK, UNK_PIECE
+from wordpiece_core.config import ALGORITHMS as MERGE_ALGORITHMS, TIE_BREAKS, TieBreak
+from wordpiece_core.unigram_training import UNIGRAM_RULES
 
 from .corpora import CUSTOM_IDS, sample_by_id, samples
 from .datastore import ID_CHARS, valid_id
 
+ALGORITHMS = (*MERGE_ALGORITHMS, "unigram")  # the app's: the two merge trainers and Unigram
 SPECIALS = {
     "bert": BERT_SPECIALS,
     "unk": (UNK,),
+    "unk-piece": (UNK_PIECE,),  # SentencePiece's and Unigram's <unk>
     "endoftext": (END_OF_TEXT,),
     "none": (),
 }
+UNIGRAM_PRE_TOKENIZER = METASPACE[0]  # the pre-tokenizer only Unigram trains with here
 SPECIALS_LABELS = {name: " ".join(tokens) or "none" for name, tokens in SPECIALS.items()}
 MAX_VOCAB = 50_000
 MAX_MIN_FREQUENCY = 1_000_000
@@ -37,7 +45,7 @@ MAX_MIN_FREQUENCY = 1_000_000
 @dataclass(frozen=True)
 class Settings:
     corpus: str = "course-toy"
-    algorithm: Algorithm = "wordpiece"
+    algorithm: str = "wordpiece"  # one of ALGORITHMS
     vocab_size: int = 30
     normalizer: str = "none"
     pre_tokenizer: str = "whitespace"
@@ -47,6 +55,12 @@ class Settings:
     byte_alphabet: bool = False  # byte-level: start from all 256 byte symbols, not only those seen
     prefix_space: bool = False  # byte-level: add a space before the text, so a first word is spelled like the others
     corpus_id: str = ""  # a pasted or uploaded corpus: its id in the data store ("" for a sample, or none yet)
+    unigram_rule: str = "tokenizers"  # unigram: one of UNIGRAM_RULES
+    whole_words: bool = True  # unigram, course rule: the seed holds whole words (the course's code)
+
+    @property
+    def unigram(self) -> bool:
+        return self.algorithm == "unigram"
 
     @property
     def special_tokens(self) -> tuple[str, ...]:
@@ -69,22 +83,32 @@ class Settings:
             "vocab_size": str(self.vocab_size),
             "normalizer": self.normalizer,
             "pre_tokenizer": self.pre_tokenizer,
-            "tie_break": self.tie_break,
-            "min_frequency": str(self.min_frequency),
+            **({} if self.unigram else {"tie_break": self.tie_break, "min_frequency": str(self.min_frequency)}),
             "specials": self.specials,
         } | ({"byte_alphabet": str(int(self.byte_alphabet)), "prefix_space": str(int(self.prefix_space))}
-             if self.byte_level else {})
+             if self.byte_level else {}) | (
+            {"unigram_rule": self.unigram_rule} | ({"whole_words": str(int(self.whole_words))}
+                                                   if self.unigram_rule == "course" else {})
+            if self.unigram else {})
 
 
-def defaults_for(corpus_id: str) -> Settings:
-    """The suggested settings of a corpus (custom corpora get the English paragraphs' ones)."""
+def defaults_for(corpus_id: str, algorithm: str = "wordpiece") -> Settings:
+    """The suggested settings of a corpus (custom corpora get the English paragraphs' ones); with Unigram, its
+    catalogue entry's `unigram` settings over them."""
     sample = sample_by_id(corpus_id) or sample_by_id("english-paragraphs")
     assert sample is not None
-    return Settings(corpus=corpus_id, **{name: getattr(sample, name) for name in SUGGESTED})
+    base = {name: getattr(sample, name) for name in SUGGESTED}
+    if algorithm == "unigram":
+        base |= {k: v for k, v in (sample.unigram or {}).items() if k in SUGGESTED + UNIGRAM_SUGGESTED}
+        if sample.is_word_counts or corpus_id in CUSTOM_IDS:
+            base.setdefault("pre_tokenizer", sample.pre_tokenizer)
+        return Settings(corpus=corpus_id, algorithm="unigram", **base)
+    return Settings(corpus=corpus_id, algorithm=algorithm if algorithm in ALGORITHMS else "wordpiece", **base)
 
 
 # The settings a sample corpus suggests (its catalogue entry has a field of the same name for each).
 SUGGESTED = ("vocab_size", "normalizer", "pre_tokenizer", "min_frequency", "specials")
+UNIGRAM_SUGGESTED = ("unigram_rule", "whole_words")  # in its `unigram` entry, with those above
 
 
 ECHOED_CHARS = 40  # a bad parameter's value is quoted in its message on its first characters only
@@ -125,19 +149,27 @@ def from_query(params: Mapping[str, str]) -> tuple[Settings, int | None, list[st
     if corpus not in known:
         problems.append(f"there is no sample corpus called {_echo(corpus)}; showing the course's toy words")
         corpus = "course-toy"
-    base = defaults_for(corpus)
+    algorithm = params.get("algorithm", "wordpiece")
+    if algorithm not in ALGORITHMS:
+        problems.append(f"algorithm={_echo(algorithm)} is not one of {', '.join(ALGORITHMS)}; using wordpiece")
+        algorithm = "wordpiece"
+    base = defaults_for(corpus, algorithm)
     values: dict[str, Any] = {}  # checked against `choices` and `numbers` below
+    pre_tokenizers = (*PRE_TOKENIZERS, UNIGRAM_PRE_TOKENIZER) if algorithm == "unigram" else tuple(PRE_TOKENIZERS)
     choices = {
-        "algorithm": ALGORITHMS,
         "normalizer": tuple(NORMALIZERS),
-        "pre_tokenizer": tuple(PRE_TOKENIZERS),
+        "pre_tokenizer": pre_tokenizers,
         "tie_break": TIE_BREAKS,
         "specials": tuple(SPECIALS),
+        **({"unigram_rule": UNIGRAM_RULES} if algorithm == "unigram" else {}),
     }
     for key, allowed in choices.items():
         if key in params:
             if params[key] in allowed:
                 values[key] = params[key]
+            elif key == "pre_tokenizer" and params[key] == UNIGRAM_PRE_TOKENIZER:
+                problems.append(f"pre_tokenizer={UNIGRAM_PRE_TOKENIZER} is for the Unigram algorithm here; "
+                                f"using {base.pre_tokenizer}")
             else:
                 problems.append(f"{key}={_echo(params[key])} is not one of {', '.join(allowed)}; using {getattr(base, key)}")
     numbers = {"vocab_size": (1, MAX_VOCAB), "min_frequency": (0, MAX_MIN_FREQUENCY)}
@@ -148,12 +180,12 @@ def from_query(params: Mapping[str, str]) -> tuple[Settings, int | None, list[st
                 problems.append(f"{key}={_echo(params[key])} must be a whole number from {low:,} to {high:,}; using {getattr(base, key)}")
             else:
                 values[key] = value
-    for key in ("byte_alphabet", "prefix_space"):
+    for key in ("byte_alphabet", "prefix_space", "whole_words"):
         if key in params:
             if params[key] in ("0", "1"):
                 values[key] = params[key] == "1"
             else:
-                problems.append(f"{key}={_echo(params[key])} must be 0 or 1; using 0")
+                problems.append(f"{key}={_echo(params[key])} must be 0 or 1; using {int(getattr(base, key))}")
     if corpus in CUSTOM_IDS and "corpus_id" in params:
         values["corpus_id"], problem = file_id("corpus_id", params["corpus_id"])
         problems += [problem] if problem else []

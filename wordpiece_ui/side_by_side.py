@@ -9,9 +9,7 @@ last section encodes its text with the same pair.
 
 from __future__ import annotations
 
-from wordpiece_core.config import Algorithm
-
-Wanted = dict[str, tuple[Algorithm, str | None]]  # a column's name → the algorithm and its prefix
+Wanted = dict[str, tuple[str, str | None]]  # a column's name → the algorithm (wordpiece, bpe, unigram) and its prefix
 
 HF_VARIANT = "HF WordPieceTrainer (BPE with ##)"  # the Compare page's optional third column
 PAIR: Wanted = {"BPE": ("bpe", None), "WordPiece": ("wordpiece", "##")}

@@ -1,8 +1,8 @@
 """A training in its own process: `python -m wordpiece_ui.train_worker` (started by jobs.py).
 
-Reads one pickled (word counts, TrainerConfig) from standard input, trains, and writes
+Reads one pickled (word counts, TrainerConfig or UnigramConfig) from standard input, trains, and writes
 pickled messages to standard output: ("progress", done, total) at each percent, then
-("done", Training), ("invalid", message) when the corpus and settings cannot be trained,
+("done", Training or UnigramTraining), ("invalid", message) when the corpus and settings cannot be trained,
 or ("failed", message). The server's interpreter keeps serving the
 class meanwhile; ending this process cancels the training. A worker that sends nothing for
 jobs.WATCHDOG_SECONDS is taken for stuck and killed: the progress messages (a few a second)
@@ -20,7 +20,7 @@ import sys
 
 def main() -> None:
     from wordpiece_core.errors import WordPieceError
-    from wordpiece_core.engine import train
+    from wordpiece_core.unigram_training import train_any
 
     from .jobs import OUT_OF_MEMORY, lower_priority
 
@@ -41,7 +41,7 @@ def main() -> None:
             send(("progress", done, total))
 
     try:
-        send(("done", train(counts, config, progress)))
+        send(("done", train_any(counts, config, progress)))
     except WordPieceError as exc:
         send(("invalid", str(exc)))  # this corpus and these settings cannot be trained
     except MemoryError:

@@ -22,10 +22,11 @@ import streamlit as st
 from wordpiece_core.config import Algorithm, TrainerConfig, config_from_settings
 from wordpiece_core.errors import WordPieceError
 from wordpiece_core.trace import Training
+from wordpiece_core.unigram_training import UnigramConfig, UnigramRule, UnigramTraining
 
 from . import corpus_loading, progress_view, safe, server, side_by_side, state
 from .corpora import CUSTOM_IDS, WordCounts
-from .jobs import Job, estimated_bytes
+from .jobs import AnyConfig, AnyTraining, Job, estimated_bytes
 from .settings import MAX_VOCAB, Settings
 from .side_by_side import Wanted
 from .trained_model import TrainedModel, TrainingGone
@@ -33,15 +34,21 @@ from .trained_model import TrainedModel, TrainingGone
 TOP_K = 25  # candidates recorded per step
 
 
-def config_for(settings: Settings, algorithm: Algorithm | None = None, prefix: str | None = None) -> TrainerConfig:
+def config_for(settings: Settings, algorithm: str | None = None, prefix: str | None = None) -> AnyConfig:
     """The trainer's configuration for the sidebar's settings (another algorithm or BPE's prefix when given)."""
+    algorithm = algorithm or settings.algorithm
+    if algorithm == "unigram":
+        rule: UnigramRule = "course" if settings.unigram_rule == "course" else "tokenizers"
+        return UnigramConfig(rule, settings.vocab_size, settings.special_tokens, top_k=TOP_K,
+                             whole_words=settings.whole_words)
+    merge_algorithm: Algorithm = "bpe" if algorithm == "bpe" else "wordpiece"
     return config_from_settings(
-        algorithm or settings.algorithm, settings.vocab_size, pre_tokenizer=settings.pre_tokenizer,
+        merge_algorithm, settings.vocab_size, pre_tokenizer=settings.pre_tokenizer,
         min_frequency=settings.min_frequency, special_tokens=settings.special_tokens, tie_break=settings.tie_break,
         bpe_prefix=prefix, top_k=TOP_K, byte_alphabet=settings.byte_alphabet)
 
 
-def training_key(counts: WordCounts, config: TrainerConfig) -> str:
+def training_key(counts: WordCounts, config: AnyConfig) -> str:
     """The key a training is stored and shared under: the corpus' digest and the trainer's configuration."""
     return f"{counts.digest}|{config}"
 
@@ -107,13 +114,26 @@ def loaded(model: TrainedModel) -> Training:
 
     When the store has let it go, the page runs again: `trainings` then trains it again, with its progress view.
     """
+    found = loaded_any(model)
+    assert isinstance(found, Training)
+    return found
+
+
+def loaded_unigram(model: TrainedModel) -> UnigramTraining:
+    """`loaded`, for a Unigram training."""
+    found = loaded_any(model)
+    assert isinstance(found, UnigramTraining)
+    return found
+
+
+def loaded_any(model: TrainedModel) -> AnyTraining:
     try:
         return model.training
     except TrainingGone:
         st.rerun()
 
 
-def training_now(model: TrainedModel, waiter: str = "a download") -> Training:
+def training_now(model: TrainedModel, waiter: str = "a download") -> AnyTraining:
     """The handle's training, trained again and waited for if the store let it go: for a download, which runs
     when its button is clicked, outside any run of the page (so without a progress view).
 
@@ -163,9 +183,9 @@ def _sidebar_choice(settings: Settings) -> Wanted:
 class _Plan:
     """The trainings a page wants, and what stands between it and them."""
 
-    configs: dict[str, TrainerConfig]
+    configs: dict[str, AnyConfig]
     keys: dict[str, str]
-    stored: dict[str, Training]  # those in the store already
+    stored: dict[str, AnyTraining]  # those in the store already
     stopped: list[str]  # those this session stopped before they finished: the page says so and starts none
     refusal: str | None  # why one of them cannot be trained (failed before, too large): the page says so, starts none
 
@@ -176,7 +196,7 @@ def _plan(wanted: Wanted, settings: Settings, counts: WordCounts) -> _Plan:
     configs = {name: config_for(settings, algorithm, prefix) for name, (algorithm, prefix) in wanted.items()}
     keys = {name: training_key(counts, config) for name, config in configs.items()}
     stopped_keys = progress_view.stopped_keys()
-    stored: dict[str, Training] = {}
+    stored: dict[str, AnyTraining] = {}
     stopped: list[str] = []
     refusals: list[str] = []
     for name, config in configs.items():
@@ -203,7 +223,7 @@ def _start(plan: _Plan, counts: WordCounts) -> dict[str, Job]:
     return {name: service.join(plan.keys[name], words, plan.configs[name], server.session_id()) for name in todo}
 
 
-def _needed_bytes(counts: WordCounts, config: TrainerConfig) -> int:
+def _needed_bytes(counts: WordCounts, config: AnyConfig) -> int:
     """About what the training will weigh once stored (from the first thousand words' length)."""
     avg = max(1, sum(len(w) for w, _ in counts.counts[:1000]) // max(1, min(1000, counts.types)))
     return estimated_bytes(counts.types, avg, config)

@@ -19,11 +19,11 @@ from __future__ import annotations
 import weakref
 from dataclasses import dataclass, field
 
-from wordpiece_core.config import TrainerConfig
 from wordpiece_core.trace import Training
+from wordpiece_core.unigram_training import UnigramTraining
 
 from .corpora import WordCounts
-from .jobs import TrainingService
+from .jobs import AnyConfig, AnyTraining, TrainingService
 from .settings import Settings
 
 
@@ -47,26 +47,30 @@ class TrainedModel:
 
     key: str  # the training's key in the server's store: the corpus digest and the trainer config
     settings: Settings  # the sidebar's settings it was trained with (its text settings encode with it)
-    config: TrainerConfig
+    config: AnyConfig
     corpus: Corpus
-    merges: int
-    start_tokens: int  # the vocabulary before the first merge (special tokens and alphabet)
-    tokens: int  # the vocabulary after the last merge
+    merges: int  # the steps: merges (BPE, WordPiece) or rounds (Unigram)
+    start_tokens: int  # the vocabulary before the first step (special tokens and alphabet; Unigram: its seed)
+    tokens: int  # the vocabulary after the last step
     stop_reason: str
     service: TrainingService = field(repr=False)
-    _training: weakref.ref[Training] = field(repr=False)
+    _training: weakref.ref[AnyTraining] = field(repr=False)
     _counts: weakref.ref[WordCounts] = field(repr=False)
 
     @classmethod
-    def of(cls, key: str, training: Training, settings: Settings, counts: WordCounts,
+    def of(cls, key: str, training: AnyTraining, settings: Settings, counts: WordCounts,
            service: TrainingService) -> TrainedModel:
         corpus = Corpus(counts.name, counts.types, counts.tokens, counts.lowercase_words)
+        if isinstance(training, UnigramTraining):
+            return cls(key, settings, training.config, corpus, len(training.rounds),
+                       training.seed_size + len(training.config.special_tokens), len(training.pieces),
+                       training.stop_reason, service, weakref.ref(training), weakref.ref(counts))
         return cls(key, settings, training.config, corpus,
                    len(training.steps), len(training.initial_vocab), len(training.steps.tokens),
                    training.stop_reason, service, weakref.ref(training), weakref.ref(counts))
 
     @property
-    def training(self) -> Training:
+    def training(self) -> AnyTraining:
         """The training, from the store; put back into it if the store let it go while a run still uses it.
 
         Hold it in a local for the run (trained.loaded): the run then keeps it, and nothing after.

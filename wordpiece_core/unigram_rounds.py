@@ -1,0 +1,130 @@
+"""What the Train page shows of a Unigram round, computed from the training: the model a round starts from and
+the one it leaves, a word's best split with each piece's log-probability, and the words whose split changed.
+
+- `course` rule: round k's model is its vocabulary's counts, renormalised (unigram_reference.probabilities);
+  the model it leaves is the same counts without the removed pieces (the next round's start).
+- `tokenizers` rule: round k's model is its vocabulary after EM (the one the pruning read); the model it
+  leaves is the next round's after EM (the pruning's effect, re-estimated), or the final vocabulary.
+Splits follow each rule's own Viterbi (and its tie rule).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from . import unigram_em as em
+from .unigram_reference import Round, probabilities, viterbi
+from .unigram_training import UnigramTraining
+
+UNKNOWN = "<unk>"
+
+
+@dataclass(frozen=True)
+class Split:
+    """A word's best split: its pieces and each one's log-probability (natural log)."""
+
+    word: str
+    pieces: tuple[str, ...]
+    log_probs: tuple[float, ...]
+
+    @property
+    def cost(self) -> float:
+        """-Σ log p: the word's share of the loss, once per occurrence."""
+        return -math.fsum(self.log_probs)
+
+    @property
+    def probability(self) -> float:
+        return math.exp(-self.cost)
+
+
+class RoundModel:
+    """One model of the training: a word's best split under it."""
+
+    def __init__(self, training: UnigramTraining, pieces: list[tuple[str, float]] | None = None,
+                 counts: dict[str, int] | None = None) -> None:
+        self.course = counts is not None
+        if counts is not None:
+            self.costs = probabilities(counts)
+            self.size = len(counts)
+        else:
+            assert pieces is not None
+            self.model = em.Model(pieces)
+            self.size = len(pieces) - 1  # without the trainer's <UNK>
+        self._cache: dict[str, Split] = {}
+
+    def split(self, word: str) -> Split:
+        found = self._cache.get(word)
+        if found is not None:
+            return found
+        if self.course:
+            tokens, _, _ = viterbi(word, self.costs)
+            logs = tuple(-self.costs[t] if t in self.costs else -math.inf for t in tokens)
+            result = Split(word, tuple(tokens), logs)
+        else:
+            edges = self.model.lattice(word)
+            ids, _ = em.viterbi(len(word), edges)
+            pieces: list[str] = []
+            found_logs: list[float] = []
+            pos = 0
+            by_start = {(b, i): (e, s) for b, e, i, s in edges}
+            for i in ids:
+                e, s = by_start[(pos, i)]
+                pieces.append(UNKNOWN if i == 0 else word[pos:e])
+                found_logs.append(s)
+                pos = e
+            result = Split(word, tuple(pieces), tuple(found_logs))
+        if len(self._cache) < 50_000:
+            self._cache[word] = result
+        return result
+
+    def log_prob(self, piece: str) -> float | None:
+        if self.course:
+            return -self.costs[piece] if piece in self.costs else None
+        i = self.model.ids.get(piece)
+        return self.model.pieces[i][1] if i is not None else None
+
+
+def before_and_after(training: UnigramTraining, number: int) -> tuple[RoundModel, RoundModel]:
+    """Round `number`'s model (1-based) and the one it leaves."""
+    rounds = training.rounds
+    r = rounds[number - 1]
+    if isinstance(r, Round):
+        after = {t: c for t, c in r.counts.items() if t not in set(r.removed)}
+        return RoundModel(training, counts=dict(r.counts)), RoundModel(training, counts=after)
+    assert isinstance(r, em.EMRound)
+    before = RoundModel(training, pieces=list(r.pieces))
+    if number < len(rounds):
+        nxt = rounds[number]
+        assert isinstance(nxt, em.EMRound)
+        return before, RoundModel(training, pieces=list(nxt.pieces))
+    specials = set(training.config.special_tokens)
+    final = [(em.TRAINING_UNK, math.nan)] + [(p, s) for p, s in training.pieces if p not in specials]
+    return before, RoundModel(training, pieces=final)
+
+
+def changed_splits(training: UnigramTraining, number: int, words: Iterable[tuple[str, int]]
+                   ) -> list[tuple[str, int, Split, Split]]:
+    """The words (of `words`, in their order) whose best split round `number` changed: before and after."""
+    before, after = before_and_after(training, number)
+    changed = []
+    for word, count in words:
+        a, b = before.split(word), after.split(word)
+        if a.pieces != b.pieces:
+            changed.append((word, count, a, b))
+    return changed
+
+
+def loss_series(training: UnigramTraining) -> list[tuple[int, int, float]]:
+    """Each round's (number, vocabulary size at its start, loss): the course rule's corpus loss (the model's,
+    the sum of count × cost), the tokenizers rule's EM objective after the round's EM (the average negative
+    log-likelihood of a word occurrence)."""
+    rows = []
+    for r in training.rounds:
+        if isinstance(r, Round):
+            rows.append((r.number, len(r.counts), r.loss))
+        else:
+            rows.append((r.number, r.em[0].size_before - 1 if r.em else len(r.pieces) - 1,
+                         r.em[-1].objective if r.em else math.nan))
+    return rows

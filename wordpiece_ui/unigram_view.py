@@ -1,0 +1,361 @@
+"""The Train page for Unigram: a step is a round (its EM iterations and its pruning, or the course's exact
+removal), drawn from the training's records (wordpiece_core/unigram_training.py, unigram_rounds.py).
+
+What a round shows: the loss and its arithmetic for one word; the candidates with the smallest loss
+increases, the removed ones marked; the words whose best split the round changed, before → after; under the
+tokenizers rule, EM's iterations (sizes, objective, the most expected pieces with their probabilities before
+→ after); *Why this round*; and over all rounds the vocabulary size and the loss. Ask first hides what a
+round removes until it is revealed: which of the cheapest candidates costs least to remove?
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import math
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from wordpiece_core import unigram_em, unigram_files, unigram_reference
+from wordpiece_core.unigram_em import EMRound
+from wordpiece_core.unigram_reference import COURSE_ERRATA, Round
+from wordpiece_core.unigram_rounds import RoundModel, Split, before_and_after, changed_splits, loss_series
+from wordpiece_core.unigram_training import UnigramConfig, UnigramTraining
+
+from . import caches, safe, state, trained
+from .settings import Settings
+from .stepper import Stepper
+from .trained_model import TrainedModel
+
+CANDIDATE_ROWS = 15
+QUIZ_CHOICES = 6
+SPLIT_WORDS = 2_000  # the most frequent words whose splits a round compares (a wordfreq list has 10,000)
+CHANGED_ROWS = 12
+UNIGRAM_WORD = "unigram_word"  # the word whose arithmetic a round shows
+UNIGRAM_REVEALED = "unigram_revealed"  # ask first: the rounds revealed this session
+UNIGRAM_GUESS = "unigram_guess"
+
+
+def _rounds(model: TrainedModel) -> UnigramTraining:
+    return trained.loaded_unigram(model)
+
+
+def fmt(piece: str) -> str:
+    """A piece as the tables show it: Metaspace's ▁ kept, a space made visible."""
+    return piece.replace(" ", "␣") if piece.strip() else repr(piece)
+
+
+def split_text(split: Split) -> str:
+    return " ".join(fmt(p) for p in split.pieces)
+
+
+# ---------------------------------------------------------------------------------------------- tables
+
+def candidates_frame(r: Round | EMRound, rows: int) -> pd.DataFrame:
+    """The cheapest candidates of a round, cheapest first, the removed ones marked."""
+    if isinstance(r, Round):
+        removed = set(r.removed)
+        data = [{"piece": fmt(t), "loss increase": s, "removed": t in removed} for t, s in r.scores[:rows]]
+        return pd.DataFrame(data, columns=["piece", "loss increase", "removed"])
+    p = r.pruning
+    if p is None:
+        return pd.DataFrame(columns=["piece", "loss increase", "removed", "replaced by", "on best splits"])
+    cut = set(p.cut)
+    order = range(len(p.pieces) - 1, max(-1, len(p.pieces) - 1 - rows), -1)  # lowest loss first
+    data = [{"piece": fmt(p.pieces[k]), "loss increase": p.losses[k], "removed": p.pieces[k] in cut,
+             "replaced by": " ".join(fmt(a) for a in p.alternatives[k]), "on best splits": p.frequencies[k]}
+            for k in order]
+    return pd.DataFrame(data, columns=["piece", "loss increase", "removed", "replaced by", "on best splits"])
+
+
+def changed_frame(model: TrainedModel, number: int) -> pd.DataFrame:
+    def make() -> pd.DataFrame:
+        training = _rounds(model)
+        counts = model.counts
+        words = list(counts.counts[:SPLIT_WORDS]) if counts is not None else []
+        rows = [{"word": fmt(w), "count": c, "before": split_text(a), "after": split_text(b),
+                 "cost before": a.cost, "cost after": b.cost}
+                for w, c, a, b in changed_splits(training, number, sorted(words, key=lambda wc: -wc[1]))]
+        return pd.DataFrame(rows, columns=["word", "count", "before", "after", "cost before", "cost after"])
+    return caches._derived("unigram changed", model, number, make=make)
+
+
+def em_frame(r: EMRound) -> pd.DataFrame:
+    rows = [{"EM iteration": e.sub_iteration, "pieces before": e.size_before - 1, "pieces after": e.size_after - 1,
+             "dropped (expected < 0.5)": len(e.dropped), "objective (nats a word)": e.objective,
+             "tokens on best splits": e.tokens} for e in r.em]
+    return pd.DataFrame(rows)
+
+
+def expected_frame(r: EMRound, previous: dict[str, float] | None) -> pd.DataFrame:
+    """The most expected pieces of the round's last EM iteration: probability before → after."""
+    last = r.em[-1] if r.em else None
+    rows = []
+    for piece, expected, after in (last.top if last else ()):
+        before = previous.get(piece) if previous else None
+        rows.append({"piece": fmt(piece), "expected count": expected,
+                     "p before": math.exp(before) if before is not None and math.isfinite(before) else None,
+                     "p after": math.exp(after) if math.isfinite(after) else None})
+    return pd.DataFrame(rows, columns=["piece", "expected count", "p before", "p after"])
+
+
+def rounds_frame(training: UnigramTraining) -> pd.DataFrame:
+    rows = [{"round": n, "vocabulary": size, "loss": loss} for n, size, loss in loss_series(training)]
+    return pd.DataFrame(rows)
+
+
+def candidates_chart(frame: pd.DataFrame, large: bool) -> alt.Chart:
+    size = 18 if large else 12
+    data = frame.assign(status=frame["removed"].map({True: "removed", False: "kept"}))
+    return alt.Chart(data).mark_bar().encode(
+        y=alt.Y("piece:N", sort=None, title=None, axis=alt.Axis(labelFontSize=size, labelLimit=240)),
+        x=alt.X("loss increase:Q", title="loss increase if removed", axis=alt.Axis(labelFontSize=size - 2)),
+        color=alt.Color("status:N", scale=alt.Scale(domain=["removed", "kept"], range=["#d62728", "#4c78a8"]),
+                        legend=alt.Legend(orient="bottom", title=None, labelFontSize=size - 2)),
+        tooltip=list(frame.columns),
+    ).properties(height=max(160, 26 * len(frame)))
+
+
+def rounds_chart(frame: pd.DataFrame, value: str, title: str) -> alt.Chart:
+    return alt.Chart(frame).mark_line(point=True).encode(
+        x=alt.X("round:Q", axis=alt.Axis(tickMinStep=1)), y=alt.Y(f"{value}:Q", title=title),
+        tooltip=list(frame.columns)).properties(height=220)
+
+
+# ---------------------------------------------------------------------------------------------- notes
+
+def why_round(training: UnigramTraining, r: Round | EMRound, corpus: str) -> list[str]:
+    """*Why this round*: computed from its records."""
+    notes: list[str] = []
+    if isinstance(r, Round):
+        if not r.removed:
+            return notes
+        n = len(r.removed)
+        first, score = r.scores[0]
+        kept = r.scores[n] if n < len(r.scores) else None
+        notes.append(
+            f"**Why {safe.code(fmt(first))}?** Of the {len(r.scores):,} pieces longer than one character, it raises "
+            f"the loss least when removed: by {score:.2f} (every word split again without it). A round removes "
+            f"{training.config.prune_percent:g} % of the vocabulary ({n} of {len(r.counts)}), the cheapest first"
+            + (f"; the cheapest piece kept, {safe.code(fmt(kept[0]))}, would have cost {kept[1]:.2f}." if kept else "."))
+        free = [t for t, s in r.scores[:n] if s == 0]
+        if free:
+            notes.append(f"Removing {', '.join(safe.code(fmt(t)) for t in free[:5])} costs nothing: no word's best "
+                         "split needs it (another split scores the same, or better).")
+        ties = [t for t, s in r.scores if s == r.scores[n - 1][1]]
+        if len(ties) > 1 and n < len(r.scores) and r.scores[n][1] == r.scores[n - 1][1]:
+            notes.append(f"{len(ties)} pieces tie at {r.scores[n - 1][1]:.2f}: the course's code keeps the "
+                         "vocabulary's order (a stable sort), so the first of them go.")
+        notes.append(f"The course's code prints the loss as {r.course_loss:.2f}, not {r.loss:.2f}: "
+                     + COURSE_ERRATA["start"])
+        if corpus == "course-toy" and r.number == 1:
+            notes.append("Hugging Face course, “Unigram tokenization”: " + COURSE_ERRATA["pug"])
+        return notes
+    p = r.pruning
+    if p is None:
+        notes.append(f"**The last round.** EM left {r.em[-1].size_after - 1:,} pieces, at most 1.1 × the "
+                     f"vocabulary size ({training.config.vocab_size:,}), so nothing is pruned: the final vocabulary "
+                     "keeps every character, then the model's pieces in its order, up to the size.")
+        return notes
+    if p.unused:
+        notes.append(f"**{len(p.unused):,} pieces went for free:** no word's best split used them, and each has a "
+                     f"better split than itself ({', '.join(safe.code(fmt(t)) for t in p.unused[:5])}…).")
+    if p.cut:
+        k = len(p.pieces) - 1
+        notes.append(
+            f"**Why {safe.code(fmt(p.pieces[k]))}?** Removing it would move its {p.frequencies[k]:g} uses on best "
+            f"splits to {' + '.join(safe.code(fmt(a)) for a in p.alternatives[k])}, its second-best split; the "
+            f"corpus would lose {p.losses[k]:.3g} nats a word, the least of the {len(p.pieces):,} candidates. The "
+            f"round keeps the {len(p.pieces) - len(p.cut):,} with the highest losses, down to max(1.1 × "
+            f"{training.config.vocab_size:,}, {training.config.shrinking_factor:g} × the size) = {p.target:,} pieces.")
+    notes.append("Unlike the course's loop, this loss is an estimate: it assumes each use of a piece turns into its "
+                 "second-best split, without splitting the corpus again (the course computes it exactly, which "
+                 "costs a Viterbi pass over every word for every candidate).")
+    return notes
+
+
+# ---------------------------------------------------------------------------------------------- the page
+
+def page(model: TrainedModel, settings: Settings, presenting: bool, quiz: bool, dark: bool) -> None:
+    """The Unigram Train page below the sidebar and the modes: the summary, the stepper over rounds and the
+    round, the downloads."""
+    config = model.config
+    assert isinstance(config, UnigramConfig)
+    n = model.merges
+    if not presenting:
+        st.caption(
+            f"**{safe.md(model.corpus.name)}**: {model.corpus.types:,} distinct words, {model.corpus.tokens:,} in all · "
+            f"Unigram, {state.RULE_LABELS[config.rule]} · seed: {model.start_tokens:,} tokens · {n:,} round"
+            f"{'' if n == 1 else 's'} → {model.tokens:,} tokens")
+    if n == 0:
+        st.warning(f"Nothing to remove: {safe.md(model.stop_reason)}. Lower the vocabulary size in the sidebar.")
+        return
+    if st.session_state.get(state.STEP, 1) > n:
+        st.session_state[state.STEP] = n
+
+    def hidden(number: int) -> bool:
+        return quiz and number not in st.session_state.get(UNIGRAM_REVEALED, set())
+
+    def view(number: int) -> None:
+        state.sync_url(settings, step=number, quiz=1 if quiz else None, present=1 if presenting else None)
+        round_view(model, settings, number, presenting, hidden(number), dark)
+
+    Stepper(state.STEP, n, noun="round", hold=hidden,
+            hold_help="Reveal this round first: Play stops at every hidden round.").run(view, keys_legend=not presenting)
+    if not presenting:
+        downloads(model, settings)
+
+
+def round_view(model: TrainedModel, settings: Settings, number: int, presenting: bool, hide: bool, dark: bool) -> None:
+    training = _rounds(model)
+    r = training.rounds[number - 1]
+    n = len(training.rounds)
+    before, after = before_and_after(training, number)
+    frame = candidates_frame(r, CANDIDATE_ROWS if not presenting else 10)
+    if hide and not frame.empty:
+        quiz_view(r, number, n, frame)
+        return
+    if isinstance(r, Round):
+        removed, size = r.removed, len(r.counts)
+    else:
+        removed = list(r.pruning.unused + r.pruning.cut) if r.pruning else []
+        size = len(r.pieces) - 1
+    shown = ", ".join(fmt(t) for t in removed[:4]) + (" …" if len(removed) > 4 else "")
+    st.header(f"Round {number} of {n}:  {size:,} → {size - len(removed):,} pieces"
+              + (f"  (− {shown})" if removed else ""), anchor=False)
+    left, right = st.columns([3, 2])
+    with left:
+        loss_box(model, training, r, before, presenting)
+    with right:
+        if frame.empty:
+            st.info("No candidates: this round only re-estimates the probabilities.")
+        else:
+            caches.chart(candidates_chart(frame, presenting))
+    if isinstance(r, EMRound) and not presenting:
+        em_box(training, r, number)
+    changed = changed_frame(model, number)
+    st.subheader("Best splits before → after", anchor=False)
+    if changed.empty:
+        st.caption("No word among the most frequent changed its best split this round.")
+    else:
+        st.caption(f"{len(changed):,} of the corpus's {min(SPLIT_WORDS, model.corpus.types):,} most frequent words "
+                   "split differently after this round (cost: −Σ log p of the split, per occurrence).")
+        st.dataframe(changed.head(CHANGED_ROWS), hide_index=True, width="stretch",
+                     column_config={"cost before": st.column_config.NumberColumn(format="%.3f"),
+                                    "cost after": st.column_config.NumberColumn(format="%.3f")})
+    st.subheader("Why this round", anchor=False)
+    st.markdown("\n\n".join(why_round(training, r, settings.corpus)) or "—")
+    if not presenting:
+        with st.expander("The candidates as a table", icon=":material/table:"):
+            st.dataframe(frame, hide_index=True, width="stretch")
+        with st.expander("Over all rounds: the vocabulary and the loss", icon=":material/show_chart:"):
+            rounds = rounds_frame(training)
+            a, b = st.columns(2)
+            with a:
+                caches.chart(rounds_chart(rounds, "vocabulary", "vocabulary at the round's start"))
+            with b:
+                caches.chart(rounds_chart(rounds, "loss", "loss" if isinstance(r, Round)
+                                          else "EM objective (nats a word)"))
+        with st.expander("The algorithm in code", icon=":material/code:"):
+            code_box(training)
+
+
+def loss_box(model: TrainedModel, training: UnigramTraining, r: Round | EMRound, before: RoundModel,
+             presenting: bool) -> None:
+    counts = model.counts
+    words = [w for w, _ in sorted(counts.counts, key=lambda wc: -wc[1])[:200]] if counts is not None else []
+    if not words:
+        return
+    state.hold(UNIGRAM_WORD, words[0])
+    if st.session_state[UNIGRAM_WORD] not in words:
+        st.session_state[UNIGRAM_WORD] = words[0]
+    word = st.selectbox("A word's share of the loss", words, key=UNIGRAM_WORD, format_func=fmt,
+                        on_change=state.remember, args=(UNIGRAM_WORD,)) or words[0]
+    split = before.split(word)
+    count = dict(counts.counts).get(word, 0) if counts is not None else 0
+    parts = []
+    for piece, logp in zip(split.pieces, split.log_probs):
+        if isinstance(r, Round) and piece in r.counts:
+            total = sum(r.counts.values())
+            parts.append(f"−log({r.counts[piece]}/{total}) = {-logp:.3f}")
+        else:
+            parts.append(f"−log p({fmt(piece)}) = {-logp:.3f}")
+    st.markdown(f"**{safe.md(fmt(word))}** → {safe.md(split_text(split))} (p = {split.probability:.6f})")
+    st.markdown(safe.md(f"cost = {' + '.join(parts)}") + f" = **{split.cost:.3f}**; × {count:,} occurrences = "
+                f"**{count * split.cost:,.2f}** of the loss")
+    if isinstance(r, Round):
+        st.markdown(f"Loss of the corpus (Σ count × cost): **{r.loss:.2f}**")
+    elif r.em:
+        st.markdown(f"EM objective after this round's EM: **{r.em[-1].objective:.4f}** nats a word occurrence")
+
+
+def em_box(training: UnigramTraining, r: EMRound, number: int) -> None:
+    st.subheader("EM: expected counts, new probabilities", anchor=False)
+    st.dataframe(em_frame(r), hide_index=True, width="stretch",
+                 column_config={"objective (nats a word)": st.column_config.NumberColumn(format="%.4f")})
+    last = training.rounds[number - 2] if number > 1 else None
+    previous = dict(last.pieces) if isinstance(last, EMRound) else None
+    frame = expected_frame(r, previous)
+    st.caption("The most expected pieces (over all of each word's splits, weighted by their probabilities) and "
+               "their probability before this round → after its EM (digamma(count) − digamma(total)).")
+    st.dataframe(frame, hide_index=True, width="stretch",
+                 column_config={"expected count": st.column_config.NumberColumn(format="%.2f"),
+                                "p before": st.column_config.NumberColumn(format="%.5f"),
+                                "p after": st.column_config.NumberColumn(format="%.5f")})
+
+
+def quiz_view(r: Round | EMRound, number: int, n: int, frame: pd.DataFrame) -> None:
+    st.header(f"Round {number} of {n}:  which piece costs least to remove?", anchor=False)
+    choices = sorted(frame.head(QUIZ_CHOICES)["piece"].tolist())
+    st.caption(f"The {len(choices)} cheapest candidates, in alphabetical order: one of them goes first.")
+    guess = st.radio("Your guess", choices, index=None, key=f"{UNIGRAM_GUESS}:{number}", horizontal=True)
+    if st.button("Reveal the round", type="primary", icon=":material/visibility:"):
+        revealed = set(st.session_state.get(UNIGRAM_REVEALED, set()))
+        revealed.add(number)
+        st.session_state[UNIGRAM_REVEALED] = revealed
+        cheapest = frame["piece"].iloc[0]
+        if guess is not None:
+            (st.success if guess == cheapest else st.info)(
+                f"You chose {safe.md(guess)}; the cheapest is {safe.md(cheapest)}.")
+        st.rerun(scope="fragment")
+
+
+def code_box(training: UnigramTraining) -> None:
+    if training.config.rule == "course":
+        st.caption("wordpiece_core/unigram_reference.py: the course's loop, plainly (the app runs this code).")
+        st.code(inspect.getsource(unigram_reference.removal_scores) + "\n\n" + inspect.getsource(unigram_reference.train),
+                language="python", wrap_lines=True)
+    else:
+        st.caption("wordpiece_core/unigram_em.py: tokenizers' UnigramTrainer, plainly (the app runs its fast form, "
+                   "engine/unigram.py, which the tests hold to the same results).")
+        st.code(inspect.getsource(unigram_em.m_step) + "\n\n" + inspect.getsource(unigram_em.pruning_loss)
+                + "\n\n" + inspect.getsource(unigram_em.prune), language="python", wrap_lines=True)
+
+
+def download_file(training: UnigramTraining, settings: Settings, name: str) -> str:
+    """One file of a Unigram training's download set (the command line's), built when clicked."""
+    config = training.config
+    course = config.rule == "course"
+    files = unigram_files.output_files(
+        training.pieces, training.rounds,
+        {"unigram_rule": config.rule, "vocab_size": config.vocab_size, "seed_size": config.seed,
+         **({"prune_percent": config.prune_percent} if course else
+            {"shrinking_factor": config.shrinking_factor, "sub_iterations": config.sub_iterations,
+             "max_piece_length": config.max_piece_length}),
+         "normalizer": settings.normalizer, "pre_tokenizer": settings.pre_tokenizer, "add_prefix_space": False},
+        config.special_tokens, config.top_k, training.stop_reason, training.words, 0)
+    return files[name]
+
+
+def downloads(model: TrainedModel, settings: Settings) -> None:
+    st.subheader("Downloads", anchor=False)
+    stem = f"{settings.corpus}-unigram-{settings.vocab_size}"
+    cols = st.columns(4)
+    for col, (fname, mime) in zip(cols, [("tokenizer.json", "application/json"), ("vocab.txt", "text/plain"),
+                                         ("trace.jsonl", "application/jsonl"), ("training.json", "application/json")]):
+        col.download_button(fname, icon=":material/download:", file_name=f"{stem}-{fname}", mime=mime,
+                            width="stretch", on_click="ignore",
+                            data=functools.partial(caches.when_clicked, model, download_file, settings, fname))
+
