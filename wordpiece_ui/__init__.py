@@ -14,7 +14,7 @@ pages behind app.py), `progress_view.py` (progress bars and Stop), `stepper.py` 
 step views and their keys), `intro.py` (the first-visit introduction), `presenter.py` (presenter
 mode's type sizes), `glossary.py` (the candidate table's column tooltips, inside one function) and `classroom.py`, `room_teacher.py`
 and `room_student.py` (the live class room: a session in a room, the teacher's and the students' parts of the
-Train page).
+Train page), and `unigram_view.py` (the Train page's Unigram rounds).
 
 The others draw nothing: they turn records into DataFrames, charts, HTML and text, or, as
 stores.py, jobs.py and train_worker.py, store and run trainings without a Streamlit session, and,

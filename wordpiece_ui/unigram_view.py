@@ -148,7 +148,9 @@ def why_round(training: UnigramTraining, r: Round | EMRound, corpus: str) -> lis
         if len(ties) > 1 and n < len(r.scores) and r.scores[n][1] == r.scores[n - 1][1]:
             notes.append(f"{len(ties)} pieces tie at {r.scores[n - 1][1]:.2f}: the course's code keeps the "
                          "vocabulary's order (a stable sort), so the first of them go.")
-        notes.append(f"The course's code prints the loss as {r.course_loss:.2f}, not {r.loss:.2f}: "
+        occurrences = round(r.course_loss - r.loss)
+        notes.append(f"The course's code would print the loss as {r.course_loss:.2f} (+ {occurrences:,} word "
+                     f"occurrences), not {r.loss:.2f}. Hugging Face course, “Unigram tokenization”: "
                      + COURSE_ERRATA["start"])
         if corpus == "course-toy" and r.number == 1:
             notes.append("Hugging Face course, “Unigram tokenization”: " + COURSE_ERRATA["pug"])
@@ -225,6 +227,7 @@ def round_view(model: TrainedModel, settings: Settings, number: int, presenting:
     shown = ", ".join(fmt(t) for t in removed[:4]) + (" …" if len(removed) > 4 else "")
     st.header(f"Round {number} of {n}:  {size:,} → {size - len(removed):,} pieces"
               + (f"  (− {shown})" if removed else ""), anchor=False)
+    guess_feedback(number)
     left, right = st.columns([3, 2])
     with left:
         loss_box(model, training, r, before, presenting)
@@ -311,15 +314,29 @@ def quiz_view(r: Round | EMRound, number: int, n: int, frame: pd.DataFrame) -> N
     choices = sorted(frame.head(QUIZ_CHOICES)["piece"].tolist())
     st.caption(f"The {len(choices)} cheapest candidates, in alphabetical order: one of them goes first.")
     guess = st.radio("Your guess", choices, index=None, key=f"{UNIGRAM_GUESS}:{number}", horizontal=True)
-    if st.button("Reveal the round", type="primary", icon=":material/visibility:"):
-        revealed = set(st.session_state.get(UNIGRAM_REVEALED, set()))
-        revealed.add(number)
-        st.session_state[UNIGRAM_REVEALED] = revealed
-        cheapest = frame["piece"].iloc[0]
-        if guess is not None:
-            (st.success if guess == cheapest else st.info)(
-                f"You chose {safe.md(guess)}; the cheapest is {safe.md(cheapest)}.")
-        st.rerun(scope="fragment")
+    low = frame["loss increase"].min()
+    cheapest = ", ".join(frame.loc[frame["loss increase"] == low, "piece"].astype(str))  # tied at the lowest: all right
+    st.button("Reveal the round", type="primary", icon=":material/visibility:", on_click=_reveal,
+              args=(number, guess, cheapest))
+
+
+def _reveal(number: int, guess: str | None, cheapest: str) -> None:
+    revealed = set(st.session_state.get(UNIGRAM_REVEALED, set()))
+    revealed.add(number)
+    st.session_state[UNIGRAM_REVEALED] = revealed
+    if guess is not None:
+        st.session_state[f"{UNIGRAM_GUESS}:said:{number}"] = (guess, cheapest)
+
+
+def guess_feedback(number: int) -> None:
+    said = st.session_state.get(f"{UNIGRAM_GUESS}:said:{number}")
+    if said is not None:
+        guess, cheapest = said
+        if guess in cheapest.split(", "):
+            st.success(f"You chose {safe.md(guess)}: right, nothing costs less to remove"
+                       + (f" ({safe.md(cheapest)} tie)." if ", " in cheapest else "."))
+        else:
+            st.info(f"You chose {safe.md(guess)}; the cheapest to remove: {safe.md(cheapest)}.")
 
 
 def code_box(training: UnigramTraining) -> None:

@@ -1,0 +1,77 @@
+"""The Train page with algorithm=unigram, in AppTest: the course's toy round with the course's numbers, the
+tokenizers rule's EM and pruning on a wordfreq list, ask first, and the links' Unigram parameters."""
+
+import pytest
+
+from helpers import app, shown
+from wordpiece_ui.settings import Settings, defaults_for, from_query
+
+pytest.importorskip("streamlit.testing.v1")  # AppTest
+
+
+def texts(at):
+    return shown("\n".join([m.value for m in at.markdown] + [h.value for h in at.header] + [w.value for w in at.warning]
+                           + [s.value for s in at.success] + [c.value for c in at.caption]))
+
+
+def test_unigram_settings_round_trip_through_the_url():
+    s = Settings(corpus="course-toy", algorithm="unigram", vocab_size=11, specials="unk-piece", unigram_rule="course",
+                 whole_words=False)
+    back, _, problems = from_query(s.to_query())
+    assert (back, problems) == (s, [])
+    assert "tie_break" not in s.to_query() and s.to_query()["whole_words"] == "0"
+    t = Settings(corpus="english-paragraphs", algorithm="unigram", pre_tokenizer="metaspace", unigram_rule="tokenizers")
+    assert "whole_words" not in t.to_query() and from_query(t.to_query())[0].pre_tokenizer == "metaspace"
+
+
+def test_unigram_links_take_the_corpus_suggestions_and_refuse_what_does_not_fit():
+    toy = defaults_for("course-toy", "unigram")
+    assert (toy.unigram_rule, toy.vocab_size, toy.specials, toy.whole_words) == ("course", 11, "unk-piece", False)
+    assert defaults_for("wordfreq-en", "unigram").unigram_rule == "tokenizers"
+    settings, _, problems = from_query({"corpus": "course-toy", "algorithm": "bpe", "pre_tokenizer": "metaspace"})
+    assert settings.pre_tokenizer == "whitespace" and "for the Unigram algorithm" in problems[0]
+    settings, _, problems = from_query({"corpus": "course-toy", "algorithm": "unigram", "unigram_rule": "<b>x"})
+    assert settings.unigram_rule == "course" and "unigram_rule='<b>x' is not one of tokenizers, course" in problems[0]
+
+
+@pytest.mark.slow
+def test_the_toy_round_shows_the_course_numbers():
+    at = app(corpus="course-toy", algorithm="unigram", step=1)
+    assert shown(at.header[0].value) == "Round 1 of 5:  15 → 14 pieces  (− ug)"
+    body = texts(at)
+    assert "Loss of the corpus (Σ count × cost): **169.80**" in body  # the course's 169.8
+    assert "p un (p = 0.006168)" in body  # the course's best split of pun and its probability
+    assert "−log(17/210) = 2.514 + −log(16/210) = 2.575 = **5.088**" in body
+    assert "**Why ug?**" in body and "costs nothing" in body
+    assert "The course's code would print the loss as 205.80 (+ 36 word occurrences)" in body
+    assert "17/210" in body  # the course's pug erratum, named at the first round
+    assert "Hugging Face course, “Unigram tokenization”" in body
+
+
+@pytest.mark.slow
+def test_the_tokenizers_rule_shows_em_and_the_pruning():
+    at = app(corpus="wordfreq-en", algorithm="unigram", step=1)
+    assert shown(at.header[0].value).startswith("Round 1 of 7:  6,581 → 4,217 pieces")
+    body = texts(at)
+    assert "2,364 pieces went for free" in body and "EM objective after this round's EM" in body
+    em = next(d.value for d in at.dataframe if "EM iteration" in d.value.columns)
+    assert list(em["EM iteration"]) == [1, 2]
+    assert (em["pieces after"] <= em["pieces before"]).all()
+    expected = next(d.value for d in at.dataframe if "expected count" in d.value.columns)
+    assert list(expected["expected count"]) == sorted(expected["expected count"], reverse=True)
+    at = app(corpus="wordfreq-en", algorithm="unigram", step=2)
+    body = texts(at)
+    assert "Why " in body and "second-best split" in body
+    cand = next(d.value for d in at.dataframe if "replaced by" in d.value.columns)
+    assert cand["removed"].any() and list(cand["loss increase"]) == sorted(cand["loss increase"])
+
+
+@pytest.mark.slow
+def test_ask_first_hides_the_round_until_revealed():
+    at = app(corpus="course-toy", algorithm="unigram", step=2, quiz=1)
+    assert shown(at.header[0].value) == "Round 2 of 5:  which piece costs least to remove?"
+    assert "169.80" not in texts(at)
+    at.radio(key="unigram_guess:2").set_value("un").run()  # tied at 0.00 with the first removed: right too
+    next(b for b in at.button if b.label == "Reveal the round").click().run()
+    assert shown(at.header[0].value).startswith("Round 2 of 5:  14 → 13 pieces")
+    assert "You chose un: right, nothing costs less to remove" in texts(at)
