@@ -14,13 +14,65 @@ MAX_HELDOUT = 5_000
 URL_TEXT_LIMIT = state.LINK_TEXT_CHARS
 
 settings = st.session_state[state.SETTINGS]
-st.title("BPE vs WordPiece")
-st.caption("Both trained on the same corpus with the sidebar's settings. Tokens are matched by their letters: "
-           "WordPiece's `##ug` and BPE's `ug` count as the same token (plain BPE does not mark word-internal pieces).")
-
 sample = sample_by_id(settings.corpus)
 state.keep(state.HF_COLUMN, False, bool)
 state.keep(state.HELDOUT, sample.heldout if sample else "")
+picked = compare.picked_algorithms()  # the multiselect's, from the link's `algorithms` at first
+if picked != ["bpe", "wordpiece"]:  # Unigram among them, or one of the merge trainers beside it
+    st.title("Compare tokenizers: " + " vs ".join(compare.NAMES[a] for a in picked))
+    compare.algorithms_control()
+    counts = corpus_loading.word_counts(settings)
+    some = trained.trainings(compare.wanted(picked), settings, counts) if counts else {}
+    if not some:
+        st.stop()
+    loaded = {name: trained.loaded_any(model) for name, model in some.items()}
+    vocabularies = [compare.vocabulary_of(name, t) for name, t in loaded.items()]
+    st.caption("All trained on the same corpus words with the sidebar's vocabulary size (Unigram: tokenizers' "
+               "UnigramTrainer with <unk>, unless the sidebar's algorithm is Unigram). Tokens are matched by their "
+               "letters: WordPiece's `##ug`, Unigram's `▁ug` (with Metaspace) and BPE's `ug` count as one.")
+    for col, vocabulary in zip(st.columns(len(vocabularies)), vocabularies):
+        col.metric(f"{vocabulary.name} vocabulary", f"{len(vocabulary.tokens):,}")
+    st.subheader("Vocabulary overlap", anchor=False)
+    st.dataframe(compare.overlap_frame(vocabularies), hide_index=True, width="stretch",
+                 column_config={"Jaccard": st.column_config.NumberColumn(format="%.3f")})
+    st.subheader("The same words, tokenized by each", anchor=False)
+    encoders = {name: caches.tokenizer(model) for name, model in some.items()}
+    st.text_area(f"Held-out text (not in the corpus; up to {MAX_HELDOUT:,} characters are encoded)", key=state.HELDOUT,
+                 on_change=state.remember, args=(state.HELDOUT,), height=90)
+    heldout = st.session_state[state.HELDOUT] or ""
+    held = heldout[:MAX_HELDOUT]
+    if len(heldout) > MAX_HELDOUT:
+        st.warning(f"The text has {len(heldout):,} characters; the first {MAX_HELDOUT:,} are encoded (your text is kept).")
+    if held.strip():
+        for col, (name, tok) in zip(st.columns(len(encoders)), encoders.items()):
+            with col:
+                st.markdown(f"**{name}**")
+                enc = tok.encode(held, add_special_tokens=False)
+                st.markdown(chips.over_text(held, enc.tokens, enc.offsets, enc.ids, set(tok.special_tokens)),
+                            unsafe_allow_html=True)
+                st.caption(tables.plural(len(enc.tokens), "token"))
+    words = tuple(w for w, _ in counts.counts) if counts else ()
+    numbers = tuple(n for _, n in counts.counts) if counts else ()
+    st.dataframe(compare.metrics_rows_over(encoders, words, numbers, held), hide_index=True, width="stretch",
+                 column_config=glossary.metric_columns())
+    st.caption("Fertility = tokens per word; [UNK] words = words with a piece the vocabulary cannot spell; "
+               "continuation pieces = tokens after the first of their word. Corpus figures are weighted by word counts.")
+    frequent = [w for w, _ in sorted(counts.counts, key=lambda wc: -wc[1])[:12]] if counts else []
+    st.dataframe(compare.words_table(encoders, frequent), hide_index=True, width="stretch")
+    st.subheader("Token lengths in each vocabulary", anchor=False)
+    caches.chart(charts.length_histogram(compare.lengths_frame(vocabularies),
+                                          "Vocabulary tokens by length (letters; ## and ▁ not counted)"))
+    url_extra = {"algorithms": ",".join(picked),
+                 "heldout": heldout if len(heldout) <= URL_TEXT_LIMIT and heldout != (sample.heldout if sample else "")
+                 else None}
+    state.sync_url(settings, **url_extra)
+    state.share_box(settings, "compare", **url_extra)
+    st.stop()
+
+st.title("BPE vs WordPiece")
+st.caption("Both trained on the same corpus with the sidebar's settings. Tokens are matched by their letters: "
+           "WordPiece's `##ug` and BPE's `ug` count as the same token (plain BPE does not mark word-internal pieces).")
+compare.algorithms_control()
 st.toggle("Also show what Hugging Face's WordPieceTrainer learns (BPE with the ## prefix)", key=state.HF_COLUMN,
           on_change=state.remember, args=(state.HF_COLUMN,))
 

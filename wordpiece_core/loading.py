@@ -17,14 +17,21 @@ from .formats import tokenizer_json
 from .special_tokens import BERT_SPECIALS, CLS, SEP, UNK
 from .tokenizer_schema import MAX_LENGTH, validate_tokenizer_doc
 from .trace import Training
+from .unigram_training import UnigramTraining
 
 _NORMALIZER_NAMES = {None: "none", "Lowercase": "lowercase"}
 _PRE_NAMES = {"Whitespace": "whitespace", "WhitespaceSplit": "whitespace-split", "BertPreTokenizer": "bert",
               "ByteLevel": "byte-level"}
 
 
-def tokenizer_from_training(training: Training, normalizer: str, pre_tokenizer: str, add_prefix_space: bool = False):
+def tokenizer_from_training(training: Training | UnigramTraining, normalizer: str, pre_tokenizer: str,
+                            add_prefix_space: bool = False):
     """A ready-to-use `Tokenizer` for a training (the same one its tokenizer.json describes)."""
+    if isinstance(training, UnigramTraining):
+        from . import unigram_files
+
+        return tokenizer_from_json(unigram_files.tokenizer_json(training.pieces, training.config.special_tokens,
+                                                                normalizer, pre_tokenizer), "the training")
     return tokenizer_from_json(tokenizer_json(training, normalizer, pre_tokenizer, add_prefix_space), "the training")
 
 

@@ -158,7 +158,7 @@ def tokenizer(model: TrainedModel) -> Tokenizer:
     def make() -> Tokenizer:
         from wordpiece_core.loading import tokenizer_from_training
 
-        tok = tokenizer_from_training(trained.loaded(model), *text)
+        tok = tokenizer_from_training(trained.loaded_any(model), *text)
         tok.model.strict_unk = False  # a vocabulary without [UNK] still shows unknown words as [UNK]
         return tok
 

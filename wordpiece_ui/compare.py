@@ -18,6 +18,7 @@ from wordpiece_core.pipeline import Tokenizer
 from wordpiece_core.replay import splits_at
 from wordpiece_core.reference import strip_prefix
 from wordpiece_core.trace import Training
+from wordpiece_core.unigram_training import UnigramTraining
 
 from .safe import code, md
 from .tables import fmt_score, fmt_token
@@ -231,3 +232,133 @@ def fertility_example(bpe: Training, wordpiece: Training) -> str | None:
             "win first, and a frequent word can cost more tokens (a higher fertility) at the same vocabulary size."
         )
     return None
+
+
+# ---------------------------------------------------------------- any two or three of BPE, WordPiece and Unigram
+
+ALL_ALGORITHMS = ("bpe", "wordpiece", "unigram")
+NAMES = {"bpe": "BPE", "wordpiece": "WordPiece", "unigram": "Unigram"}
+METASPACE_MARK = "▁"
+
+
+def parse_algorithms(raw: str | None) -> tuple[list[str], str | None]:
+    """A link's `algorithms` (e.g. "bpe,wordpiece,unigram"): the ones named, in the app's order, and what was wrong.
+    Two at least; otherwise BPE and WordPiece."""
+    default = ["bpe", "wordpiece"]
+    if raw is None:
+        return default, None
+    named = [a.strip() for a in str(raw)[:200].split(",") if a.strip()]
+    known = [a for a in ALL_ALGORITHMS if a in named]
+    unknown = [a for a in named if a not in ALL_ALGORITHMS]
+    if len(known) < 2 or unknown:
+        return (known if len(known) >= 2 else default), (
+            f"algorithms={md(repr(str(raw)[:40]))} should name two or three of bpe, wordpiece, unigram (comma-separated)"
+            + ("" if len(known) >= 2 else "; showing BPE and WordPiece"))
+    return known, None
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """A trained vocabulary as the comparison reads it: its tokens and how they mark a word's parts."""
+
+    name: str
+    tokens: tuple[str, ...]
+    specials: frozenset[str]
+    continuation: str | None  # WordPiece's ## (a piece inside a word)
+    word_start: str | None  # Metaspace's ▁ (a piece that starts a word)
+
+    def letters(self, token: str) -> str:
+        if self.continuation and token.startswith(self.continuation) and len(token) > len(self.continuation):
+            return token[len(self.continuation):]
+        if self.word_start and token.startswith(self.word_start) and len(token) > len(self.word_start):
+            return token[len(self.word_start):]
+        return token
+
+    def spellings(self) -> set[str]:
+        return {self.letters(t) for t in self.tokens if t not in self.specials}
+
+
+def vocabulary_of(name: str, training: Training | UnigramTraining) -> Vocabulary:
+    if isinstance(training, UnigramTraining):
+        return Vocabulary(name, tuple(p for p, _ in training.pieces), frozenset(training.config.special_tokens),
+                          None, METASPACE_MARK)
+    return Vocabulary(name, tuple(training.vocab), frozenset(training.config.special_tokens), training.config.prefix,
+                      None)
+
+
+def overlap_frame(vocabularies: list[Vocabulary]) -> pd.DataFrame:
+    """Each pair's shared spellings (## and ▁ dropped) and Jaccard overlap."""
+    rows = []
+    for i, a in enumerate(vocabularies):
+        for b in vocabularies[i + 1:]:
+            sa, sb = a.spellings(), b.spellings()
+            union = len(sa | sb)
+            rows.append({"pair": f"{a.name} – {b.name}", "spellings of the first": len(sa),
+                         "spellings of the second": len(sb), "shared": len(sa & sb),
+                         "Jaccard": len(sa & sb) / union if union else 1.0})
+    return pd.DataFrame(rows)
+
+
+def lengths_frame(vocabularies: list[Vocabulary]) -> pd.DataFrame:
+    """Vocabulary tokens by length in letters (## and ▁ not counted), per algorithm."""
+    rows: Counter[tuple[str, int]] = Counter()
+    for v in vocabularies:
+        for t in v.tokens:
+            if t not in v.specials:
+                rows[(v.name, len(v.letters(t)))] += 1
+    return pd.DataFrame([{"kind": k, "length": n, "tokens": c} for (k, n), c in rows.items()],
+                        columns=["kind", "length", "tokens"]).sort_values(["kind", "length"])
+
+
+def metrics_rows_over(tokenizers: dict[str, Tokenizer], words: tuple[str, ...], counts: tuple[int, ...],
+                      text: str) -> list[dict[str, object]]:
+    """`metrics_rows` for any tokenizers, over the corpus's words (as the sidebar counted them)."""
+    rows: list[dict[str, object]] = []
+    for name, tok in tokenizers.items():
+        rows.append({"tokenizer": name, "on": "corpus words", **corpus_metrics(tok, words, counts).row()})
+        if text.strip():
+            rows.append({"tokenizer": name, "on": "held-out text", **text_metrics(tok, text).row()})
+    return rows
+
+
+def wanted(picked: list[str]) -> dict[str, tuple[str, str | None]]:
+    """The trainings a comparison of `picked` needs: each column's name → (algorithm, prefix)."""
+    return {NAMES[a]: (a, "##" if a == "wordpiece" else None) for a in picked}
+
+
+def picked_algorithms() -> list[str]:
+    """The Compare page's algorithms: the multiselect's, taken from the link's `algorithms` on the first visit
+    (a bad value is said once, in words). Kept while the page is not shown."""
+    import streamlit as st
+
+    from . import state
+
+    store = state.kept(state.COMPARE_PICK)
+    if store not in st.session_state:
+        chosen, problem = parse_algorithms(st.query_params.get(state.COMPARED))
+        st.session_state[store] = chosen
+        if problem:
+            st.session_state.setdefault(state.URL_PROBLEMS, []).append(problem)
+            st.warning("Link: " + problem)
+    st.session_state[state.COMPARE_PICK] = list(st.session_state[store])
+    picked = [a for a in ALL_ALGORITHMS if a in st.session_state[store]]
+    return picked if len(picked) >= 2 else ["bpe", "wordpiece"]
+
+
+def algorithms_control() -> None:
+    """Which algorithms the page compares (two or three)."""
+    import streamlit as st
+
+    from . import state
+
+    def changed() -> None:
+        value = st.session_state[state.COMPARE_PICK]
+        if len(value) >= 2:
+            st.session_state[state.kept(state.COMPARE_PICK)] = list(value)
+
+    st.multiselect("Compare", list(ALL_ALGORITHMS), key=state.COMPARE_PICK, format_func=NAMES.__getitem__,
+                   max_selections=3, on_change=changed,
+                   help="Two or three algorithms, trained on the same corpus words. The merge timelines and the "
+                        "token-following chart need BPE and WordPiece alone.")
+    if len(st.session_state[state.COMPARE_PICK]) < 2:
+        st.caption("Pick at least two: the page keeps the last two or three you picked.")

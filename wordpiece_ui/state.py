@@ -75,6 +75,8 @@ TOKENIZER_FILE = "tokenizer_file"
 HF_COLUMN = "hf"  # the Compare page also shows Hugging Face's WordPieceTrainer
 HELDOUT = "heldout"  # the Compare page's held-out text
 FOLLOW = "follow"  # the Compare page's followed token
+COMPARED = "algorithms"  # the Compare page's algorithms, as its link names them ("bpe,wordpiece,unigram")
+COMPARE_PICK = "compare_pick"  # … and as its multiselect holds them
 # The live class room (classroom.py): this session's room and its part in it.
 ROOM_CHECKED = "_room_checked"  # the link's room= was read (first run only)
 ROOM_NOW = "_room_now"  # the room as app.py found it in this run (classroom.current), for the page

@@ -21,6 +21,7 @@ import streamlit as st
 
 from wordpiece_core.config import Algorithm, TrainerConfig, config_from_settings
 from wordpiece_core.errors import WordPieceError
+from wordpiece_core.special_tokens import UNK_PIECE
 from wordpiece_core.trace import Training
 from wordpiece_core.unigram_training import UnigramConfig, UnigramRule, UnigramTraining
 
@@ -38,6 +39,8 @@ def config_for(settings: Settings, algorithm: str | None = None, prefix: str | N
     """The trainer's configuration for the sidebar's settings (another algorithm or BPE's prefix when given)."""
     algorithm = algorithm or settings.algorithm
     if algorithm == "unigram":
+        if not settings.unigram:  # beside BPE and WordPiece (the Compare page): UnigramTrainer, with <unk>
+            return UnigramConfig("tokenizers", settings.vocab_size, (UNK_PIECE,), top_k=TOP_K)
         rule: UnigramRule = "course" if settings.unigram_rule == "course" else "tokenizers"
         return UnigramConfig(rule, settings.vocab_size, settings.special_tokens, top_k=TOP_K,
                              whole_words=settings.whole_words)
