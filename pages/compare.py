@@ -8,6 +8,7 @@ navigation.through_app()  # first, before the imports below: a page run alone go
 
 from wordpiece_ui import caches, charts, chips, compare, corpus_loading, glossary, safe, state, tables, trained
 from wordpiece_ui.corpora import sample_by_id
+from wordpiece_ui.settings import ALGORITHM_NAMES
 from wordpiece_ui.side_by_side import HF_VARIANT
 
 MAX_HELDOUT = 5_000
@@ -17,10 +18,10 @@ settings = st.session_state[state.SETTINGS]
 sample = sample_by_id(settings.corpus)
 state.keep(state.HF_COLUMN, False, bool)
 state.keep(state.HELDOUT, sample.heldout if sample else "")
-picked = compare.picked_algorithms()  # the multiselect's, from the link's `algorithms` at first
+picked = state.compared_algorithms()  # the multiselect's, from the link's `algorithms` at first
 if picked != ["bpe", "wordpiece"]:  # Unigram among them, or one of the merge trainers beside it
-    st.title("Compare tokenizers: " + " vs ".join(compare.NAMES[a] for a in picked))
-    compare.algorithms_control()
+    st.title("Compare tokenizers: " + " vs ".join(ALGORITHM_NAMES[a] for a in picked))
+    state.compare_control()
     counts = corpus_loading.word_counts(settings)
     some = trained.trainings(compare.wanted(picked), settings, counts) if counts else {}
     if not some:
@@ -72,7 +73,7 @@ if picked != ["bpe", "wordpiece"]:  # Unigram among them, or one of the merge tr
 st.title("BPE vs WordPiece")
 st.caption("Both trained on the same corpus with the sidebar's settings. Tokens are matched by their letters: "
            "WordPiece's `##ug` and BPE's `ug` count as the same token (plain BPE does not mark word-internal pieces).")
-compare.algorithms_control()
+state.compare_control()
 st.toggle("Also show what Hugging Face's WordPieceTrainer learns (BPE with the ## prefix)", key=state.HF_COLUMN,
           on_change=state.remember, args=(state.HF_COLUMN,))
 

@@ -75,3 +75,51 @@ def test_ask_first_hides_the_round_until_revealed():
     next(b for b in at.button if b.label == "Reveal the round").click().run()
     assert shown(at.header[0].value).startswith("Round 2 of 5:  14 → 13 pieces")
     assert "You chose un: right, nothing costs less to remove" in texts(at)
+
+
+@pytest.mark.slow
+def test_the_downloads_and_the_handout_hold_the_rounds():
+    import json
+
+    from wordpiece_core.unigram_training import UnigramConfig, train_unigram
+    from wordpiece_ui import unigram_handout, unigram_view
+    from helpers import TOY
+
+    training = train_unigram(TOY, UnigramConfig("course", 11, ("<unk>",), whole_words=False))
+    settings = Settings(corpus="course-toy", algorithm="unigram", unigram_rule="course", vocab_size=11,
+                        specials="unk-piece", whole_words=False)
+    model = json.loads(unigram_view.download_file(training, settings, "tokenizer.json"))["model"]
+    assert model["type"] == "Unigram" and model["unk_id"] == 0 and len(model["vocab"]) == 11
+    rounds = [json.loads(x) for x in unigram_view.download_file(training, settings, "trace.jsonl").splitlines()]
+    assert [r["removed"] for r in rounds] == [["ug"], ["un"], ["hu"], ["ugs"], ["gs"]]
+    page = unigram_handout.as_html(training, sorted(TOY.items()), "Course toy <words>", 1, 2, "http://x/?a=1&b=2")
+    assert "Round 1: 15 pieces, loss 169.80" in page and "Course toy &lt;words&gt;" in page and "<script" not in page
+    sheet = unigram_handout.as_markdown(training, sorted(TOY.items()), "toy", 1, 2, "http://x", answers=False)
+    assert "Removed first:" in sheet and "0.000" not in sheet
+
+
+@pytest.mark.slow
+def test_compare_sets_unigram_beside_bpe_and_wordpiece():
+    import time
+
+    at = app("pages/compare.py", corpus="wordfreq-en", algorithms="bpe,wordpiece,unigram")
+    for _ in range(120):  # the three trainings run in worker processes
+        if at.metric and at.metric[0].value != "0" and len(at.dataframe) >= 3:
+            break
+        time.sleep(0.5)
+        at.run()
+    assert shown(at.title[0].value) == "Compare tokenizers: BPE vs WordPiece vs Unigram"
+    assert [m.label for m in at.metric] == ["BPE vocabulary", "WordPiece vocabulary", "Unigram vocabulary"]
+    overlap = at.dataframe[0].value
+    assert list(overlap["pair"]) == ["BPE – WordPiece", "BPE – Unigram", "WordPiece – Unigram"]
+    assert ((0 < overlap["Jaccard"]) & (overlap["Jaccard"] <= 1)).all()
+    figures = at.dataframe[1].value
+    assert set(figures["tokenizer"]) == {"BPE", "WordPiece", "Unigram"}
+    assert at.query_params["algorithms"] == "bpe,wordpiece,unigram"  # the address bar, the shareable link
+
+
+def test_a_bad_algorithms_link_is_said_and_the_pair_shown():
+    at = app("pages/compare.py", corpus="course-toy", algorithms="bpe,<b>x</b>")
+    assert shown(at.title[0].value) == "BPE vs WordPiece"
+    assert "should name two or three of bpe, wordpiece, unigram" in shown(at.warning[0].value)
+    assert "<b>" not in at.warning[0].value  # the link's text is escaped, not rendered

@@ -21,6 +21,7 @@ from wordpiece_core.trace import Training
 from wordpiece_core.unigram_training import UnigramTraining
 
 from .safe import code, md
+from .settings import ALGORITHM_NAMES
 from .tables import fmt_score, fmt_token
 
 
@@ -236,25 +237,7 @@ def fertility_example(bpe: Training, wordpiece: Training) -> str | None:
 
 # ---------------------------------------------------------------- any two or three of BPE, WordPiece and Unigram
 
-ALL_ALGORITHMS = ("bpe", "wordpiece", "unigram")
-NAMES = {"bpe": "BPE", "wordpiece": "WordPiece", "unigram": "Unigram"}
 METASPACE_MARK = "▁"
-
-
-def parse_algorithms(raw: str | None) -> tuple[list[str], str | None]:
-    """A link's `algorithms` (e.g. "bpe,wordpiece,unigram"): the ones named, in the app's order, and what was wrong.
-    Two at least; otherwise BPE and WordPiece."""
-    default = ["bpe", "wordpiece"]
-    if raw is None:
-        return default, None
-    named = [a.strip() for a in str(raw)[:200].split(",") if a.strip()]
-    known = [a for a in ALL_ALGORITHMS if a in named]
-    unknown = [a for a in named if a not in ALL_ALGORITHMS]
-    if len(known) < 2 or unknown:
-        return (known if len(known) >= 2 else default), (
-            f"algorithms={md(repr(str(raw)[:40]))} should name two or three of bpe, wordpiece, unigram (comma-separated)"
-            + ("" if len(known) >= 2 else "; showing BPE and WordPiece"))
-    return known, None
 
 
 @dataclass(frozen=True)
@@ -323,42 +306,4 @@ def metrics_rows_over(tokenizers: dict[str, Tokenizer], words: tuple[str, ...], 
 
 def wanted(picked: list[str]) -> dict[str, tuple[str, str | None]]:
     """The trainings a comparison of `picked` needs: each column's name → (algorithm, prefix)."""
-    return {NAMES[a]: (a, "##" if a == "wordpiece" else None) for a in picked}
-
-
-def picked_algorithms() -> list[str]:
-    """The Compare page's algorithms: the multiselect's, taken from the link's `algorithms` on the first visit
-    (a bad value is said once, in words). Kept while the page is not shown."""
-    import streamlit as st
-
-    from . import state
-
-    store = state.kept(state.COMPARE_PICK)
-    if store not in st.session_state:
-        chosen, problem = parse_algorithms(st.query_params.get(state.COMPARED))
-        st.session_state[store] = chosen
-        if problem:
-            st.session_state.setdefault(state.URL_PROBLEMS, []).append(problem)
-            st.warning("Link: " + problem)
-    st.session_state[state.COMPARE_PICK] = list(st.session_state[store])
-    picked = [a for a in ALL_ALGORITHMS if a in st.session_state[store]]
-    return picked if len(picked) >= 2 else ["bpe", "wordpiece"]
-
-
-def algorithms_control() -> None:
-    """Which algorithms the page compares (two or three)."""
-    import streamlit as st
-
-    from . import state
-
-    def changed() -> None:
-        value = st.session_state[state.COMPARE_PICK]
-        if len(value) >= 2:
-            st.session_state[state.kept(state.COMPARE_PICK)] = list(value)
-
-    st.multiselect("Compare", list(ALL_ALGORITHMS), key=state.COMPARE_PICK, format_func=NAMES.__getitem__,
-                   max_selections=3, on_change=changed,
-                   help="Two or three algorithms, trained on the same corpus words. The merge timelines and the "
-                        "token-following chart need BPE and WordPiece alone.")
-    if len(st.session_state[state.COMPARE_PICK]) < 2:
-        st.caption("Pick at least two: the page keeps the last two or three you picked.")
+    return {ALGORITHM_NAMES[a]: (a, "##" if a == "wordpiece" else None) for a in picked}

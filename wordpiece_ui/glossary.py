@@ -34,6 +34,25 @@ GLOSSARY: dict[str, str] = {
     "BPE": "Byte-Pair Encoding: merge the most frequent pair, again and again. Used by GPT models.",
     "WordPiece": "Like BPE, but merges the pair with the best count(ab) / (count(a) × count(b)). Used by BERT. "
                  "It encodes a word by taking the longest vocabulary token that fits, left to right.",
+    "Unigram": "Starts from a large vocabulary and removes pieces, round by round: those whose loss the corpus "
+               "misses least. A word is split into the pieces whose probabilities multiply to the most. Used by "
+               "T5, ALBERT, XLNet and mBART (inside SentencePiece).",
+    "seed": "Unigram's starting vocabulary: every character and the most frequent longer substrings of the words.",
+    "Viterbi": "The way to find a word's best split without trying every split: left to right, keep the best "
+               "path to each position.",
+    "loss (Unigram)": "The corpus's cost under the model: for every word occurrence, −log of its best split's "
+                      "probability, added up. Removing a piece can only raise it.",
+    "loss increase": "How much the loss grows if a piece is removed. The course computes it exactly (every word "
+                     "split again); tokenizers estimates it from the piece's second-best split (its alternatives).",
+    "EM, expected count": "tokenizers' Unigram re-estimates probabilities by expectation-maximisation: a piece's "
+                          "expected count sums, over every split of every word, how often the split uses it times "
+                          "the split's probability (not only the best split).",
+    "digamma": "The M-step's digamma(count) − digamma(total) instead of log(count / total): a Bayesian correction "
+               "that pulls rare pieces' probabilities down more than frequent ones'.",
+    "shrinking factor": "tokenizers' share of the vocabulary a pruning keeps (0.75): rounds go on until the size "
+                        "is at most 1.1 × the vocabulary asked for.",
+    "▁ (Metaspace)": "SentencePiece's mark for a space: ▁hug is hug at the start of a word. Decoding turns it back "
+                     "into a space.",
     "[UNK]": "The unknown token: what a word becomes when the vocabulary cannot spell it.",
     "special tokens": "Tokens with a job rather than text, such as [CLS] and [SEP] around a BERT input, [PAD] "
                       "for padding and [UNK]; they are put at the start of the vocabulary.",

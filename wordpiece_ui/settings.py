@@ -198,3 +198,21 @@ def from_query(params: Mapping[str, str]) -> tuple[Settings, int | None, list[st
     return replace(base, **values), step, problems
 
 
+COMPARABLE = ("bpe", "wordpiece", "unigram")  # the Compare page's algorithms, in its order
+ALGORITHM_NAMES = {"bpe": "BPE", "wordpiece": "WordPiece", "unigram": "Unigram"}
+
+
+def parse_algorithms(raw: str | None) -> tuple[list[str], str | None]:
+    """A link's `algorithms` (e.g. "bpe,wordpiece,unigram"): the ones named, in the app's order, and what was wrong.
+    Two at least; otherwise BPE and WordPiece."""
+    default = ["bpe", "wordpiece"]
+    if raw is None:
+        return default, None
+    named = [a.strip() for a in str(raw)[:200].split(",") if a.strip()]
+    known = [a for a in COMPARABLE if a in named]
+    unknown = [a for a in named if a not in COMPARABLE]
+    if len(known) < 2 or unknown:
+        return (known if len(known) >= 2 else default), (
+            f"algorithms={_echo(str(raw))} should name two or three of bpe, wordpiece, unigram (comma-separated)"
+            + ("" if len(known) >= 2 else "; showing BPE and WordPiece"))
+    return known, None

@@ -23,7 +23,8 @@ from wordpiece_core.pre_tokenizers import PRE_TOKENIZERS
 from . import safe, user_files
 from .corpora import MAX_PASTE_CHARS, MAX_UPLOAD_MB, MAX_WORD_TYPES, sample_by_id, samples
 from .settings import (ALGORITHMS, MAX_MIN_FREQUENCY, MAX_VOCAB, SPECIALS, SPECIALS_LABELS, TIE_BREAKS,
-                       UNIGRAM_PRE_TOKENIZER, Settings, defaults_for, from_query)
+                       ALGORITHM_NAMES, COMPARABLE, UNIGRAM_PRE_TOKENIZER, Settings, defaults_for, from_query,
+                       parse_algorithms)
 
 FIELDS = ("corpus", "algorithm", "vocab_size", "normalizer", "pre_tokenizer", "tie_break", "min_frequency", "specials",
           "byte_alphabet", "prefix_space", "unigram_rule", "whole_words")
@@ -420,3 +421,33 @@ def share_button(settings: Settings, page: str = "", qr_at_once: bool = False, u
                     help="A link and a QR code that open exactly this view") as panel:
         if panel.open:
             _share_contents(settings, link, page, qr_at_once, room_link=url is not None)
+
+
+def compared_algorithms() -> list[str]:
+    """The Compare page's algorithms: the multiselect's, taken from the link's `algorithms` on the first visit
+    (a bad value is said once, in words). Kept while the page is not shown."""
+    store = kept(COMPARE_PICK)
+    if store not in st.session_state:
+        chosen, problem = parse_algorithms(st.query_params.get(COMPARED))
+        st.session_state[store] = chosen
+        if problem:
+            st.session_state.setdefault(URL_PROBLEMS, []).append(problem)
+            st.warning("Link: " + safe.md(problem))
+    st.session_state[COMPARE_PICK] = list(st.session_state[store])
+    picked = [a for a in COMPARABLE if a in st.session_state[store]]
+    return picked if len(picked) >= 2 else ["bpe", "wordpiece"]
+
+
+def compare_control() -> None:
+    """Which algorithms the page compares (two or three)."""
+    def changed() -> None:
+        value = st.session_state[COMPARE_PICK]
+        if len(value) >= 2:
+            st.session_state[kept(COMPARE_PICK)] = list(value)
+
+    st.multiselect("Compare", list(COMPARABLE), key=COMPARE_PICK, format_func=ALGORITHM_NAMES.__getitem__,
+                   max_selections=3, on_change=changed,
+                   help="Two or three algorithms, trained on the same corpus words. The merge timelines and the "
+                        "token-following chart need BPE and WordPiece alone.")
+    if len(st.session_state[COMPARE_PICK]) < 2:
+        st.caption("Pick at least two: the page keeps the last two or three you picked.")

@@ -207,7 +207,8 @@ def page(model: TrainedModel, settings: Settings, presenting: bool, quiz: bool, 
     Stepper(state.STEP, n, noun="round", hold=hidden,
             hold_help="Reveal this round first: Play stops at every hidden round.").run(view, keys_legend=not presenting)
     if not presenting:
-        downloads(model, settings)
+        downloads(model, settings, quiz)
+        handout_box(model, settings, n, quiz)
 
 
 def round_view(model: TrainedModel, settings: Settings, number: int, presenting: bool, hide: bool, dark: bool) -> None:
@@ -366,8 +367,11 @@ def download_file(training: UnigramTraining, settings: Settings, name: str) -> s
     return files[name]
 
 
-def downloads(model: TrainedModel, settings: Settings) -> None:
+def downloads(model: TrainedModel, settings: Settings, quiz: bool = False) -> None:
     st.subheader("Downloads", anchor=False)
+    if quiz and not st.toggle("Show the downloads (they hold every round's removals, the hidden ones too)",
+                              key="unigram_downloads_in_quiz"):
+        return
     stem = f"{settings.corpus}-unigram-{settings.vocab_size}"
     cols = st.columns(4)
     for col, (fname, mime) in zip(cols, [("tokenizer.json", "application/json"), ("vocab.txt", "text/plain"),
@@ -376,3 +380,28 @@ def downloads(model: TrainedModel, settings: Settings) -> None:
                             width="stretch", on_click="ignore",
                             data=functools.partial(caches.when_clicked, model, download_file, settings, fname))
 
+
+
+def handout_box(model: TrainedModel, settings: Settings, n: int, quiz: bool) -> None:
+    """The rounds to print for a class (the worksheet leaves the removals blank)."""
+    from . import unigram_handout
+
+    st.subheader("Handout", anchor=False)
+    st.caption(f"Rounds to print: each round's cheapest candidates with their loss increases, what was removed "
+               f"and the splits that changed (up to {unigram_handout.MAX_STEPS} rounds). The worksheet lists the "
+               "candidates without their numbers.")
+    first_col, last_col, *cols = st.columns([1, 1, 1.3, 1.3, 1.3], vertical_alignment="bottom")
+    first = first_col.number_input("From round", 1, max(1, n), 1, key="unigram_handout_first")
+    last = last_col.number_input("To round", 1, max(1, n), min(3, n), key="unigram_handout_last")
+    link = state.page_url(settings, step=int(first))
+    words = sorted(model.counts.counts, key=lambda wc: -wc[1])[:SPLIT_WORDS] if model.counts is not None else []
+    stem = f"{settings.corpus}-unigram-{settings.vocab_size}"
+    items = [("Worksheet (HTML)", "worksheet", "html", "text/html", unigram_handout.as_html, False)]
+    if not quiz:
+        items = [("Handout (HTML)", "handout", "html", "text/html", unigram_handout.as_html, True),
+                 ("Handout (Markdown)", "handout", "md", "text/markdown", unigram_handout.as_markdown, True)] + items
+    for col, (label, kind, ext, mime, make, answers) in zip(cols, items):
+        col.download_button(label, icon=":material/print:", file_name=f"{stem}-{kind}-{first}-{last}.{ext}", mime=mime,
+                            width="stretch", on_click="ignore",
+                            data=functools.partial(caches.when_clicked, model, make, words, model.corpus.name,
+                                                   int(first), int(last), link, answers))
