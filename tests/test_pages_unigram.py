@@ -9,6 +9,19 @@ from wordpiece_ui.settings import Settings, defaults_for, from_query
 pytest.importorskip("streamlit.testing.v1")  # AppTest
 
 
+def trained_app(**params):
+    """The page once its training is ready (a wordfreq list trains in a worker process: a progress view first)."""
+    import time
+
+    at = app(**params)
+    for _ in range(120):
+        if at.header:
+            return at
+        time.sleep(0.5)
+        at.run()
+    return at
+
+
 def texts(at):
     return shown("\n".join([m.value for m in at.markdown] + [h.value for h in at.header] + [w.value for w in at.warning]
                            + [s.value for s in at.success] + [c.value for c in at.caption]))
@@ -50,7 +63,7 @@ def test_the_toy_round_shows_the_course_numbers():
 
 @pytest.mark.slow
 def test_the_tokenizers_rule_shows_em_and_the_pruning():
-    at = app(corpus="wordfreq-en", algorithm="unigram", step=1)
+    at = trained_app(corpus="wordfreq-en", algorithm="unigram", step=1)
     assert shown(at.header[0].value).startswith("Round 1 of 7:  6,581 → 4,217 pieces")
     body = texts(at)
     assert "2,364 pieces went for free" in body and "EM objective after this round's EM" in body
@@ -59,7 +72,7 @@ def test_the_tokenizers_rule_shows_em_and_the_pruning():
     assert (em["pieces after"] <= em["pieces before"]).all()
     expected = next(d.value for d in at.dataframe if "expected count" in d.value.columns)
     assert list(expected["expected count"]) == sorted(expected["expected count"], reverse=True)
-    at = app(corpus="wordfreq-en", algorithm="unigram", step=2)
+    at = trained_app(corpus="wordfreq-en", algorithm="unigram", step=2)
     body = texts(at)
     assert "Why " in body and "second-best split" in body
     cand = next(d.value for d in at.dataframe if "replaced by" in d.value.columns)
