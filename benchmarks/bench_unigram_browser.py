@@ -100,7 +100,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-screenshots", action="store_true")
+    parser.add_argument("--screenshots-only", action="store_true")
     args = parser.parse_args()
+    if args.screenshots_only:
+        for f in screenshots():
+            print(f"screenshot: {os.path.relpath(f, ROOT)}", file=sys.stderr)
+        return 0
     rows = []
     for label, path, text, target in (
             ("Train page, wordfreq-en, Unigram (tokenizers rule, vocabulary 1,000)",

@@ -54,7 +54,8 @@ def split_text(split: Split) -> str:
 # ---------------------------------------------------------------------------------------------- tables
 
 def candidates_frame(r: Round | EMRound, rows: int) -> pd.DataFrame:
-    """The cheapest candidates of a round, cheapest first, the removed ones marked."""
+    """A round's candidates by loss increase, lowest first, the removed ones marked: the course rule's cheapest;
+    the tokenizers rule's around its cut (it removes thousands: the question is where it stopped)."""
     if isinstance(r, Round):
         removed = set(r.removed)
         data = [{"piece": fmt(t), "loss increase": s, "removed": t in removed} for t, s in r.scores[:rows]]
@@ -63,7 +64,11 @@ def candidates_frame(r: Round | EMRound, rows: int) -> pd.DataFrame:
     if p is None:
         return pd.DataFrame(columns=["piece", "loss increase", "removed", "replaced by", "on best splits"])
     cut = set(p.cut)
-    order = range(len(p.pieces) - 1, max(-1, len(p.pieces) - 1 - rows), -1)  # lowest loss first
+    # Around the cut: the costliest removed and the cheapest kept (the candidates are highest loss first, the
+    # removed last), lowest loss first; a round that cut nothing shows its cheapest candidates.
+    kept = len(p.pieces) - len(p.cut)
+    low = max(0, min(kept + rows // 2, len(p.pieces)) - rows)
+    order = range(min(len(p.pieces), low + rows) - 1, low - 1, -1)
     data = [{"piece": fmt(p.pieces[k]), "loss increase": p.losses[k], "removed": p.pieces[k] in cut,
              "replaced by": " ".join(fmt(a) for a in p.alternatives[k]), "on best splits": p.frequencies[k]}
             for k in order]
@@ -106,16 +111,22 @@ def rounds_frame(training: UnigramTraining) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def candidates_chart(frame: pd.DataFrame, large: bool) -> alt.Chart:
+def candidates_chart(frame: pd.DataFrame, large: bool, dark: bool = False) -> alt.LayerChart:
+    """The cheapest candidates as bars of their loss increase, each labelled with it; the removed in red."""
     size = 18 if large else 12
-    data = frame.assign(status=frame["removed"].map({True: "removed", False: "kept"}))
-    return alt.Chart(data).mark_bar().encode(
+    data = frame.assign(status=frame["removed"].map({True: "removed", False: "kept"}),
+                        label=frame["loss increase"].map(lambda v: f"{v:.3g}" if abs(v) < 1000 else f"{v:,.0f}"))
+    base = alt.Chart(data).encode(
         y=alt.Y("piece:N", sort=None, title=None, axis=alt.Axis(labelFontSize=size, labelLimit=240)),
-        x=alt.X("loss increase:Q", title="loss increase if removed", axis=alt.Axis(labelFontSize=size - 2)),
+        x=alt.X("loss increase:Q", title="loss increase if removed",
+                axis=alt.Axis(labelFontSize=size - 2, titleFontSize=size - 2)),
+        tooltip=list(frame.columns))
+    bars = base.mark_bar().encode(
         color=alt.Color("status:N", scale=alt.Scale(domain=["removed", "kept"], range=["#d62728", "#4c78a8"]),
-                        legend=alt.Legend(orient="bottom", title=None, labelFontSize=size - 2)),
-        tooltip=list(frame.columns),
-    ).properties(height=max(160, 26 * len(frame)))
+                        legend=alt.Legend(orient="bottom", title=None, labelFontSize=size - 2)))
+    text = base.mark_text(align="left", dx=4, fontSize=size - 2, color="#e6e6e6" if dark else "#222").encode(
+        text="label:N")
+    return alt.layer(bars, text).properties(height=110 + (36 if large else 26) * len(frame))
 
 
 def rounds_chart(frame: pd.DataFrame, value: str, title: str) -> alt.Chart:
@@ -236,7 +247,7 @@ def round_view(model: TrainedModel, settings: Settings, number: int, presenting:
         if frame.empty:
             st.info("No candidates: this round only re-estimates the probabilities.")
         else:
-            caches.chart(candidates_chart(frame, presenting))
+            caches.chart(candidates_chart(frame, presenting, dark))
     if isinstance(r, EMRound) and not presenting:
         em_box(training, r, number)
     changed = changed_frame(model, number)
