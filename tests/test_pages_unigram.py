@@ -77,6 +77,8 @@ def test_the_tokenizers_rule_shows_em_and_the_pruning():
     assert "Why " in body and "second-best split" in body
     cand = next(d.value for d in at.dataframe if "replaced by" in d.value.columns)
     assert cand["removed"].any() and list(cand["loss increase"]) == sorted(cand["loss increase"])
+    assert (cand["exact (course)"] >= 0).all()  # the course's exact increase beside tokenizers' estimate
+    assert "What the course's rule would do" in body or "the course's exact rule would remove the same" in body
 
 
 @pytest.mark.slow

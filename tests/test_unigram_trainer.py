@@ -167,3 +167,24 @@ def test_a_vocabulary_smaller_than_the_characters_stops_with_one_line(tmp_path):
                    str(tmp_path / "out"))
     assert done.returncode == 2 and "cannot hold the corpus's" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and not (tmp_path / "out").exists()
+
+
+def test_the_exact_increase_of_a_tokenizers_round_is_the_course_removal_score():
+    """unigram_rounds.exact_increases (the Train page's "exact (course)" column) is the course reference's
+    removal score under the round's model, per word occurrence; never below 0."""
+    from wordpiece_core import unigram_reference
+    from wordpiece_core.unigram_rounds import exact_increases
+    from wordpiece_core.unigram_training import UnigramConfig, train_unigram
+
+    words = _words("english-paragraphs")
+    training = train_unigram(words, UnigramConfig("tokenizers", 150))
+    r = training.rounds[0]
+    assert r.pruning is not None
+    pieces = list(r.pruning.pieces[-6:])
+    exact = exact_increases(training, 1, pieces, words.items())
+    costs = {p: -s for p, s in r.pieces[1:]}
+    scores = unigram_reference.removal_scores(words, costs)
+    total = sum(words.values())
+    for p in pieces:
+        assert exact[p] >= 0
+        assert exact[p] == pytest.approx(scores[p] / total, rel=1e-9, abs=1e-12)

@@ -128,3 +128,27 @@ def loss_series(training: UnigramTraining) -> list[tuple[int, int, float]]:
             rows.append((r.number, r.em[0].size_before - 1 if r.em else len(r.pieces) - 1,
                          r.em[-1].objective if r.em else math.nan))
     return rows
+
+
+def exact_increases(training: UnigramTraining, number: int, pieces: Iterable[str],
+                    words: Iterable[tuple[str, int]]) -> dict[str, float]:
+    """Under the tokenizers rule, each piece's exact loss increase (the course's removal score) in round
+    `number`'s model after EM: every word that holds the piece split again without it, Σ count × (new cost −
+    cost), over the word occurrences (nats a word, as the round's estimates). For a few pieces at a time: one
+    pass over the words per piece."""
+    r = training.rounds[number - 1]
+    assert isinstance(r, em.EMRound)
+    base = em.Model(list(r.pieces))
+    words = list(words)
+    total = sum(c for _, c in words) or 1
+    out: dict[str, float] = {}
+    for piece in pieces:
+        without = em.Model([(p, s) for p, s in r.pieces if p != piece])
+        grow = 0.0
+        for word, count in words:
+            if piece in word:
+                before = em.viterbi(len(word), base.lattice(word))[1]
+                after = em.viterbi(len(word), without.lattice(word))[1]
+                grow += count * (before - after)
+        out[piece] = grow / total
+    return out

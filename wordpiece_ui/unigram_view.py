@@ -21,7 +21,8 @@ import streamlit as st
 from wordpiece_core import unigram_em, unigram_files, unigram_reference
 from wordpiece_core.unigram_em import EMRound
 from wordpiece_core.unigram_reference import COURSE_ERRATA, Round
-from wordpiece_core.unigram_rounds import RoundModel, Split, before_and_after, changed_splits, loss_series
+from wordpiece_core.unigram_rounds import (RoundModel, Split, before_and_after, changed_splits, exact_increases,
+                                           loss_series)
 from wordpiece_core.unigram_training import UnigramConfig, UnigramTraining
 
 from . import caches, safe, state, trained
@@ -73,6 +74,21 @@ def candidates_frame(r: Round | EMRound, rows: int) -> pd.DataFrame:
              "replaced by": " ".join(fmt(a) for a in p.alternatives[k]), "on best splits": p.frequencies[k]}
             for k in order]
     return pd.DataFrame(data, columns=["piece", "loss increase", "removed", "replaced by", "on best splits"])
+
+
+def with_exact(model: TrainedModel, number: int, frame: pd.DataFrame) -> pd.DataFrame:
+    """The tokenizers rule's candidates with the course's exact loss increase beside the estimate (the pieces
+    shown only: each costs a pass over the words that hold it)."""
+    def make() -> pd.DataFrame:
+        counts = model.counts
+        if counts is None or frame.empty:
+            return frame
+        r = _rounds(model).rounds[number - 1]
+        raw = {fmt(p): p for p in r.pruning.pieces} if isinstance(r, EMRound) and r.pruning else {}
+        pieces = [raw.get(p, p) for p in frame["piece"]]
+        exact = exact_increases(_rounds(model), number, pieces, counts.counts)
+        return frame.assign(**{"exact (course)": [exact[p] for p in pieces]})
+    return caches._derived("unigram exact", model, number, len(frame), make=make)
 
 
 def changed_frame(model: TrainedModel, number: int) -> pd.DataFrame:
@@ -189,6 +205,44 @@ def why_round(training: UnigramTraining, r: Round | EMRound, corpus: str) -> lis
     return notes
 
 
+def exact_note(frame: pd.DataFrame) -> list[str]:
+    """What the course's exact rule would remove among the candidates shown, where tokenizers' estimate differs."""
+    if "exact (course)" not in frame.columns or frame.empty:
+        return []
+    notes = []
+    if (frame["loss increase"] < 0).any():
+        notes.append("An estimate below 0 says the alternatives, once they take over the piece's uses, would be "
+                     "more probable than the piece: the estimate counts uses on the best splits, while those splits "
+                     "were chosen with EM's probabilities, and the two can disagree. Removing a piece can only make "
+                     "a word's best split worse, so the exact increase is never below 0.")
+    return notes + _exact_comparison(frame)
+
+
+def _exact_comparison(frame: pd.DataFrame) -> list[str]:
+    by_estimate = frame.sort_values("loss increase", kind="stable")
+    by_exact = frame.sort_values("exact (course)", kind="stable")
+    removed = int(frame["removed"].sum())
+    if removed == 0 or removed == len(frame):
+        first_e, first_x = by_estimate.iloc[0], by_exact.iloc[0]
+        if first_e["piece"] == first_x["piece"]:
+            return [f"Among the candidates shown, the course's exact rule agrees: {safe.code(first_x['piece'])} "
+                    f"costs least to remove ({first_x['exact (course)']:.3g} nats a word exactly)."]
+        return [f"**What the course's rule would do.** Among the candidates shown, the exact loss increase is "
+                f"smallest for {safe.code(first_x['piece'])} ({first_x['exact (course)']:.3g} nats a word), where "
+                f"tokenizers' estimate ranks {safe.code(first_e['piece'])} first."]
+    cut_estimate = set(by_estimate["piece"].iloc[:removed])
+    cut_exact = set(by_exact["piece"].iloc[:removed])
+    if cut_estimate == cut_exact:
+        return [f"Among the {len(frame)} candidates shown around the cut, the course's exact rule would remove the "
+                f"same {removed}."]
+    spared = sorted(cut_estimate - cut_exact)
+    taken = sorted(cut_exact - cut_estimate)
+    return [f"**What the course's rule would do.** Among the {len(frame)} candidates shown around the cut, its "
+            f"exact loss increases would remove {', '.join(safe.code(t) for t in taken)} instead of "
+            f"{', '.join(safe.code(t) for t in spared)}: tokenizers' estimate assumes each use of a piece becomes "
+            "its second-best split, while splitting the words again can find better splits."]
+
+
 # ---------------------------------------------------------------------------------------------- the page
 
 def page(model: TrainedModel, settings: Settings, presenting: bool, quiz: bool, dark: bool) -> None:
@@ -228,6 +282,8 @@ def round_view(model: TrainedModel, settings: Settings, number: int, presenting:
     n = len(training.rounds)
     before, after = before_and_after(training, number)
     frame = candidates_frame(r, CANDIDATE_ROWS if not presenting else 10)
+    if isinstance(r, EMRound) and r.pruning is not None and not frame.empty:
+        frame = with_exact(model, number, frame)
     if hide and not frame.empty:
         quiz_view(r, number, n, frame)
         return
@@ -261,7 +317,7 @@ def round_view(model: TrainedModel, settings: Settings, number: int, presenting:
                      column_config={"cost before": st.column_config.NumberColumn(format="%.3f"),
                                     "cost after": st.column_config.NumberColumn(format="%.3f")})
     st.subheader("Why this round", anchor=False)
-    st.markdown("\n\n".join(why_round(training, r, settings.corpus)) or "—")
+    st.markdown("\n\n".join(why_round(training, r, settings.corpus) + exact_note(frame)) or "—")
     if not presenting:
         with st.expander("The candidates as a table", icon=":material/table:"):
             st.dataframe(frame, hide_index=True, width="stretch")
