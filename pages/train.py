@@ -39,17 +39,19 @@ if ready is None:
 if settings.unigram:  # a round at a time (wordpiece_ui/unigram_view.py); the class room follows merges only
     from wordpiece_ui import unigram_view
 
-    if room is not None:
-        st.info("The class room steps through BPE and WordPiece merges; Unigram's rounds are shown here without "
-                "the room.", icon=":material/info:")
-    modes = st.container(horizontal=True, horizontal_alignment="right")
-    modes.toggle("Ask first (quiz)", key=state.QUIZ, on_change=state.remember, args=(state.QUIZ,), width="content",
-                 help="Hides what each round removes until you reveal it: guess which candidate costs least.")
-    modes.toggle("Presenter mode", key=state.PRESENT, on_change=state.remember, args=(state.PRESENT,), width="content",
-                 help="For a projector: big type, the sidebar folded away, the round and its arithmetic on one screen.")
-    if not presenting and not st.session_state[state.QUIZ]:
+    if room is None:
+        room_teacher.start_button(settings)  # in the sidebar, under *Join a class room*
+    if not student:
+        modes = st.container(horizontal=True, horizontal_alignment="right")
+        modes.toggle("Ask first (quiz)", key=state.QUIZ, on_change=state.remember, args=(state.QUIZ,),
+                     width="content",
+                     help="Hides what each round removes until you reveal it: guess which candidate costs least.")
+        modes.toggle("Presenter mode", key=state.PRESENT, on_change=state.remember, args=(state.PRESENT,),
+                     width="content", help="For a projector: big type, the sidebar folded away, the round and its "
+                                           "arithmetic on one screen.")
+    if not presenting and not st.session_state[state.QUIZ] and room is None:
         intro.show(unigram=True)
-    unigram_view.page(ready, settings, presenting, bool(st.session_state[state.QUIZ]), DARK)
+    unigram_view.page(ready, settings, presenting, bool(st.session_state[state.QUIZ]), DARK, room)
     st.stop()
 if room is None:
     room_teacher.start_button(settings)  # in the sidebar, under *Join a class room*

@@ -138,3 +138,32 @@ def test_a_bad_algorithms_link_is_said_and_the_pair_shown():
     assert shown(at.title[0].value) == "BPE vs WordPiece"
     assert "should name two or three of bpe, wordpiece, unigram" in shown(at.warning[0].value)
     assert "<b>" not in at.warning[0].value  # the link's text is escaped, not rendered
+
+
+@pytest.mark.slow
+def test_a_class_room_votes_on_a_unigram_round():
+    from helpers import everything
+    from wordpiece_ui import classroom, state
+
+    teacher = app(corpus="course-toy", algorithm="unigram", step=1)
+    next(b for b in teacher.button if b.label == "Start a class room").click().run()
+    code = teacher.session_state[state.ROOM]
+    assert shown(teacher.header[0].value) == "Round 1 of 5:  which piece costs least to remove?"  # ask first is on
+    students = [app(room=code) for _ in range(3)]
+    for s, piece in zip(students, ["ug", "hu", "gs"]):
+        assert shown(s.header[0].value) == "Round 1 of 5:  which piece costs least to remove?"
+        vote = next(r for r in s.radio if r.label.startswith("Your vote"))
+        assert vote.label == "Your vote: which piece costs least to remove?"
+        vote.set_value(piece).run()
+    teacher.run()
+    assert "3 of 3 answered" in everything(teacher)
+    next(b for b in teacher.button if b.label == "Show answers").click().run()
+    next(b for b in teacher.button if b.label == "Reveal the round").click().run()
+    assert shown(teacher.header[0].value).startswith("Round 1 of 5:  15 → 14 pieces")
+    body = everything(teacher)
+    assert "round 1: 3 of 3 right (100%)" in body  # all three tie at 0 with ug, which goes first
+    assert [row[3:] for row in classroom.store().record(code)] == [("piece", "gs"), ("piece", "hu"), ("piece", "ug")] \
+        or sorted(row[4] for row in classroom.store().record(code)) == ["gs", "hu", "ug"]
+    students[1].run()
+    assert shown(students[1].header[0].value).startswith("Round 1 of 5:  15 → 14 pieces")
+    assert "You chose hu: Right, by a tie" in everything(students[1])

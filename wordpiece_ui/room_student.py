@@ -121,11 +121,13 @@ def throttle() -> None:
         time.sleep(BURST_PAUSE)
 
 
-def vote_panel(room: classroom.Room, step: int, candidates: pd.DataFrame, dark: bool) -> None:
-    """The student's side of a hidden step: choose a pair (stored at once), or the spread once it is shown."""
+def vote_panel(room: classroom.Room, step: int, candidates: pd.DataFrame, dark: bool,
+               question: str = "which pair merges next?", noun: str = "merge", kind: str = "pair") -> None:
+    """The student's side of a hidden step: choose a pair (stored at once), or the spread once it is shown
+    (Unigram: a piece to remove, `question` and `noun` say so)."""
     snap = room.snap
     if step != snap.step:  # a merge the teacher passed without revealing it
-        st.info(f"The class votes on this merge when the teacher is on it (the class is at step {snap.step}).",
+        st.info(f"The class votes on this {noun} when the teacher is on it (the class is at step {snap.step}).",
                 icon=":material/hourglass_top:")
         return
     mine = classroom.my_votes(room, step)
@@ -137,7 +139,7 @@ def vote_panel(room: classroom.Room, step: int, candidates: pd.DataFrame, dark: 
             classroom.histogram(shown_rounds, list(candidates["pair"]), dark, large=False)
     if not snap.voting:
         if snap.round in mine:
-            st.success(safe.md(f"Your vote is in: {mine[snap.round]}. Wait for the teacher to reveal the merge."),
+            st.success(safe.md(f"Your vote is in: {mine[snap.round]}. Wait for the teacher to reveal the {noun}."),
                        icon=":material/how_to_vote:")
         else:
             st.info("The vote is closed: wait for the teacher.", icon=":material/hourglass_top:")
@@ -146,8 +148,8 @@ def vote_panel(room: classroom.Room, step: int, candidates: pd.DataFrame, dark: 
     pairs = list(candidates["pair"])
     if key not in st.session_state and snap.round in mine and mine[snap.round] in pairs:
         st.session_state[key] = mine[snap.round]
-    st.radio(f"Your vote{' (round ' + str(snap.round) + ')' if snap.round > 1 else ''}: which pair merges next?",
-             pairs, index=None, key=key, on_change=_vote, args=(room, step, snap.round, key))
+    st.radio(f"Your vote{' (round ' + str(snap.round) + ')' if snap.round > 1 else ''}: {question}",
+             pairs, index=None, key=key, on_change=_vote, args=(room, step, snap.round, key, kind))
     if snap.round in mine:
         st.success(safe.md(f"Your vote is in: {mine[snap.round]}. You may change it until the teacher shows the answers."),
                    icon=":material/how_to_vote:")
@@ -156,12 +158,12 @@ def vote_panel(room: classroom.Room, step: int, candidates: pd.DataFrame, dark: 
                    icon=":material/schedule:")
 
 
-def _vote(room: classroom.Room, step: int, round_: int, key: str) -> None:
+def _vote(room: classroom.Room, step: int, round_: int, key: str, kind: str = "pair") -> None:
     choice = st.session_state.get(key)
     if not choice or not room.student_token:
         return
     try:
-        classroom.store().vote(room.code, room.student_token, step, round_, str(choice))
+        classroom.store().vote(room.code, room.student_token, step, round_, str(choice), kind)
     except NotAllowed:
         st.session_state[state.ROOM_VOTE_FAILED] = key
     except RoomsOff as exc:

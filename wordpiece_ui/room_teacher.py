@@ -81,7 +81,8 @@ def sync(room: classroom.Room, step: int, quiz: bool) -> None:
     _pin(room.snap.corpus_digest)
 
 
-def bar(room: classroom.Room, model, presenting: bool) -> None:
+def bar(room: classroom.Room, model, presenting: bool,
+        table_at: Callable[[int], pd.DataFrame] | None = None) -> None:
     """The room's code, the join link and QR code, the record and *Close the room*: the projector's top line."""
     _pin(room.snap.corpus_digest)  # a pasted or uploaded corpus stays while the room lives (renewed hourly)
     with st.container(border=True):
@@ -90,7 +91,7 @@ def bar(room: classroom.Room, model, presenting: bool) -> None:
             head_count(room)
         with row.popover("Lesson record", icon=":material/table_view:", key="room_record_open", on_change="rerun") as box:
             if box.open:
-                record_view(room, model)
+                record_view(room, model, table_at)
         with row.popover("Teacher link", icon=":material/key:", key="room_teacher_link_open", on_change="rerun",
                          help="Keep it private: it reopens control of this room from another tab or after a restart.") as box:
             if box.open:
@@ -171,7 +172,8 @@ def answered_line(snap: Snapshot) -> str:
     return f"{snap.answered:,} of {snap.present:,} answered"
 
 
-def vote_panel(room: classroom.Room, step: int, candidates: pd.DataFrame, dark: bool, large: bool) -> None:
+def vote_panel(room: classroom.Room, step: int, candidates: pd.DataFrame, dark: bool, large: bool,
+               noun: str = "merge") -> None:
     """The teacher's side of a hidden step: the live count, *Show answers*, the spread, *Vote again*, *Reveal*."""
     code = room.code
 
@@ -212,7 +214,7 @@ def vote_panel(room: classroom.Room, step: int, candidates: pd.DataFrame, dark: 
         buttons.button("Vote again", icon=":material/replay:", key=f"room_again {step} {snap.round}",
                        on_click=_teacher_action, args=(classroom.store().vote_again, room, step),
                        help="A new round after the class discussed the spread; the first stays beside it.")
-    buttons.button("Reveal the merge", icon=":material/visibility:", type="primary", key=f"room_reveal {step}",
+    buttons.button(f"Reveal the {noun}", icon=":material/visibility:", type="primary", key=f"room_reveal {step}",
                    on_click=reveal, args=(room, step))
 
 
@@ -224,7 +226,7 @@ def record_frame(room: classroom.Room, algorithm: str,
     summary: dict[tuple[int, int], list[int]] = {}
     for step, round_, nickname, kind, choice in votes:
         table = table_at(step)
-        right = tables.judge_guess(table, choice, algorithm)[0] if kind == "pair" else False
+        right = tables.judge_guess(table, choice, algorithm)[0] if kind in ("pair", "piece") else False
         merge = table.iloc[0]["pair"]
         rows.append({"step": step, "round": round_, "nickname": nickname, "choice": choice, "right": right,
                      "merge": merge})
@@ -246,11 +248,12 @@ def record_csv(rows: list[dict]) -> str:
     return out.getvalue()
 
 
-def record_view(room: classroom.Room, model) -> None:
+def record_view(room: classroom.Room, model, table_at: Callable[[int], pd.DataFrame] | None = None) -> None:
+    """The lesson record; `table_at(step)`: the step's candidates, the answer first (by default a merge's)."""
     from . import caches
 
     frame, rows = record_frame(room, model.config.algorithm,
-                               lambda step: caches.candidates(model, step, False)[0])
+                               table_at or (lambda step: caches.candidates(model, step, False)[0]))
     if frame.empty:
         st.caption("No votes yet: the record fills in as the class votes on hidden steps.")
         return

@@ -25,7 +25,7 @@ from wordpiece_core.unigram_rounds import (RoundModel, Split, before_and_after, 
                                            loss_series)
 from wordpiece_core.unigram_training import UnigramConfig, UnigramTraining
 
-from . import caches, safe, state, trained
+from . import caches, classroom, room_student, room_teacher, safe, state, trained
 from .settings import Settings
 from .stepper import Stepper
 from .trained_model import TrainedModel
@@ -245,13 +245,27 @@ def _exact_comparison(frame: pd.DataFrame) -> list[str]:
 
 # ---------------------------------------------------------------------------------------------- the page
 
-def page(model: TrainedModel, settings: Settings, presenting: bool, quiz: bool, dark: bool) -> None:
+def room_table(model: TrainedModel, number: int) -> pd.DataFrame:
+    """A hidden round's choices as the class room votes on them: the cheapest candidates, cheapest first, the
+    piece in the room's `pair` column (tables.judge_guess reads it with the loss increase)."""
+    r = _rounds(model).rounds[number - 1]
+    frame = candidates_frame(r, CANDIDATE_ROWS).head(QUIZ_CHOICES)
+    return frame.assign(pair=frame["piece"]).sort_values("loss increase", kind="stable").reset_index(drop=True)
+
+
+def page(model: TrainedModel, settings: Settings, presenting: bool, quiz: bool, dark: bool,
+         room: classroom.Room | None = None) -> None:
     """The Unigram Train page below the sidebar and the modes: the summary, the stepper over rounds and the
-    round, the downloads."""
+    round, the downloads. In a class room the class follows the teacher's round and votes on hidden ones, as
+    on merges (room_teacher.py, room_student.py)."""
     config = model.config
     assert isinstance(config, UnigramConfig)
     n = model.merges
-    if not presenting:
+    teacher = room if room is not None and room.is_teacher else None
+    student = room if room is not None and room.is_student else None
+    if student is not None:
+        quiz = student.snap.quiz
+    if not presenting and student is None:
         st.caption(
             f"**{safe.md(model.corpus.name)}**: {model.corpus.types:,} distinct words, {model.corpus.tokens:,} in all · "
             f"Unigram, {state.RULE_LABELS[config.rule]} · seed: {model.start_tokens:,} tokens · {n:,} round"
@@ -261,22 +275,48 @@ def page(model: TrainedModel, settings: Settings, presenting: bool, quiz: bool, 
         return
     if st.session_state.get(state.STEP, 1) > n:
         st.session_state[state.STEP] = n
+    if teacher is not None:
+        room_teacher.bar(teacher, model, presenting, table_at=lambda number: room_table(model, number))
 
     def hidden(number: int) -> bool:
-        return quiz and number not in st.session_state.get(UNIGRAM_REVEALED, set())
+        if student is not None:
+            return room_student.hidden(student, number)
+        if teacher is not None and teacher.open:
+            return quiz and not room_teacher.revealed(number)
+        return quiz and number not in st.session_state.get(UNIGRAM_REVEALED, set()) and not (
+            teacher is not None and room_teacher.revealed(number))
+
+    def params(number: int) -> dict:
+        return {"step": number, "quiz": 1 if quiz and student is None else None, "present": 1 if presenting else None}
 
     def view(number: int) -> None:
-        state.sync_url(settings, step=number, quiz=1 if quiz else None, present=1 if presenting else None)
-        round_view(model, settings, number, presenting, hidden(number), dark)
+        state.sync_url(settings, **params(number))
+        if teacher is not None:
+            room_teacher.sync(teacher, number, quiz)
+        if student is not None:
+            room_student.throttle()
+            room_student.back_button(student, number)
+        round_view(model, settings, number, presenting, hidden(number), dark, room)
 
-    Stepper(state.STEP, n, noun="round", hold=hidden,
-            hold_help="Reveal this round first: Play stops at every hidden round.").run(view, keys_legend=not presenting)
+    def share(number: int) -> None:
+        state.share_button(settings, qr_at_once=presenting,
+                           url=classroom.student_link(room.code) if room is not None else None, **params(number))
+
+    if student is not None:
+        room_student.follow(student)
+    Stepper(state.STEP, n, noun="round", hold=hidden, limit=room_student.reachable(room, n),
+            hold_help="Reveal this round first: Play stops at every hidden round.").run(
+        view, extra=share, keys_legend=not presenting and student is None)
+    if student is not None and student.open:
+        st.caption("Downloads and the handout open when the class room closes: they would give away the rounds to come.")
+        return
     if not presenting:
         downloads(model, settings, quiz)
         handout_box(model, settings, n, quiz)
 
 
-def round_view(model: TrainedModel, settings: Settings, number: int, presenting: bool, hide: bool, dark: bool) -> None:
+def round_view(model: TrainedModel, settings: Settings, number: int, presenting: bool, hide: bool, dark: bool,
+               room: classroom.Room | None = None) -> None:
     training = _rounds(model)
     r = training.rounds[number - 1]
     n = len(training.rounds)
@@ -285,7 +325,7 @@ def round_view(model: TrainedModel, settings: Settings, number: int, presenting:
     if isinstance(r, EMRound) and r.pruning is not None and not frame.empty:
         frame = with_exact(model, number, frame)
     if hide and not frame.empty:
-        quiz_view(r, number, n, frame)
+        quiz_view(model, number, n, frame, dark, presenting, room)
         return
     if isinstance(r, Round):
         removed, size = r.removed, len(r.counts)
@@ -295,7 +335,10 @@ def round_view(model: TrainedModel, settings: Settings, number: int, presenting:
     shown = ", ".join(fmt(t) for t in removed[:4]) + (" …" if len(removed) > 4 else "")
     st.header(f"Round {number} of {n}:  {size:,} → {size - len(removed):,} pieces"
               + (f"  (− {shown})" if removed else ""), anchor=False)
-    guess_feedback(number)
+    if room is not None and (votes := classroom.results(room, number, room_table(model, number), "unigram")):
+        st.info(votes, icon=":material/groups:")
+    else:
+        guess_feedback(number)
     left, right = st.columns([3, 2])
     with left:
         loss_box(model, training, r, before, presenting)
@@ -377,10 +420,21 @@ def em_box(training: UnigramTraining, r: EMRound, number: int) -> None:
                                 "p after": st.column_config.NumberColumn(format="%.5f")})
 
 
-def quiz_view(r: Round | EMRound, number: int, n: int, frame: pd.DataFrame) -> None:
+def quiz_view(model: TrainedModel, number: int, n: int, frame: pd.DataFrame, dark: bool, presenting: bool,
+              room: classroom.Room | None) -> None:
     st.header(f"Round {number} of {n}:  which piece costs least to remove?", anchor=False)
     choices = sorted(frame.head(QUIZ_CHOICES)["piece"].tolist())
     st.caption(f"The {len(choices)} cheapest candidates, in alphabetical order: one of them goes first.")
+    if room is not None and room.is_teacher and room.open:  # the class votes; the projector shows the count
+        table = room_table(model, number)
+        room_teacher.vote_panel(room, number, pd.DataFrame({"pair": sorted(table["pair"])}), dark, presenting,
+                                noun="round")
+        return
+    if room is not None and room.is_student:
+        table = room_table(model, number)
+        room_student.vote_panel(room, number, pd.DataFrame({"pair": sorted(table["pair"])}), dark,
+                                question="which piece costs least to remove?", noun="round", kind="piece")
+        return
     guess = st.radio("Your guess", choices, index=None, key=f"{UNIGRAM_GUESS}:{number}", horizontal=True)
     low = frame["loss increase"].min()
     cheapest = ", ".join(frame.loc[frame["loss increase"] == low, "piece"].astype(str))  # tied at the lowest: all right
