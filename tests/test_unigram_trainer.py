@@ -188,3 +188,36 @@ def test_the_exact_increase_of_a_tokenizers_round_is_the_course_removal_score():
     for p in pieces:
         assert exact[p] >= 0
         assert exact[p] == pytest.approx(scores[p] / total, rel=1e-9, abs=1e-12)
+
+
+@pytest.mark.parametrize("words, vocab, specials", [
+    ({"\0": 3, "ab": 2}, 6, ("<unk>",)),  # a character no seed piece is: the unknown piece covers it
+    ({"abc\0": 3, "ab": 2, "ba": 2}, 8, ("<unk>",)),
+    ({"ab": 3, "b": 1}, 2, ()),  # the size is the characters alone: tokenizers would loop for ever
+    ({"x<unk>a": 2, "<unk>": 3, "hello": 1}, 20, ("<unk>",)),  # a piece that is a special token: listed once
+])
+def test_odd_corpora_end_and_both_trainers_agree(words, vocab, specials):
+    unk = "<unk>" if specials else None
+    a = em.train(words, vocab, specials, unk)
+    b = engine.train(words, vocab, specials, unk)
+    assert [p for p, _ in a[0]] == [p for p, _ in b[0]]
+    pieces = [p for p, _ in b[0]]
+    assert len(pieces) == len(set(pieces)) and len(pieces) <= vocab
+    assert {c for w in words for c in w} <= set(pieces)
+
+
+@pytest.mark.slow
+def test_nul_characters_long_words_and_specials_in_the_corpus_on_the_command_line(tmp_path):
+    text = tmp_path / "odd.txt"
+    text.write_text("hello world a\0b hello x<unk>a\n" + "plain words of text to read as text\n" * 40,
+                    encoding="utf-8")  # a NUL among enough text is read as text, not refused as binary
+    done = run_cli("train", str(text), "--algorithm", "unigram", "--vocab-size", "40", "--pre-tokenizer", "metaspace",
+                   "--out", str(tmp_path / "out"), "--quiet")
+    assert done.returncode == 0, done.stderr
+    enc = run_cli("encode", "--tokenizer", str(tmp_path / "out" / "tokenizer.json"), "hello x<unk>a")
+    assert enc.returncode == 0, enc.stderr  # the file reads back: <unk> is listed once
+    long = tmp_path / "long.txt"
+    long.write_text("a" * 5000 + " b\n", encoding="utf-8")
+    done = run_cli("train", str(long), "--algorithm", "unigram", "--vocab-size", "40", "--out", str(tmp_path / "o2"))
+    assert done.returncode == 2 and "splits words of up to 1,000 characters" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1

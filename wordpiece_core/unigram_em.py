@@ -348,15 +348,19 @@ def finalize(model: Model, chars: list[str], vocab_size: int, special_tokens: tu
     score, + 0.0001 per one before it), then the model's pieces in order up to the size; sorted by score,
     highest first; the special tokens (score 0) before, "<unk>" added first if it is not among them.
 
-    Two departures, both where a corpus is degenerate: tokenizers checks the size only for equality after
-    adding a piece, so when the characters alone fill it, it keeps every piece (here it stops at the size);
-    and a score that is not a number (EM left a character nothing) is written as 0.0 here, as tokenizers
-    writes a model piece's, where it writes a character's as null."""
+    Three departures, each where a corpus is odd: tokenizers checks the size only for equality after adding a
+    piece, so when the characters alone fill it, it keeps every piece (here it stops at the size); a score
+    that is not a number (EM left a character nothing) is written as 0.0 here, as tokenizers writes a model
+    piece's, where it writes a character's as null; and a piece that is also a special token (the corpus
+    spells "<unk>") is left out here, where tokenizers lists it twice."""
     pieces: list[tuple[str, float]] = []
-    inserted = {TRAINING_UNK}
+    inserted = {TRAINING_UNK, *special_tokens}  # tokenizers skips only its <UNK>: a piece that is also a special
+    # token would then be listed twice, and its tokenizer.json could not be read back
     existing = {p: s for p, s in model.pieces}
     penalty = 0.0
     for c in chars:
+        if c in inserted:
+            continue
         inserted.add(c)
         if c in existing:
             pieces.append((c, existing[c]))
@@ -416,6 +420,9 @@ def train(word_counts: Mapping[str, int], vocab_size: int = 8000, special_tokens
         new, pruning = prune(model, word_counts, vocab_size, shrinking_factor)
         rounds.append(EMRound(len(rounds) + 1, tuple(steps), tuple(pieces), pruning))
         pieces = new
+        if len(new) == len(model.pieces):  # nothing left to remove (every character stays): tokenizers would loop
+            model = Model(pieces)           # for ever here, when the size asked for is the characters alone
+            break
         model = Model(pieces)
     final, unk_id = finalize(model, chars, vocab_size, special_tokens, unk_token)
     return final, unk_id, rounds

@@ -143,7 +143,7 @@ def exact_increases(training: UnigramTraining, number: int, pieces: Iterable[str
     total = sum(c for _, c in words) or 1
     out: dict[str, float] = {}
     for piece in pieces:
-        without = em.Model([(p, s) for p, s in r.pieces if p != piece])
+        without = em.Model([r.pieces[0]] + [(p, s) for p, s in r.pieces[1:] if p != piece])  # <UNK> stays
         grow = 0.0
         for word, count in words:
             if piece in word:

@@ -8,7 +8,7 @@ Two rules (`UnigramConfig.rule`):
 
 Both refuse, with one line, what would not fit their caps: the course rule's exact scores cost
 (seed × distinct words) splits a round (COURSE_WORK_LIMIT); the tokenizers rule's lattices hold about 25
-bytes an edge (TOKENIZERS_CHAR_LIMIT characters of distinct words).
+bytes an edge (TOKENIZERS_CHAR_LIMIT characters of distinct words); and a word longer than LONGEST_WORD.
 """
 
 from __future__ import annotations
@@ -28,6 +28,9 @@ COURSE_SEED, COURSE_PRUNE = 300, 10.0
 COURSE_WORK_LIMIT = 2_000_000  # candidates × distinct words in the course rule's first round
 TOKENIZERS_SEED, SHRINKING, SUB_ITERATIONS, MAX_PIECE_LENGTH = 1_000_000, 0.75, 2, 16
 TOKENIZERS_CHAR_LIMIT = 20_000_000  # characters of the distinct words (their lattices: ~25 bytes an edge)
+# The longest word each rule splits: a pass over the lattices is a loop over the longest word's positions (the
+# tokenizers rule), and the course rule's Viterbi tries every substring of a word for every candidate.
+LONGEST_WORD = {"tokenizers": 1_000, "course": 100}
 AnyRound = Union[Round, EMRound]
 
 if TYPE_CHECKING:
@@ -104,6 +107,13 @@ class UnigramTraining:
 
 def check(word_counts: Mapping[str, int], config: UnigramConfig) -> None:
     """Refuse, with one line, a training that would not fit the rule's caps or the vocabulary."""
+    longest = max((len(w) for w in word_counts), default=0)
+    if longest > LONGEST_WORD[config.rule]:
+        word = max(word_counts, key=len)
+        raise WordPieceError(
+            f"the {config.rule} rule splits words of up to {LONGEST_WORD[config.rule]:,} characters here, and the "
+            f"corpus has one of {longest:,} (it starts {word[:20]!r}): choose a pre-tokenizer that cuts it, or "
+            "leave it out")
     if config.rule == "course":
         if config.seed * len(word_counts) > COURSE_WORK_LIMIT:
             raise WordPieceError(

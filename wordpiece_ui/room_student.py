@@ -149,7 +149,8 @@ def vote_panel(room: classroom.Room, step: int, candidates: pd.DataFrame, dark: 
     if key not in st.session_state and snap.round in mine and mine[snap.round] in pairs:
         st.session_state[key] = mine[snap.round]
     st.radio(f"Your vote{' (round ' + str(snap.round) + ')' if snap.round > 1 else ''}: {question}",
-             pairs, index=None, key=key, on_change=_vote, args=(room, step, snap.round, key, kind))
+             pairs, index=None, key=key, on_change=_vote, args=(room, step, snap.round, key, kind),
+             format_func=safe.md)  # a radio's options are Markdown: a pair or a piece is the corpus's text
     if snap.round in mine:
         st.success(safe.md(f"Your vote is in: {mine[snap.round]}. You may change it until the teacher shows the answers."),
                    icon=":material/how_to_vote:")

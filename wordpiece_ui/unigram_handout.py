@@ -42,6 +42,10 @@ def _rounds_content(training: UnigramTraining, words: Sequence[tuple[str, int]],
     return out
 
 
+def _cell(markdown: str) -> str:
+    return markdown.replace("|", "\\|")  # a table's cell ends at a bare |, even inside a code span
+
+
 def _title(training: UnigramTraining, corpus_title: str, first: int, last: int, answers: bool) -> str:
     kind = "Worksheet" if not answers else "Handout"
     return (f"{kind}: Unigram ({training.config.rule} rule) on {corpus_title}, rounds {first}–{last} of "
@@ -90,14 +94,14 @@ def as_markdown(training: UnigramTraining, words: Sequence[tuple[str, int]], cor
         lines += [f"## Round {c['round']}: {c['size']:,} pieces, loss {c['loss']}", "",
                   "| piece | loss increase |", "|---|---:|"]
         cands = c["candidates"] if answers else sorted(c["candidates"])
-        lines += [f"| {code(t)} | {f'{s:.3f}' if answers else ''} |" for t, s in cands]
+        lines += [f"| {_cell(code(t))} | {f'{s:.3f}' if answers else ''} |" for t, s in cands]
         if not answers:
             lines += ["", "**Removed first:** \\_\\_\\_\\_\\_\\_\\_\\_\\_\\_", ""]
             continue
         lines += ["", f"**Removed ({len(c['removed']):,}):** " + " ".join(code(t) for t in c["removed"][:20]), ""]
         if c["changed"]:
             lines += ["| word | count | before | after |", "|---|---:|---|---|"]
-            lines += [f"| {md(w)} | {n:,} | {code(a)} | {code(b)} |" for w, n, a, b in c["changed"]]
+            lines += [f"| {_cell(md(w))} | {n:,} | {_cell(code(a))} | {_cell(code(b))} |" for w, n, a, b in c["changed"]]
             lines.append("")
     return "\n".join(lines)
 

@@ -33,6 +33,7 @@ from .trained_model import TrainedModel
 CANDIDATE_ROWS = 15
 QUIZ_CHOICES = 6
 SPLIT_WORDS = 2_000  # the most frequent words whose splits a round compares (a wordfreq list has 10,000)
+EXACT_WORDS = 20_000  # the course's exact loss increases are computed beside the estimates up to this many words
 CHANGED_ROWS = 12
 UNIGRAM_WORD = "unigram_word"  # the word whose arithmetic a round shows
 UNIGRAM_REVEALED = "unigram_revealed"  # ask first: the rounds revealed this session
@@ -73,7 +74,9 @@ def candidates_frame(r: Round | EMRound, rows: int) -> pd.DataFrame:
     data = [{"piece": fmt(p.pieces[k]), "loss increase": p.losses[k], "removed": p.pieces[k] in cut,
              "replaced by": " ".join(fmt(a) for a in p.alternatives[k]), "on best splits": p.frequencies[k]}
             for k in order]
-    return pd.DataFrame(data, columns=["piece", "loss increase", "removed", "replaced by", "on best splits"])
+    frame = pd.DataFrame(data, columns=["piece", "loss increase", "removed", "replaced by", "on best splits"])
+    frame.attrs["pieces"] = [p.pieces[k] for k in order]  # as trained (the column shows them for the screen)
+    return frame
 
 
 def with_exact(model: TrainedModel, number: int, frame: pd.DataFrame) -> pd.DataFrame:
@@ -83,11 +86,11 @@ def with_exact(model: TrainedModel, number: int, frame: pd.DataFrame) -> pd.Data
         counts = model.counts
         if counts is None or frame.empty:
             return frame
-        r = _rounds(model).rounds[number - 1]
-        raw = {fmt(p): p for p in r.pruning.pieces} if isinstance(r, EMRound) and r.pruning else {}
-        pieces = [raw.get(p, p) for p in frame["piece"]]
+        pieces = list(frame.attrs["pieces"])
         exact = exact_increases(_rounds(model), number, pieces, counts.counts)
-        return frame.assign(**{"exact (course)": [exact[p] for p in pieces]})
+        out = frame.assign(**{"exact (course)": [exact[p] for p in pieces]})
+        out.attrs["pieces"] = pieces
+        return out
     return caches._derived("unigram exact", model, number, len(frame), make=make)
 
 
@@ -322,11 +325,11 @@ def round_view(model: TrainedModel, settings: Settings, number: int, presenting:
     n = len(training.rounds)
     before, after = before_and_after(training, number)
     frame = candidates_frame(r, CANDIDATE_ROWS if not presenting else 10)
-    if isinstance(r, EMRound) and r.pruning is not None and not frame.empty:
-        frame = with_exact(model, number, frame)
     if hide and not frame.empty:
         quiz_view(model, number, n, frame, dark, presenting, room)
         return
+    if isinstance(r, EMRound) and r.pruning is not None and not frame.empty and model.corpus.types <= EXACT_WORDS:
+        frame = with_exact(model, number, frame)
     if isinstance(r, Round):
         removed, size = r.removed, len(r.counts)
     else:
@@ -334,7 +337,7 @@ def round_view(model: TrainedModel, settings: Settings, number: int, presenting:
         size = len(r.pieces) - 1
     shown = ", ".join(fmt(t) for t in removed[:4]) + (" …" if len(removed) > 4 else "")
     st.header(f"Round {number} of {n}:  {size:,} → {size - len(removed):,} pieces"
-              + (f"  (− {shown})" if removed else ""), anchor=False)
+              + (f"  (− {safe.md(shown)})" if removed else ""), anchor=False)
     if room is not None and (votes := classroom.results(room, number, room_table(model, number), "unigram")):
         st.info(votes, icon=":material/groups:")
     else:
@@ -424,7 +427,11 @@ def quiz_view(model: TrainedModel, number: int, n: int, frame: pd.DataFrame, dar
               room: classroom.Room | None) -> None:
     st.header(f"Round {number} of {n}:  which piece costs least to remove?", anchor=False)
     choices = sorted(frame.head(QUIZ_CHOICES)["piece"].tolist())
-    st.caption(f"The {len(choices)} cheapest candidates, in alphabetical order: one of them goes first.")
+    if isinstance(_rounds(model).rounds[number - 1], Round):
+        st.caption(f"The {len(choices)} cheapest candidates, in alphabetical order: one of them goes first.")
+    else:
+        st.caption(f"{len(choices)} candidates from around where this round's pruning stops, in alphabetical order: "
+                   "which of them costs least to remove?")
     if room is not None and room.is_teacher and room.open:  # the class votes; the projector shows the count
         table = room_table(model, number)
         room_teacher.vote_panel(room, number, pd.DataFrame({"pair": sorted(table["pair"])}), dark, presenting,
@@ -435,7 +442,8 @@ def quiz_view(model: TrainedModel, number: int, n: int, frame: pd.DataFrame, dar
         room_student.vote_panel(room, number, pd.DataFrame({"pair": sorted(table["pair"])}), dark,
                                 question="which piece costs least to remove?", noun="round", kind="piece")
         return
-    guess = st.radio("Your guess", choices, index=None, key=f"{UNIGRAM_GUESS}:{number}", horizontal=True)
+    guess = st.radio("Your guess", choices, index=None, key=f"{UNIGRAM_GUESS}:{number}", horizontal=True,
+                     format_func=safe.md)  # a radio's options are Markdown: a piece is the corpus's text
     low = frame["loss increase"].min()
     cheapest = ", ".join(frame.loc[frame["loss increase"] == low, "piece"].astype(str))  # tied at the lowest: all right
     st.button("Reveal the round", type="primary", icon=":material/visibility:", on_click=_reveal,

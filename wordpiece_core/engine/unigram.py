@@ -41,6 +41,7 @@ class Lattices:
         for k, text in enumerate(texts):
             n = len(text)
             for b in range(n):
+                single = False
                 for e in range(b + 1, min(n, b + longest) + 1):
                     i = ids.get(text[b:e])
                     if i is not None and (whole or e - b < n):
@@ -48,6 +49,12 @@ class Lattices:
                         start.append(b)
                         end.append(e)
                         piece.append(i)
+                        single = single or e == b + 1
+                if not single and (whole or n > 1):  # a character no seed piece is ("\0"): the unknown piece's
+                    word.append(k)
+                    start.append(b)
+                    end.append(b + 1)
+                    piece.append(0)
         self.lengths = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
         self.offsets = np.cumsum(self.lengths + 1) - (self.lengths + 1)
         self.positions = int(self.lengths.sum() + len(texts))
@@ -106,7 +113,7 @@ class View:
     def __init__(self, lat: Lattices, alive: npt.NDArray[np.bool_], scores: Floats, unk_score: float,
                  backward: bool = True) -> None:
         self.lat = lat
-        here = alive[lat.piece]
+        here = alive[lat.piece] & (lat.piece != 0)  # piece 0: the unknown piece, scored as such
         keep = here | lat.single
         piece = np.where(here, lat.piece, 0).astype(np.int32)
         score = np.where(here, scores[lat.piece], unk_score)
@@ -389,7 +396,10 @@ def train(word_counts: Mapping[str, int], vocab_size: int = 8000, special_tokens
         if len(t.order) <= desired:
             rounds.append(em.EMRound(len(rounds) + 1, tuple(steps), tuple(pieces), None))
             break
-        rounds.append(em.EMRound(len(rounds) + 1, tuple(steps), tuple(pieces), t.prune(vocab_size, shrinking_factor)))
+        pruning = t.prune(vocab_size, shrinking_factor)
+        rounds.append(em.EMRound(len(rounds) + 1, tuple(steps), tuple(pieces), pruning))
+        if not pruning.unused and not pruning.cut:  # nothing left to remove: tokenizers would loop for ever here
+            break
         if progress is not None:
             left = math.log(max(1.0, len(t.order) / desired)) / -math.log(shrinking_factor) if shrinking_factor < 1 else 0
             progress(len(rounds), len(rounds) + 1 + math.ceil(left))
