@@ -132,21 +132,9 @@ class View:
         """log Z per word and each forward-ordered edge's log-marginal."""
         lat, f = self.lat, self.fwd
         assert f.word is not None
-        alpha = np.zeros(lat.positions)
-        for e in range(1, self.top + 1):
-            lo, hi, gs = f.groups(e)
-            if lo == hi:
-                continue
-            v = alpha[f.src[lo:hi]] + f.score[lo:hi]
-            alpha[f.dst[lo:hi][gs]] = _log_sum_exp(v, gs)
-        beta = np.zeros(lat.positions)
+        alpha = _sweep(f, range(1, self.top + 1), lat.positions, _log_sum_exp, forward=True)
         b = self.backward()
-        for s in range(self.top - 1, -1, -1):
-            lo, hi, gs = b.groups(s)
-            if lo == hi:
-                continue
-            v = beta[b.dst[lo:hi]] + b.score[lo:hi]
-            beta[b.src[lo:hi][gs]] = _log_sum_exp(v, gs)
+        beta = _sweep(b, range(self.top - 1, -1, -1), lat.positions, _log_sum_exp, forward=False)
         del b
         log_z = alpha[lat.offsets + lat.lengths]
         marginal = alpha[f.src]
@@ -195,14 +183,24 @@ class View:
     def best_scores(self) -> Floats:
         """Each text's best split's score (Viterbi's value at its end)."""
         lat, f = self.lat, self.fwd
-        best = np.zeros(lat.positions)
-        for e in range(1, self.top + 1):
-            lo, hi, gs = f.groups(e)
-            if lo == hi:
-                continue
-            v = best[f.src[lo:hi]] + f.score[lo:hi]
-            best[f.dst[lo:hi][gs]] = np.maximum.reduceat(v, gs)
+        best = _sweep(f, range(1, self.top + 1), lat.positions, np.maximum.reduceat, forward=True)
         return best[lat.offsets + lat.lengths]
+
+
+def _sweep(levels: _Levels, order: range, positions: int, combine: Callable[[Floats, Ints], Floats],
+           forward: bool) -> Floats:
+    """One pass over the lattices a level at a time: at each position, `combine` (log-sum-exp, or max) over the
+    edges into it (forward: by end, from their start) or out of it (backward: by start, from their end) of the
+    value there + the edge's score; every word's start (forward) or end (backward) is 0."""
+    table = np.zeros(positions)
+    read, write = (levels.src, levels.dst) if forward else (levels.dst, levels.src)
+    for level in order:
+        lo, hi, gs = levels.groups(level)
+        if lo == hi:
+            continue
+        v = table[read[lo:hi]] + levels.score[lo:hi]
+        table[write[lo:hi][gs]] = combine(v, gs)
+    return table
 
 
 def _log_sum_exp(v: Floats, gs: Ints) -> Floats:
