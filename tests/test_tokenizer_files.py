@@ -86,6 +86,7 @@ PRE_TOKENIZERS: dict[str, Callable[[], object]] = {
         pre_tokenizers.WhitespaceSplit(), pre_tokenizers.Punctuation("contiguous"),
         pre_tokenizers.Digits(individual_digits=False)]),
     "Metaspace": pre_tokenizers.Metaspace,
+    "Metaspace(first)": lambda: pre_tokenizers.Metaspace(prepend_scheme="first"),  # no ▁ after a special token
 }
 
 
@@ -297,7 +298,7 @@ def test_composing_normalizers_equal_tokenizers_and_align_a_composed_character_t
 
 @pytest.mark.parametrize("change,named", [
     (_set(["pre_tokenizer"], {"type": "UnicodeScripts"}), "'UnicodeScripts'"),
-    (_set(["pre_tokenizer"], {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "first", "split": True}),
+    (_set(["pre_tokenizer"], {"type": "Metaspace", "replacement": "_", "prepend_scheme": "first", "split": True}),
      "Metaspace"),
     (_set(["decoder"], {"type": "Replace", "pattern": {"Regex": " +"}, "content": " "}), "Replace with a regex"),
     (_set(["decoder"], {"type": "CTC", "pad_token": "<pad>", "word_delimiter_token": "|", "cleanup": True}), "'CTC'"),

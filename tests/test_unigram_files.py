@@ -48,6 +48,7 @@ SETUPS = [
     ("metaspace", lambda: pre_tokenizers.Metaspace(), None),
     ("metaspace, NFKC", lambda: pre_tokenizers.Metaspace(), lambda: normalizers.NFKC()),
     ("metaspace never", lambda: pre_tokenizers.Metaspace(prepend_scheme="never"), None),
+    ("metaspace first", lambda: pre_tokenizers.Metaspace(prepend_scheme="first"), None),
     ("whitespace, lowercase", lambda: pre_tokenizers.Whitespace(), lambda: normalizers.Lowercase()),
     ("bert", lambda: pre_tokenizers.BertPreTokenizer(), lambda: normalizers.BertNormalizer()),
     ("whitespace-split", lambda: pre_tokenizers.WhitespaceSplit(), None),

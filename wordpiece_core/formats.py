@@ -46,9 +46,9 @@ def normalizer_json(name: str) -> dict[str, Any] | None:
 
 def pre_tokenizer_json(name: str, add_prefix_space: bool = False) -> dict[str, Any]:
     """The pre-tokenizer's tokenizer.json section (Metaspace's serves as its decoder too)."""
-    if name in ("metaspace", "metaspace-never"):
+    if name in ("metaspace", "metaspace-never", "metaspace-first"):
         return {"type": "Metaspace", "replacement": "\u2581",
-                "prepend_scheme": "always" if name == "metaspace" else "never", "split": True}
+                "prepend_scheme": {"metaspace": "always", "metaspace-never": "never"}.get(name, "first"), "split": True}
     if name == "byte-level":
         return {"type": "ByteLevel", "add_prefix_space": add_prefix_space, "trim_offsets": True, "use_regex": True}
     return {"type": {"whitespace": "Whitespace", "whitespace-split": "WhitespaceSplit", "bert": "BertPreTokenizer"}[name]}

@@ -101,10 +101,11 @@ def _pre_tokenizer(spec: dict | None, name: str) -> tuple[str, bool]:
         return _stage(spec, name), False
     if kind == "Metaspace":
         scheme = _prepend_scheme(spec)
-        if spec.get("replacement", "\u2581") != "\u2581" or not spec.get("split", True) or scheme not in ("always", "never"):
-            raise _unsupported("pre-tokenizer", "Metaspace other than replacement ▁, split, prepend_scheme always or "
-                               "never", name)
-        return "metaspace" if scheme == "always" else "metaspace-never", False
+        if spec.get("replacement", "\u2581") != "\u2581" or not spec.get("split", True) or scheme not in (
+                "always", "never", "first"):
+            raise _unsupported("pre-tokenizer", "Metaspace other than replacement ▁, split, prepend_scheme always, "
+                               "first or never", name)
+        return {"always": "metaspace", "never": "metaspace-never", "first": "metaspace-first"}[scheme], False
     if kind not in _PRE_NAMES:
         raise _unsupported("pre-tokenizer", kind, name)
     if kind == "ByteLevel" and not spec.get("use_regex", True):

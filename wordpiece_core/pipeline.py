@@ -186,7 +186,7 @@ class Tokenizer:
         """Encode one special-free segment: each word's trace, and the original offsets of all its tokens."""
         normalized, sources = normalize_with_sources(text, self.normalizer)
         byte_level = self.pre_tokenizer == "byte-level"
-        words = pre_tokenize(normalized, self.pre_tokenizer, self.add_prefix_space)
+        words = pre_tokenize(normalized, self.pre_tokenizer, self.add_prefix_space, first=base == 0)
         results = self.model.tokenize_all([word for word, _ in words], trace)
         traces: list[WordTrace] = []
         offsets: list[tuple[int, int]] = []

@@ -65,7 +65,9 @@ _CLASSES = {
 }
 STAGES = ("digits", "digit-runs", "punctuation", "punctuation-runs")
 NO_SPLIT = "none"  # a tokenizer file without a pre-tokenizer: the whole text is one word
-METASPACE = ("metaspace", "metaspace-never")  # Metaspace (SentencePiece): prepend_scheme "always" or "never"
+# Metaspace (SentencePiece): prepend_scheme "always", "never", or "first" (a ▁ before the input's first part only,
+# not after a special token: its offset in the original text is 0)
+METASPACE = ("metaspace", "metaspace-never", "metaspace-first")
 _META = "\u2581"  # ▁, Metaspace's replacement for a space
 
 
@@ -243,12 +245,14 @@ def _metaspace(text: str, prepend: bool) -> list[tuple[str, tuple[int, int]]]:
     return out
 
 
-def pre_tokenize(text: str, name: str, add_prefix_space: bool = False) -> list[tuple[str, tuple[int, int]]]:
-    """Split `text` into words with (start, end) character offsets into `text`."""
+def pre_tokenize(text: str, name: str, add_prefix_space: bool = False,
+                 first: bool = True) -> list[tuple[str, tuple[int, int]]]:
+    """Split `text` into words with (start, end) character offsets into `text` (`first`: `text` starts the input,
+    for Metaspace's prepend_scheme "first")."""
     if name == NO_SPLIT:
         return [(text, (0, len(text)))] if text else []
     if name in METASPACE:
-        return _metaspace(text, name == "metaspace")
+        return _metaspace(text, name == "metaspace" or (name == "metaspace-first" and first))
     if "+" in check_pre_tokenizer(name):
         return _chain(text, name.split("+"))
     pattern = _patterns(name).for_text(text)
