@@ -1,4 +1,4 @@
-"""BPE vs WordPiece: the same corpus and settings, both trainings side by side."""
+"""Compare tokenizers: BPE vs WordPiece (their merges side by side), or any two or three of BPE, WordPiece and Unigram."""
 
 import streamlit as st
 

@@ -36,7 +36,7 @@ The app is built from five documents: {S.COURSE_WORDPIECE.md()} and {S.COURSE_BP
 | the course's toy step 3 | the prose says `hu` + `##g` (1/15) | the numbers give `hu` + `##gs` 1/15 and `hu` + `##g` 2/45; `hu` + `##gs` is merged |
 | “A BPE Variant”'s example | (q, ##u) scores 29 | `##u` also occurs in *jumps*: count(##u) = 2, so 1 × 29 / (1 × 2) |
 | the likelihood article's example | count(e) = 11; merges (l, ##o) at 1/7 | count(e) = 17; (w, ##i) and (##i, ##d) score 1/3 and win; its code's 20-token output matches ours |
-| Hugging Face's `WordPieceTrainer` | called WordPiece | it is BPE with the `##` prefix (it ranks by count); see *BPE vs WordPiece* |
+| Hugging Face's `WordPieceTrainer` | called WordPiece | it is BPE with the `##` prefix (it ranks by count); see *Compare tokenizers* |
 | minimum frequency | the from-scratch tutorial and the likelihood article drop rare pairs | a setting (*Min pair frequency*) |
 """)
 st.markdown(

@@ -23,7 +23,7 @@ _ENTERED = "_entered_through_app"  # set by app.py for the page it runs, taken b
 # path, title, icon (a name from the Material font Streamlit serves itself), URL path
 TRAIN = "Train step by step"
 TRAIN_PATH = "pages/train.py"
-COMPARE = "BPE vs WordPiece"
+COMPARE = "Compare tokenizers"
 PLAYGROUND = "Encoder playground"
 _PAGES = [
     (TRAIN_PATH, TRAIN, ":material/school:", None),

@@ -184,7 +184,7 @@ def hf_trainer(training: Training, step: MergeStep) -> str | None:
     return (
         "**Hugging Face's `WordPieceTrainer` is BPE inside.** It picks the most *frequent* pair and only adds "
         f"the `##` prefix ({sources.COURSE_WORDPIECE.md()} says so too). Switch the algorithm to BPE, or open "
-        "*BPE vs WordPiece*, to see what it learns; the *BPE view* tab shows the same pairs ranked by count."
+        "*Compare tokenizers*, to see what it learns; the *BPE view* tab shows the same pairs ranked by count."
     )
 
 
