@@ -271,8 +271,9 @@ def page(model: TrainedModel, settings: Settings, presenting: bool, quiz: bool, 
     if not presenting and student is None:
         st.caption(
             f"**{safe.md(model.corpus.name)}**: {model.corpus.types:,} distinct words, {model.corpus.tokens:,} in all · "
-            f"Unigram, {state.RULE_LABELS[config.rule]} · seed: {model.start_tokens:,} tokens · {n:,} round"
-            f"{'' if n == 1 else 's'} → {model.tokens:,} tokens")
+            f"Unigram, {state.RULE_LABELS[config.rule]} · seed: {model.start_tokens - len(config.special_tokens):,} "
+            f"pieces · {n:,} round{'' if n == 1 else 's'} → {model.tokens:,} tokens "
+            f"({len(config.special_tokens)} special)")
     if n == 0:
         st.warning(f"Nothing to remove: {safe.md(model.stop_reason)}. Lower the vocabulary size in the sidebar.")
         return
