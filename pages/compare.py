@@ -49,7 +49,8 @@ if picked != ["bpe", "wordpiece"]:  # Unigram among them, or one of the merge tr
             with col:
                 st.markdown(f"**{name}**")
                 enc = tok.encode(held, add_special_tokens=False)
-                st.markdown(chips.over_text(held, enc.tokens, enc.offsets, enc.ids, set(tok.special_tokens)),
+                st.markdown(chips.over_text(held, enc.tokens, enc.offsets, enc.ids, set(tok.special_tokens),
+                                            unk_id=getattr(tok.model, "unk_id", None)),
                             unsafe_allow_html=True)
                 st.caption(tables.plural(len(enc.tokens), "token"))
     words = tuple(w for w, _ in counts.counts) if counts else ()
@@ -159,7 +160,8 @@ if held.strip():
         with col:
             st.markdown(f"**{name}**")
             enc = tok.encode(held, add_special_tokens=False)
-            st.markdown(chips.over_text(held, enc.tokens, enc.offsets, enc.ids, set(tok.special_tokens)), unsafe_allow_html=True)
+            st.markdown(chips.over_text(held, enc.tokens, enc.offsets, enc.ids, set(tok.special_tokens),
+                                            unk_id=getattr(tok.model, "unk_id", None)), unsafe_allow_html=True)
             st.caption(tables.plural(len(enc.tokens), "token"))
 else:
     st.info("Type some text above (words not in the corpus) to see it cut by both tokenizers, and their figures on it.")

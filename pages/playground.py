@@ -108,7 +108,8 @@ if missing:
                f"{safe.md(shown)}. They are shown as {unk} with no id (Hugging Face's tokenizers would "
                "refuse the whole text); the rest is encoded as usual.", icon=":material/warning:")
 if model is not None and (missing := encodings.missing_characters(tokenizer, a + " " + (b or ""))):
-    if (why := encodings.why_unknown(missing, model.corpus.name, model.corpus.lowercase_words)) is not None:
+    if (why := encodings.why_unknown(missing, model.corpus.name, model.corpus.lowercase_words,
+                                     unk=getattr(tokenizer.model, "unk_token", None) or "[UNK]")) is not None:
         sentence, lowercasing_helps = why
         with st.container(border=True):
             st.markdown(sentence)
@@ -119,7 +120,7 @@ m = st.columns(5)
 m[0].metric("tokens", f"{len(enc.tokens):,}")
 m[1].metric("characters", f"{len(a) + len(b or ''):,}")
 m[2].metric("words", f"{len(enc.words):,}")
-m[3].metric("[UNK]", f"{encodings.unknown_count(enc):,}")
+m[3].metric("[UNK]", f"{encodings.unknown_count(enc, unk_id=getattr(tokenizer.model, 'unk_id', None)):,}")
 m[4].metric("dropped characters", f"{dropped:,}", help="Characters the vocabulary cannot spell and that BPE without [UNK] drops (struck through below).")
 
 st.subheader("Tokens over the text", anchor=False)
@@ -128,7 +129,8 @@ st.caption("Each chip is one token laid over the characters it came from (hover 
 if tokenizer.pre_tokenizer == "byte-level":
     st.caption(glossary.BYTE_LEVEL_NOTE)
 for sequence in encodings.by_sequence(enc, (a, b)):
-    st.markdown(chips.over_text(sequence.text, sequence.tokens, sequence.offsets, sequence.ids, specials),
+    st.markdown(chips.over_text(sequence.text, sequence.tokens, sequence.offsets, sequence.ids, specials,
+                                unk_id=getattr(tokenizer.model, "unk_id", None)),
                 unsafe_allow_html=True)
 ids = [i for i in enc.ids if i is not None]
 st.markdown("**ids:** `" + " ".join(str(i) if i is not None else "∅" for i in enc.ids) + "`")

@@ -45,7 +45,7 @@ def test_a_toy_round_fits_one_projector_screen(server, browser, scheme):
     pg.get_by_text("Round 1 of 5").first.wait_for(timeout=60_000)
     wait_idle(pg)
     for element in (pg.locator("h2").filter(has_text="Round 1 of 5").first,
-                    pg.get_by_text("−log(17/210) = 2.514").first,  # the arithmetic
+                    pg.get_by_text("−log(17/210) (2.514)").first,  # the arithmetic
                     pg.get_by_text("169.80").first,  # the loss, the course's
                     pg.locator('[data-testid="stVegaLiteChart"]').first):  # the candidates
         assert _bottom(element) <= 720, element

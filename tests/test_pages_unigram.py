@@ -54,9 +54,10 @@ def test_the_toy_round_shows_the_course_numbers():
     body = texts(at)
     assert "Loss of the corpus (Σ count × cost): **169.80**" in body  # the course's 169.8
     assert "p un (p = 0.006168)" in body  # the course's best split of pun and its probability
-    assert "−log(17/210) = 2.514 + −log(16/210) = 2.575 = **5.088**" in body
+    assert "−log(17/210) (2.514) + −log(16/210) (2.575) = **5.088**" in body
     assert "**Why ug?**" in body and "costs nothing" in body
-    assert "The course's code would print the loss as 205.80 (+ 36 word occurrences)" in body
+    assert "The course's code would print this loss as 205.80 (+ 36, one per word occurrence)" in body
+    assert "Why the loss can fall from round to round" in body
     assert "17/210" in body  # the course's pug erratum, named at the first round
     assert "Hugging Face course, “Unigram tokenization”" in body
 
@@ -64,9 +65,10 @@ def test_the_toy_round_shows_the_course_numbers():
 @pytest.mark.slow
 def test_the_tokenizers_rule_shows_em_and_the_pruning():
     at = trained_app(corpus="wordfreq-en", algorithm="unigram", step=1)
-    assert shown(at.header[0].value).startswith("Round 1 of 7:  6,581 → 4,217 pieces")
+    assert shown(at.header[0].value).startswith("Round 1 of 7:  13,334 → 4,217 pieces")  # EM's drops, then the pruning's
     body = texts(at)
     assert "2,364 pieces went for free" in body and "EM objective after this round's EM" in body
+    assert "EM dropped 6,753 pieces" in body
     em = next(d.value for d in at.dataframe if "EM iteration" in d.value.columns)
     assert list(em["EM iteration"]) == [1, 2]
     assert (em["pieces after"] <= em["pieces before"]).all()

@@ -119,7 +119,7 @@ def check(word_counts: Mapping[str, int], config: UnigramConfig) -> None:
             raise WordPieceError(
                 f"the course rule computes every candidate's exact loss: {config.seed:,} seed tokens × "
                 f"{len(word_counts):,} distinct words is more than {COURSE_WORK_LIMIT:,} splits a round; "
-                "use a smaller seed size or corpus, or the tokenizers rule")
+                "use the tokenizers rule, a smaller corpus, or a smaller seed (--seed-size on the command line)")
         return
     chars = sum(len(w) for w in word_counts)
     if chars > TOKENIZERS_CHAR_LIMIT:

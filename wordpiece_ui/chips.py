@@ -109,8 +109,9 @@ def _skipped(text: str) -> str:
 
 
 def over_text(text: str, tokens: list[str], offsets: list[tuple[int, int]], ids: list | None = None,
-              specials: set[str] | frozenset[str] = frozenset(), unk: str = "[UNK]") -> str:
-    """The original text with each token's span drawn as a chip (hover: the token and its id).
+              specials: set[str] | frozenset[str] = frozenset(), unk: str = "[UNK]", unk_id: int | None = None) -> str:
+    """The original text with each token's span drawn as a chip (hover: the token and its id); a token spelled
+    `unk`, or with the id `unk_id` (Unigram's unknown runs show their own text), is drawn as unknown.
 
     Special tokens (no span) appear as dotted chips where they occur; pieces that share
     characters with the previous token (byte-level pieces of one character) show the token.
@@ -130,7 +131,7 @@ def over_text(text: str, tokens: list[str], offsets: list[tuple[int, int]], ids:
             parts.append(_gap(text[pos:start]))
         # (a piece of a character the previous token began shows its bytes as spelled, a space as ␣ everywhere)
         shown = ("␣" if space else "") + text[s:e] if s >= pos else tok.replace(BYTE_SPACE, "␣")
-        if tok == unk:
+        if tok == unk or (unk_id is not None and ids is not None and ids[i] == unk_id):
             parts.append(chip(shown, "wpl-unk", f"[UNK] (unknown token) for {text[s:e]!r}" + (f" · id {ids[i]}" if ids is not None and ids[i] is not None else "")))
         elif tok in specials:
             parts.append(chip(shown, "wpl-special", tip))

@@ -165,7 +165,8 @@ def missing_characters(tokenizer: Tokenizer, text: str) -> list[str]:
     return [ch for ch in seen if ch not in vocab and prefix + ch not in vocab]
 
 
-def why_unknown(missing: list[str], corpus_title: str, lowercase_words: bool) -> tuple[str, bool] | None:
+def why_unknown(missing: list[str], corpus_title: str, lowercase_words: bool,
+                unk: str = "[UNK]") -> tuple[str, bool] | None:
     """Why these characters become [UNK], for a trained tokenizer: a corpus of lowercase words (wordfreq's lists)
     has no capitals and no punctuation in its vocabulary; and whether the lowercase normalizer would help (there
     are capitals among them). None when there is nothing to say."""
@@ -173,21 +174,25 @@ def why_unknown(missing: list[str], corpus_title: str, lowercase_words: bool) ->
         return None
     capitals = [ch for ch in missing if ch != ch.lower()]
     others = [ch for ch in missing if ch == ch.lower()]
+    if all(ch.isalpha() and ch == ch.lower() for ch in missing):  # letters the words lack: not a matter of case
+        return (f"{md(corpus_title)} has no word with {' '.join(map(code, missing[:10]))}: each becomes "
+                f"{code(unk)}."), False
     said = []
     if capitals:
         said.append(f"no capital letters ({' '.join(map(code, capitals[:10]))}{' …' if len(capitals) > 10 else ''})")
     if others:
         said.append(f"none of {' '.join(map(code, others[:10]))}{' …' if len(others) > 10 else ''}")
     return (f"{md(corpus_title)} is a list of lower-case words, so the vocabulary trained on it has "
-            f"{' and '.join(said)}: each becomes [UNK]."
+            f"{' and '.join(said)}: each becomes {code(unk)}."
             + (" Training with the **lowercase** normalizer lowercases the text before it is encoded, as it does "
                "the corpus." if capitals else "")
             + (" Punctuation and other symbols need a corpus that has them (the course's sentences, or your own "
                "text)." if others else "")), bool(capitals)
 
 
-def unknown_count(enc: Encoding, unk: str = "[UNK]") -> int:
-    return sum(1 for t in enc.tokens if t == unk)
+def unknown_count(enc: Encoding, unk: str = "[UNK]", unk_id: int | None = None) -> int:
+    """Tokens that are the unknown token: spelled `unk`, or with the id `unk_id` (Unigram's show their text)."""
+    return sum(1 for t, i in zip(enc.tokens, enc.ids) if t == unk or (unk_id is not None and i == unk_id))
 
 
 def scan_frame(word: WordTrace) -> pd.DataFrame:

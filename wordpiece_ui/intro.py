@@ -21,7 +21,7 @@ UNIGRAM_INTRO = """\
 **New here? Unigram runs the other way: it starts big and removes pieces, one round at a time.**
 1. Training starts from a large vocabulary: every character and many frequent substrings (`hu`, `ug`, `hug`, …), each with a probability.
 2. A word's split is the one whose pieces' probabilities multiply to the most (Viterbi); its cost is −log of that product, and the loss is the cost of every word occurrence added up.
-3. Each round asks, for every piece longer than one character: how much would the loss grow without it? The cheapest pieces go; single characters always stay, so every word can still be split.
+3. Each round asks, for every piece longer than one character: how much would the loss grow without it? The cheapest pieces go; single characters always stay, so every word can still be split (tokenizers' trainer may drop one while it trains, and puts every character back at the end).
 4. The course's loop computes that growth exactly and removes the cheapest 10 % a round. tokenizers' UnigramTrainer estimates it (each use of a piece becomes its second-best split) and first re-estimates the probabilities by EM, over all of a word's splits.
 5. In the course's toy corpus, removing `hug` would raise the loss by 23.5, while `pu` costs nothing: `p ug` and `pu g` score the same.
 """

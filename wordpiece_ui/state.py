@@ -211,7 +211,8 @@ def sidebar(locked: str = "") -> Settings:
             sb.checkbox("Seed whole words too", key=setting_key("whole_words"), on_change=_reset_step, disabled=lock,
                         help="The course's code seeds whole words as well as their substrings; its worked example "
                              "(the toy words) seeds only substrings shorter than a word.")
-    sb.number_input("Vocabulary size", 1, MAX_VOCAB, step=10, key=setting_key("vocab_size"), on_change=_reset_step, disabled=lock,
+    sb.number_input("Vocabulary size", 1, MAX_VOCAB, step=1 if unigram else 10, key=setting_key("vocab_size"),
+                    on_change=_reset_step, disabled=lock,
                     help=f"Training stops here, or earlier when no pair is left (1 to {MAX_VOCAB:,})." if not unigram
                     else "Unigram removes pieces until this size; every character stays.")
     is_tsv = sample is not None and sample.is_word_counts or (

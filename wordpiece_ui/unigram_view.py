@@ -25,9 +25,10 @@ from wordpiece_core.unigram_rounds import (RoundModel, Split, before_and_after, 
                                            loss_series)
 from wordpiece_core.unigram_training import UnigramConfig, UnigramTraining
 
-from . import caches, classroom, room_student, room_teacher, safe, state, trained
+from . import caches, classroom, intro, room_student, room_teacher, safe, state, trained
 from .settings import Settings
 from .stepper import Stepper
+from .tables import plural as tables_plural
 from .trained_model import TrainedModel
 
 CANDIDATE_ROWS = 15
@@ -120,9 +121,10 @@ def expected_frame(r: EMRound, previous: dict[str, float] | None) -> pd.DataFram
     for piece, expected, after in (last.top if last else ()):
         before = previous.get(piece) if previous else None
         rows.append({"piece": fmt(piece), "expected count": expected,
-                     "p before": math.exp(before) if before is not None and math.isfinite(before) else None,
-                     "p after": math.exp(after) if math.isfinite(after) else None})
-    return pd.DataFrame(rows, columns=["piece", "expected count", "p before", "p after"])
+                     "p before": math.exp(before) if before is not None and math.isfinite(before) else math.nan,
+                     "p after": math.exp(after) if math.isfinite(after) else 0.0})
+    columns = ["piece", "expected count", "p before", "p after"] if previous else ["piece", "expected count", "p after"]
+    return pd.DataFrame(rows, columns=["piece", "expected count", "p before", "p after"])[columns]
 
 
 def rounds_frame(training: UnigramTraining) -> pd.DataFrame:
@@ -143,9 +145,13 @@ def candidates_chart(frame: pd.DataFrame, large: bool, dark: bool = False) -> al
     bars = base.mark_bar().encode(
         color=alt.Color("status:N", scale=alt.Scale(domain=["removed", "kept"], range=["#d62728", "#4c78a8"]),
                         legend=alt.Legend(orient="bottom", title=None, labelFontSize=size - 2)))
-    text = base.mark_text(align="left", dx=4, fontSize=size - 2, color="#e6e6e6" if dark else "#222").encode(
+    dots = base.mark_point(filled=True, size=70 if large else 45).encode(
+        color=alt.Color("status:N", scale=alt.Scale(domain=["removed", "kept"], range=["#d62728", "#4c78a8"]),
+                        legend=None))  # a removal that costs 0 has no bar: its dot still shows
+    text = base.mark_text(align="left", dx=7, fontSize=size - 2, color="#e6e6e6" if dark else "#222").encode(
         text="label:N")
-    return alt.layer(bars, text).properties(height=110 + (36 if large else 26) * len(frame))
+    return alt.layer(bars, dots, text).properties(height=110 + (36 if large else 26) * len(frame),
+                                                  padding={"right": 48})
 
 
 def rounds_chart(frame: pd.DataFrame, value: str, title: str) -> alt.Chart:
@@ -179,12 +185,27 @@ def why_round(training: UnigramTraining, r: Round | EMRound, corpus: str) -> lis
             notes.append(f"{len(ties)} pieces tie at {r.scores[n - 1][1]:.2f}: the course's code keeps the "
                          "vocabulary's order (a stable sort), so the first of them go.")
         occurrences = round(r.course_loss - r.loss)
-        notes.append(f"The course's code would print the loss as {r.course_loss:.2f} (+ {occurrences:,} word "
-                     f"occurrences), not {r.loss:.2f}. Hugging Face course, “Unigram tokenization”: "
-                     + COURSE_ERRATA["start"])
+        notes.append("**Why the loss can fall from round to round.** A removal score compares the loss with and "
+                     "without a piece under the same probabilities, so it is never below 0. After the round the "
+                     "probabilities are computed again over the pieces left (their counts over a smaller total), "
+                     "so every piece left becomes more probable, and the next round's loss can be lower.")
+        notes.append(f"The course's code would print this loss as {r.course_loss:.2f} (+ {occurrences:,}, one per "
+                     f"word occurrence), not {r.loss:.2f}: Hugging Face course, “Unigram tokenization”, "
+                     "starts each word's Viterbi score at 1 instead of 0. Removal scores are differences, so they and "
+                     "the pruning are unaffected.")
         if corpus == "course-toy" and r.number == 1:
             notes.append("Hugging Face course, “Unigram tokenization”: " + COURSE_ERRATA["pug"])
         return notes
+    dropped = [t for e in r.em for t in e.dropped]
+    if dropped:
+        chars = [t for t in dropped if len(t) == 1]
+        notes.append(f"**EM dropped {tables_plural(len(dropped), 'piece')}** expected fewer than 0.5 times over all "
+                     f"the words' splits ({', '.join(safe.code(fmt(t)) for t in dropped[:5])}"
+                     f"{'…' if len(dropped) > 5 else ''})."
+                     + (f" Among them {'a character' if len(chars) == 1 else 'characters'} "
+                        f"({', '.join(safe.code(fmt(t)) for t in chars[:5])}): unlike the course's loop, tokenizers' "
+                        "trainer may drop a character while it trains (a word then needs the unknown piece for it), "
+                        "and puts every character of the corpus back into the final vocabulary." if chars else ""))
     p = r.pruning
     if p is None:
         notes.append(f"**The last round.** EM left {r.em[-1].size_after - 1:,} pieces, at most 1.1 × the "
@@ -192,16 +213,18 @@ def why_round(training: UnigramTraining, r: Round | EMRound, corpus: str) -> lis
                      "keeps every character, then the model's pieces in its order, up to the size.")
         return notes
     if p.unused:
-        notes.append(f"**{len(p.unused):,} pieces went for free:** no word's best split used them, and each has a "
-                     f"better split than itself ({', '.join(safe.code(fmt(t)) for t in p.unused[:5])}…).")
+        notes.append(f"**{tables_plural(len(p.unused), 'piece')} went for free:** no word's best split used "
+                     f"{'it' if len(p.unused) == 1 else 'them'}, and each has a better split than itself "
+                     f"({', '.join(safe.code(fmt(t)) for t in p.unused[:5])}{'…' if len(p.unused) > 5 else ''}).")
     if p.cut:
         k = len(p.pieces) - 1
         notes.append(
             f"**Why {safe.code(fmt(p.pieces[k]))}?** Removing it would move its {p.frequencies[k]:g} uses on best "
-            f"splits to {' + '.join(safe.code(fmt(a)) for a in p.alternatives[k])}, its second-best split; the "
-            f"corpus would lose {p.losses[k]:.3g} nats a word, the least of the {len(p.pieces):,} candidates. The "
-            f"round keeps the {len(p.pieces) - len(p.cut):,} with the highest losses, down to max(1.1 × "
-            f"{training.config.vocab_size:,}, {training.config.shrinking_factor:g} × the size) = {p.target:,} pieces.")
+            f"splits to {' + '.join(safe.code(fmt(a)) for a in p.alternatives[k])}, its second-best split; "
+            f"tokenizers' estimate of the loss increase is {p.losses[k]:.2e} nats a word occurrence, the smallest of "
+            f"the {len(p.pieces):,} candidates. The round keeps the {len(p.pieces) - len(p.cut):,} with the highest "
+            f"estimates, down to max(1.1 × {training.config.vocab_size:,}, {training.config.shrinking_factor:g} × "
+            f"the size) = {p.target:,} pieces, the trainer's own <UNK> among them: {p.target - 1:,} without it.")
     notes.append("Unlike the course's loop, this loss is an estimate: it assumes each use of a piece turns into its "
                  "second-best split, without splitting the corpus again (the course computes it exactly, which "
                  "costs a Viterbi pass over every word for every candidate).")
@@ -303,6 +326,7 @@ def page(model: TrainedModel, settings: Settings, presenting: bool, quiz: bool, 
         round_view(model, settings, number, presenting, hidden(number), dark, room)
 
     def share(number: int) -> None:
+        intro.glossary_button()
         state.share_button(settings, qr_at_once=presenting,
                            url=classroom.student_link(room.code) if room is not None else None, **params(number))
 
@@ -332,10 +356,10 @@ def round_view(model: TrainedModel, settings: Settings, number: int, presenting:
     if isinstance(r, EMRound) and r.pruning is not None and not frame.empty and model.corpus.types <= EXACT_WORDS:
         frame = with_exact(model, number, frame)
     if isinstance(r, Round):
-        removed, size = r.removed, len(r.counts)
-    else:
-        removed = list(r.pruning.unused + r.pruning.cut) if r.pruning else []
-        size = len(r.pieces) - 1
+        removed, size = list(r.removed), len(r.counts)
+    else:  # what EM dropped, then what the pruning removed; sizes without the trainer's own <UNK>
+        removed = [t for e in r.em for t in e.dropped] + (list(r.pruning.unused + r.pruning.cut) if r.pruning else [])
+        size = (r.em[0].size_before if r.em else len(r.pieces)) - 1
     shown = ", ".join(fmt(t) for t in removed[:4]) + (" …" if len(removed) > 4 else "")
     st.header(f"Round {number} of {n}:  {size:,} → {size - len(removed):,} pieces"
               + (f"  (− {safe.md(shown)})" if removed else ""), anchor=False)
@@ -372,10 +396,10 @@ def round_view(model: TrainedModel, settings: Settings, number: int, presenting:
             rounds = rounds_frame(training)
             a, b = st.columns(2)
             with a:
-                caches.chart(rounds_chart(rounds, "vocabulary", "vocabulary at the round's start"))
+                caches.chart(rounds_chart(rounds, "vocabulary", "pieces at its start"))
             with b:
                 caches.chart(rounds_chart(rounds, "loss", "loss" if isinstance(r, Round)
-                                          else "EM objective (nats a word)"))
+                                          else "EM objective"))
         with st.expander("The algorithm in code", icon=":material/code:"):
             code_box(training)
 
@@ -397,16 +421,16 @@ def loss_box(model: TrainedModel, training: UnigramTraining, r: Round | EMRound,
     for piece, logp in zip(split.pieces, split.log_probs):
         if isinstance(r, Round) and piece in r.counts:
             total = sum(r.counts.values())
-            parts.append(f"−log({r.counts[piece]}/{total}) = {-logp:.3f}")
+            parts.append(f"−log({r.counts[piece]}/{total}) ({-logp:.3f})")
         else:
-            parts.append(f"−log p({fmt(piece)}) = {-logp:.3f}")
+            parts.append(f"−log p({fmt(piece)}) ({-logp:.3f})")
     st.markdown(f"**{safe.md(fmt(word))}** → {safe.md(split_text(split))} (p = {split.probability:.6f})")
     st.markdown(safe.md(f"cost = {' + '.join(parts)}") + f" = **{split.cost:.3f}**; × {count:,} occurrences = "
                 f"**{count * split.cost:,.2f}** of the loss")
     if isinstance(r, Round):
         st.markdown(f"Loss of the corpus (Σ count × cost): **{r.loss:.2f}**")
     elif r.em:
-        st.markdown(f"EM objective after this round's EM: **{r.em[-1].objective:.4f}** nats a word occurrence")
+        st.markdown(f"EM objective after this round's EM: **{r.em[-1].objective:.4f}** nats per word occurrence")
 
 
 def em_box(training: UnigramTraining, r: EMRound, number: int) -> None:
@@ -417,7 +441,8 @@ def em_box(training: UnigramTraining, r: EMRound, number: int) -> None:
     previous = dict(last.pieces) if isinstance(last, EMRound) else None
     frame = expected_frame(r, previous)
     st.caption("The most expected pieces (over all of each word's splits, weighted by their probabilities) and "
-               "their probability before this round → after its EM (digamma(count) − digamma(total)).")
+               "their probability before this round (after the last round's EM) → after this round's EM "
+               "(digamma(count) − digamma(total)).")
     st.dataframe(frame, hide_index=True, width="stretch",
                  column_config={"expected count": st.column_config.NumberColumn(format="%.2f"),
                                 "p before": st.column_config.NumberColumn(format="%.5f"),
@@ -529,7 +554,7 @@ def handout_box(model: TrainedModel, settings: Settings, n: int, quiz: bool) -> 
     items = [("Worksheet (HTML)", "worksheet", "html", "text/html", unigram_handout.as_html, False)]
     if not quiz:
         items = [("Handout (HTML)", "handout", "html", "text/html", unigram_handout.as_html, True),
-                 ("Handout (Markdown)", "handout", "md", "text/markdown", unigram_handout.as_markdown, True)] + items
+                 ("Handout (.md)", "handout", "md", "text/markdown", unigram_handout.as_markdown, True)] + items
     for col, (label, kind, ext, mime, make, answers) in zip(cols, items):
         col.download_button(label, icon=":material/print:", file_name=f"{stem}-{kind}-{first}-{last}.{ext}", mime=mime,
                             width="stretch", on_click="ignore",
