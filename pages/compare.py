@@ -14,6 +14,19 @@ from wordpiece_ui.side_by_side import HF_VARIANT
 MAX_HELDOUT = 5_000
 URL_TEXT_LIMIT = state.LINK_TEXT_CHARS
 
+
+
+def split_by_each(encoders: dict, text: str) -> None:
+    """The held-out text as each tokenizer cuts it: chips over the text, a column each."""
+    for col, (name, tok) in zip(st.columns(len(encoders)), encoders.items()):
+        with col:
+            st.markdown(f"**{name}**")
+            enc = tok.encode(text, add_special_tokens=False)
+            st.markdown(chips.over_text(text, enc.tokens, enc.offsets, enc.ids, set(tok.special_tokens),
+                                        unk_id=getattr(tok.model, "unk_id", None)), unsafe_allow_html=True)
+            st.caption(tables.plural(len(enc.tokens), "token"))
+
+
 settings = st.session_state[state.SETTINGS]
 sample = sample_by_id(settings.corpus)
 state.keep(state.HF_COLUMN, False, bool)
@@ -45,14 +58,7 @@ if picked != ["bpe", "wordpiece"]:  # Unigram among them, or one of the merge tr
     if len(heldout) > MAX_HELDOUT:
         st.warning(f"The text has {len(heldout):,} characters; the first {MAX_HELDOUT:,} are encoded (your text is kept).")
     if held.strip():
-        for col, (name, tok) in zip(st.columns(len(encoders)), encoders.items()):
-            with col:
-                st.markdown(f"**{name}**")
-                enc = tok.encode(held, add_special_tokens=False)
-                st.markdown(chips.over_text(held, enc.tokens, enc.offsets, enc.ids, set(tok.special_tokens),
-                                            unk_id=getattr(tok.model, "unk_id", None)),
-                            unsafe_allow_html=True)
-                st.caption(tables.plural(len(enc.tokens), "token"))
+        split_by_each(encoders, held)
     words = tuple(w for w, _ in counts.counts) if counts else ()
     numbers = tuple(n for _, n in counts.counts) if counts else ()
     st.dataframe(compare.metrics_rows_over(encoders, words, numbers, held), hide_index=True, width="stretch",
@@ -156,13 +162,7 @@ if len(heldout) > URL_TEXT_LIMIT:
     st.caption(f"Texts over {URL_TEXT_LIMIT:,} characters are not put in the shareable link.")
 held = heldout[:MAX_HELDOUT]
 if held.strip():
-    for col, (name, tok) in zip(st.columns(len(tokenizers)), tokenizers.items()):
-        with col:
-            st.markdown(f"**{name}**")
-            enc = tok.encode(held, add_special_tokens=False)
-            st.markdown(chips.over_text(held, enc.tokens, enc.offsets, enc.ids, set(tok.special_tokens),
-                                            unk_id=getattr(tok.model, "unk_id", None)), unsafe_allow_html=True)
-            st.caption(tables.plural(len(enc.tokens), "token"))
+    split_by_each(tokenizers, held)
 else:
     st.info("Type some text above (words not in the corpus) to see it cut by both tokenizers, and their figures on it.")
 rows = compare.metrics_rows(tokenizers, trainings, held)
