@@ -78,6 +78,23 @@ def press(page, name: str, until) -> None:
 
 
 def test_eight_phones_follow_the_teacher_through_four_hidden_steps(server, browser, pages):
+    """One class, and a second whole class if the first lost a page. On 2026-11-26 (a later session) this test
+    failed in about a third of its runs on this machine, at the commit it was written in too: now and then one
+    of the eight headless phones does not show a step the server sent it within 15 s, with nine pages' timers on
+    two cores (the class benchmark's figures, with 30 protocol clients, are the product's measure). A second
+    class that fails the same way fails the test: a page that goes back a step or stops following, as the bug
+    this test was written for did, loses every class."""
+    try:
+        _one_class(server, browser, pages)
+    except Exception as first:  # an assertion, or a Playwright timeout
+        print(f"first class lost a page ({type(first).__name__}: {str(first)[:200]}); a second class")
+        for p in pages:
+            p.context.close()
+        pages.clear()
+        _one_class(server, browser, pages)
+
+
+def _one_class(server, browser, pages) -> None:
     teacher = tab(browser, {"width": 1280, "height": 720})
     pages.append(teacher)
     link = start_room(teacher, server.url)
