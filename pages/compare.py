@@ -65,7 +65,7 @@ if picked != ["bpe", "wordpiece"]:  # Unigram among them, or one of the merge tr
                  column_config=glossary.metric_columns())
     st.caption("Fertility = tokens per word; [UNK] words = words with a piece the vocabulary cannot spell; "
                "continuation pieces = tokens after the first of their word. Corpus figures are weighted by word counts.")
-    frequent = [w for w, _ in sorted(counts.counts, key=lambda wc: -wc[1])[:12]] if counts else []
+    frequent = [w for w, _ in counts.most_frequent(12)] if counts else []
     st.dataframe(compare.words_table(encoders, frequent), hide_index=True, width="stretch")
     st.subheader("Token lengths in each vocabulary", anchor=False)
     caches.chart(charts.length_histogram(compare.lengths_frame(vocabularies),

@@ -33,6 +33,16 @@ elif not presenting:
     st.title("Train step by step")
 classroom.problem_line()
 classroom.reclaim_box()
+
+
+def mode_toggles(where, quiz_help: str, on_screen: str) -> None:
+    """*Ask first* and *Presenter mode*, in `where`."""
+    where.toggle("Ask first (quiz)", key=state.QUIZ, on_change=state.remember, args=(state.QUIZ,), width="content",
+                 help=quiz_help)
+    where.toggle("Presenter mode", key=state.PRESENT, on_change=state.remember, args=(state.PRESENT,),
+                 width="content", help=f"For a projector: big type, the sidebar folded away, {on_screen} on one screen.")
+
+
 ready = trained.sidebar_training(settings)
 if ready is None:
     st.stop()
@@ -42,13 +52,9 @@ if settings.unigram:  # a round at a time (wordpiece_ui/unigram_view.py); the cl
     if room is None:
         room_teacher.start_button(settings)  # in the sidebar, under *Join a class room*
     if not student:
-        modes = st.container(horizontal=True, horizontal_alignment="right")
-        modes.toggle("Ask first (quiz)", key=state.QUIZ, on_change=state.remember, args=(state.QUIZ,),
-                     width="content",
-                     help="Hides what each round removes until you reveal it: guess which candidate costs least.")
-        modes.toggle("Presenter mode", key=state.PRESENT, on_change=state.remember, args=(state.PRESENT,),
-                     width="content", help="For a projector: big type, the sidebar folded away, the round and its "
-                                           "arithmetic on one screen.")
+        mode_toggles(st.container(horizontal=True, horizontal_alignment="right"),
+                     "Hides what each round removes until you reveal it: guess which candidate costs least.",
+                     "the round and its arithmetic")
     if not presenting and not st.session_state[state.QUIZ] and room is None:
         intro.show(unigram=True)
     unigram_view.page(ready, settings, presenting, bool(st.session_state[state.QUIZ]), DARK, room)
@@ -76,12 +82,9 @@ if not presenting:  # presenter mode: the room sees the step, not the corpus's s
     )
 modes = modes.container(horizontal=True, horizontal_alignment="right")
 if not student:  # a student's room decides what is hidden, and a phone is no projector
-    modes.toggle("Ask first (quiz)", key=state.QUIZ, on_change=state.remember, args=(state.QUIZ,), width="content",
-                 help="Hides each merge until you reveal it: the class sees the candidates' counts, guesses the "
-                      "winner, then you reveal it. Play stops at every hidden merge.")
-    modes.toggle("Presenter mode", key=state.PRESENT, on_change=state.remember, args=(state.PRESENT,), width="content",
-                 help="For a projector: big type, the sidebar folded away, the step, its arithmetic, the "
-                      "candidates and the corpus on one screen.")
+    mode_toggles(modes, "Hides each merge until you reveal it: the class sees the candidates' counts, guesses the "
+                        "winner, then you reveal it. Play stops at every hidden merge.",
+                 "the step, its arithmetic, the candidates and the corpus")
 if not presenting and not st.session_state[state.QUIZ] and room is None:  # a class has its teacher
     intro.show()
 if n == 0:

@@ -19,7 +19,8 @@ from .normalizers import NORMALIZERS
 from .pre_tokenizers import PRE_TOKENIZERS
 from .special_tokens import BERT_SPECIALS, END_OF_TEXT, UNK, UNK_PIECE
 from .config import ALGORITHMS, TIE_BREAKS
-from .unigram_training import UNIGRAM_RULES
+from .unigram_training import (COURSE_PRUNE, COURSE_SEED, MAX_PIECE_LENGTH, SHRINKING, SUB_ITERATIONS,
+                               TOKENIZERS_SEED, UNIGRAM_RULES)
 
 if TYPE_CHECKING:
     from .config import TrainerConfig
@@ -130,15 +131,16 @@ def build_parser() -> argparse.ArgumentParser:
                    help="tokenizers (default): as UnigramTrainer trains; course: as the Hugging Face course teaches "
                         "(exact removal scores, the cheapest P %% removed a round)")
     u.add_argument("--seed-size", type=_positive_int, default=None, metavar="N",
-                   help="the initial vocabulary (course, default 300) or the seed pieces (tokenizers, default 1000000)")
+                   help=f"the initial vocabulary (course, default {COURSE_SEED}) or the seed pieces (tokenizers, "
+                        f"default {TOKENIZERS_SEED})")
     u.add_argument("--prune-percent", type=_percent, default=None, metavar="P",
-                   help="course: the share of the vocabulary removed a round (default 10)")
+                   help=f"course: the share of the vocabulary removed a round (default {COURSE_PRUNE:g})")
     u.add_argument("--shrinking-factor", type=_fraction_open, default=None, metavar="F",
-                   help="tokenizers: the share of the vocabulary a round keeps (default 0.75)")
+                   help=f"tokenizers: the share of the vocabulary a round keeps (default {SHRINKING:g})")
     u.add_argument("--sub-iterations", type=_positive_int, default=None, metavar="N",
-                   help="tokenizers: EM iterations a round (default 2)")
+                   help=f"tokenizers: EM iterations a round (default {SUB_ITERATIONS})")
     u.add_argument("--max-piece-length", type=_positive_int, default=None, metavar="N",
-                   help="tokenizers: the longest piece, in characters (default 16)")
+                   help=f"tokenizers: the longest piece, in characters (default {MAX_PIECE_LENGTH})")
     t.add_argument("--min-score", type=_fraction, default=None, metavar="X",
                    help="stop when the best score falls below X (the threshold of the tutorial “WordPiece Tokenization: A BPE Variant”)")
     t.add_argument("--continuing-prefix", default=None, metavar="P",

@@ -38,15 +38,8 @@ def run_train_unigram(args: argparse.Namespace) -> int:
         note = no_unknown_note(config)
         if note:
             print(f"note: {note}", file=sys.stderr)
-        course = config.rule == "course"
-        settings = {"unigram_rule": config.rule, "vocab_size": args.vocab_size, "seed_size": config.seed,
-                    **({"prune_percent": config.prune_percent} if course else
-                       {"shrinking_factor": config.shrinking_factor, "sub_iterations": config.sub_iterations,
-                        "max_piece_length": config.max_piece_length}),
-                    "normalizer": args.normalizer, "pre_tokenizer": args.pre_tokenizer,
-                    "add_prefix_space": args.add_prefix_space}
-        files = unigram_files.output_files(training.pieces, training.rounds, settings, specials, args.top_k,
-                                           training.stop_reason, len(counts), sum(counts.values()))
+        files = unigram_files.training_files(training, args.normalizer, args.pre_tokenizer, args.add_prefix_space,
+                                             sum(counts.values()))
         out.write(files)
     finally:
         out.close()

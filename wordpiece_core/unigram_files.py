@@ -33,12 +33,15 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .formats import normalizer_json, pre_tokenizer_json, pretty_json
 from .special_tokens import UNK_PIECE
 from .unigram_em import EMRound
 from .unigram_reference import COURSE_ERRATA, Round
+
+if TYPE_CHECKING:
+    from .unigram_training import UnigramTraining
 
 TIE_RULE = ("course: a word's split changes only for a strictly better one (starts left to right, shorter pieces "
             "first); equal removal scores keep the vocabulary's order (characters by first appearance, then "
@@ -147,3 +150,17 @@ def output_files(pieces: list[tuple[str, float]], rounds: Sequence[Round | EMRou
                                           ensure_ascii=False) + "\n" for r in rounds),
         "training.json": json.dumps(summary, ensure_ascii=False, indent=2),
     }
+
+
+def training_files(training: UnigramTraining, normalizer: str, pre_tokenizer: str, add_prefix_space: bool,
+                   occurrences: int) -> dict[str, str]:
+    """Every file of a training, as the command line writes them and the app's downloads give them."""
+    config = training.config
+    course = config.rule == "course"
+    settings = {"unigram_rule": config.rule, "vocab_size": config.vocab_size, "seed_size": config.seed,
+                **({"prune_percent": config.prune_percent} if course else
+                   {"shrinking_factor": config.shrinking_factor, "sub_iterations": config.sub_iterations,
+                    "max_piece_length": config.max_piece_length}),
+                "normalizer": normalizer, "pre_tokenizer": pre_tokenizer, "add_prefix_space": add_prefix_space}
+    return output_files(training.pieces, training.rounds, settings, config.special_tokens, config.top_k,
+                        training.stop_reason, training.words, occurrences)

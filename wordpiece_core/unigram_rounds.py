@@ -42,8 +42,7 @@ class Split:
 class RoundModel:
     """One model of the training: a word's best split under it."""
 
-    def __init__(self, training: UnigramTraining, pieces: list[tuple[str, float]] | None = None,
-                 counts: dict[str, int] | None = None) -> None:
+    def __init__(self, pieces: list[tuple[str, float]] | None = None, counts: dict[str, int] | None = None) -> None:
         self.course = counts is not None
         if counts is not None:
             self.costs = probabilities(counts)
@@ -86,22 +85,27 @@ class RoundModel:
         return self.model.pieces[i][1] if i is not None else None
 
 
+def round_model(training: UnigramTraining, number: int) -> RoundModel:
+    """The model round `number` (1-based) starts from: the course rule's counts, the tokenizers rule's after EM."""
+    r = training.rounds[number - 1]
+    if isinstance(r, Round):
+        return RoundModel(counts=dict(r.counts))
+    return RoundModel(pieces=list(r.pieces))
+
+
 def before_and_after(training: UnigramTraining, number: int) -> tuple[RoundModel, RoundModel]:
     """Round `number`'s model (1-based) and the one it leaves."""
     rounds = training.rounds
     r = rounds[number - 1]
+    before = round_model(training, number)
     if isinstance(r, Round):
-        after = {t: c for t, c in r.counts.items() if t not in set(r.removed)}
-        return RoundModel(training, counts=dict(r.counts)), RoundModel(training, counts=after)
-    assert isinstance(r, em.EMRound)
-    before = RoundModel(training, pieces=list(r.pieces))
+        removed = set(r.removed)
+        return before, RoundModel(counts={t: c for t, c in r.counts.items() if t not in removed})
     if number < len(rounds):
-        nxt = rounds[number]
-        assert isinstance(nxt, em.EMRound)
-        return before, RoundModel(training, pieces=list(nxt.pieces))
+        return before, round_model(training, number + 1)
     specials = set(training.config.special_tokens)
     final = [(em.TRAINING_UNK, math.nan)] + [(p, s) for p, s in training.pieces if p not in specials]
-    return before, RoundModel(training, pieces=final)
+    return before, RoundModel(pieces=final)
 
 
 def changed_splits(training: UnigramTraining, number: int, words: Iterable[tuple[str, int]]

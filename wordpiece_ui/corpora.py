@@ -8,6 +8,7 @@ come back as `WordPieceError` with a sentence a person can act on.
 from __future__ import annotations
 
 import hashlib
+import heapq
 import json
 import os
 from dataclasses import dataclass
@@ -67,6 +68,10 @@ class WordCounts:
     @property
     def types(self) -> int:
         return len(self.counts)
+
+    def most_frequent(self, n: int) -> list[tuple[str, int]]:
+        """The `n` most frequent words with their counts (equal counts in the corpus's order)."""
+        return heapq.nlargest(n, self.counts, key=lambda wc: wc[1])
 
     @property
     def tokens(self) -> int:

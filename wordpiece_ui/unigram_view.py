@@ -21,8 +21,8 @@ import streamlit as st
 from wordpiece_core import unigram_em, unigram_files, unigram_reference
 from wordpiece_core.unigram_em import EMRound
 from wordpiece_core.unigram_reference import COURSE_ERRATA, Round
-from wordpiece_core.unigram_rounds import (RoundModel, Split, before_and_after, changed_splits, exact_increases,
-                                           loss_series)
+from wordpiece_core.unigram_rounds import (RoundModel, Split, changed_splits, exact_increases, loss_series,
+                                           round_model)
 from wordpiece_core.unigram_training import UnigramConfig, UnigramTraining
 
 from . import caches, classroom, intro, room_student, room_teacher, safe, state, trained
@@ -99,10 +99,10 @@ def changed_frame(model: TrainedModel, number: int) -> pd.DataFrame:
     def make() -> pd.DataFrame:
         training = _rounds(model)
         counts = model.counts
-        words = list(counts.counts[:SPLIT_WORDS]) if counts is not None else []
+        words = counts.most_frequent(SPLIT_WORDS) if counts is not None else []
         rows = [{"word": fmt(w), "count": c, "before": split_text(a), "after": split_text(b),
                  "cost before": a.cost, "cost after": b.cost}
-                for w, c, a, b in changed_splits(training, number, sorted(words, key=lambda wc: -wc[1]))]
+                for w, c, a, b in changed_splits(training, number, words)]
         return pd.DataFrame(rows, columns=["word", "count", "before", "after", "cost before", "cost after"])
     return caches._derived("unigram changed", model, number, make=make)
 
@@ -348,7 +348,6 @@ def round_view(model: TrainedModel, settings: Settings, number: int, presenting:
     training = _rounds(model)
     r = training.rounds[number - 1]
     n = len(training.rounds)
-    before, after = before_and_after(training, number)
     frame = candidates_frame(r, CANDIDATE_ROWS if not presenting else 10)
     if hide and not frame.empty:
         quiz_view(model, number, n, frame, dark, presenting, room)
@@ -369,7 +368,7 @@ def round_view(model: TrainedModel, settings: Settings, number: int, presenting:
         guess_feedback(number)
     left, right = st.columns([3, 2])
     with left:
-        loss_box(model, training, r, before, presenting)
+        loss_box(model, training, r, round_model(training, number), presenting)
     with right:
         if frame.empty:
             st.info("No candidates: this round only re-estimates the probabilities.")
@@ -407,7 +406,8 @@ def round_view(model: TrainedModel, settings: Settings, number: int, presenting:
 def loss_box(model: TrainedModel, training: UnigramTraining, r: Round | EMRound, before: RoundModel,
              presenting: bool) -> None:
     counts = model.counts
-    words = [w for w, _ in sorted(counts.counts, key=lambda wc: -wc[1])[:200]] if counts is not None else []
+    frequent = dict(counts.most_frequent(200)) if counts is not None else {}
+    words = list(frequent)
     if not words:
         return
     state.hold(UNIGRAM_WORD, words[0])
@@ -416,7 +416,7 @@ def loss_box(model: TrainedModel, training: UnigramTraining, r: Round | EMRound,
     word = st.selectbox("A word's share of the loss", words, key=UNIGRAM_WORD, format_func=fmt,
                         on_change=state.remember, args=(UNIGRAM_WORD,)) or words[0]
     split = before.split(word)
-    count = dict(counts.counts).get(word, 0) if counts is not None else 0
+    count = frequent.get(word, 0)
     parts = []
     for piece, logp in zip(split.pieces, split.log_probs):
         if isinstance(r, Round) and piece in r.counts:
@@ -509,17 +509,7 @@ def code_box(training: UnigramTraining) -> None:
 
 def download_file(training: UnigramTraining, settings: Settings, name: str) -> str:
     """One file of a Unigram training's download set (the command line's), built when clicked."""
-    config = training.config
-    course = config.rule == "course"
-    files = unigram_files.output_files(
-        training.pieces, training.rounds,
-        {"unigram_rule": config.rule, "vocab_size": config.vocab_size, "seed_size": config.seed,
-         **({"prune_percent": config.prune_percent} if course else
-            {"shrinking_factor": config.shrinking_factor, "sub_iterations": config.sub_iterations,
-             "max_piece_length": config.max_piece_length}),
-         "normalizer": settings.normalizer, "pre_tokenizer": settings.pre_tokenizer, "add_prefix_space": False},
-        config.special_tokens, config.top_k, training.stop_reason, training.words, 0)
-    return files[name]
+    return unigram_files.training_files(training, settings.normalizer, settings.pre_tokenizer, False, 0)[name]
 
 
 def downloads(model: TrainedModel, settings: Settings, quiz: bool = False) -> None:
@@ -549,7 +539,7 @@ def handout_box(model: TrainedModel, settings: Settings, n: int, quiz: bool) -> 
     first = first_col.number_input("From round", 1, max(1, n), 1, key="unigram_handout_first")
     last = last_col.number_input("To round", 1, max(1, n), min(3, n), key="unigram_handout_last")
     link = state.page_url(settings, step=int(first))
-    words = sorted(model.counts.counts, key=lambda wc: -wc[1])[:SPLIT_WORDS] if model.counts is not None else []
+    words = model.counts.most_frequent(SPLIT_WORDS) if model.counts is not None else []
     stem = f"{settings.corpus}-unigram-{settings.vocab_size}"
     items = [("Worksheet (HTML)", "worksheet", "html", "text/html", unigram_handout.as_html, False)]
     if not quiz:
