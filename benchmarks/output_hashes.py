@@ -10,7 +10,8 @@ vocab.txt, merges.txt, vocab.json, trace.jsonl; training.json without its timing
 the app's downloads of the same training (the trace as CSV, merges.txt, the handouts in HTML
 and Markdown for the first steps). The set covers both algorithms, both tie rules, top-K 0, 1,
 10 and 25, every normalizer and pre-tokenizer, every sample corpus, BPE with the ``##`` prefix,
-the byte-level options, and a 2M-token text (`--quick` leaves that one out).
+the byte-level options, Unigram under both rules (the course's toy words and sentences, wordfreq
+lists, the paragraphs with metaspace), and a 2M-token text (`--quick` leaves that one out).
 """
 
 from __future__ import annotations
@@ -70,6 +71,8 @@ def configurations(quick: bool) -> list[tuple[str, list[str]]]:
     rows.append(("paragraphs byte-level full alphabet prefix space", [
         TEXT, "--algorithm", "bpe", "--vocab-size", "600", "--pre-tokenizer", "byte-level",
         "--full-byte-alphabet", "--add-prefix-space"]))
+    for row in unigram_configurations():
+        rows.append(row)
     if not quick:
         from bench_train import make_text
 
@@ -79,6 +82,34 @@ def configurations(quick: bool) -> list[tuple[str, list[str]]]:
                 rows.append((f"2M {algorithm} {tie}", [big, "--algorithm", algorithm, "--vocab-size", "8000",
                                                       "--tie-break", tie, "--normalizer", "lowercase",
                                                       "--pre-tokenizer", "bert"]))
+    return rows
+
+
+def unigram_configurations() -> list[tuple[str, list[str]]]:
+    """Unigram under both rules: the course's toy words and sentences (the catalog's suggestions), a wordfreq
+    list, and the paragraphs with the metaspace pre-tokenizer (whose counts keep tabs and runs of spaces)."""
+    toy = os.path.join(SAMPLES, "course-toy.tsv")
+    sentences = os.path.join(SAMPLES, "course-sentences.txt")
+    en = os.path.join(SAMPLES, "wordfreq-en.tsv")
+    rows: list[tuple[str, list[str]]] = []
+    for rule in ("course", "tokenizers"):
+        rows += [
+            (f"unigram {rule} course-toy", ["--word-counts", toy, "--algorithm", "unigram", "--unigram-rule", rule,
+                                            "--vocab-size", "11"]),
+            (f"unigram {rule} course-sentences", [sentences, "--algorithm", "unigram", "--unigram-rule", rule,
+                                                  "--vocab-size", "101", "--pre-tokenizer", "metaspace"]),
+            (f"unigram {rule} paragraphs metaspace top-k 3", [TEXT, "--algorithm", "unigram", "--unigram-rule", rule,
+                                                              "--vocab-size", "300", "--pre-tokenizer", "metaspace",
+                                                              "--normalizer", "lowercase", "--top-k", "3"]),
+        ]
+    rows.append(("unigram tokenizers wordfreq-en", ["--word-counts", en, "--algorithm", "unigram", "--vocab-size",
+                                                    "1000"]))
+    rows.append(("unigram course wordfreq-en seed 180", ["--word-counts", en, "--algorithm", "unigram",
+                                                         "--unigram-rule", "course", "--vocab-size", "100",
+                                                         "--seed-size", "180", "--prune-percent", "20"]))
+    rows.append(("unigram tokenizers wordfreq-de options", [
+        "--word-counts", os.path.join(SAMPLES, "wordfreq-de.tsv"), "--algorithm", "unigram", "--vocab-size", "800",
+        "--shrinking-factor", "0.5", "--sub-iterations", "3", "--max-piece-length", "8", "--seed-size", "20000"]))
     return rows
 
 
@@ -106,7 +137,10 @@ def app_downloads(args: list[str]) -> dict[str, str]:
     from wordpiece_ui import handout, tables
     from wordpiece_core.cli import build_parser
 
-    training = train_in_process(build_parser().parse_args(["train", *args, "--out", "unused"]))
+    parsed = build_parser().parse_args(["train", *args, "--out", "unused"])
+    if parsed.algorithm == "unigram":
+        return unigram_downloads(parsed)
+    training = train_in_process(parsed)
     n = len(training.steps)
     if not n:
         return {}
@@ -119,12 +153,36 @@ def app_downloads(args: list[str]) -> dict[str, str]:
     }
 
 
+def unigram_downloads(args) -> dict[str, str]:
+    """A Unigram training's handouts (its files are the command line's)."""
+    from wordpiece_core import cli, unigram_cli
+    from wordpiece_core.corpus import TextSettings, load_word_counts
+    from wordpiece_core.unigram_training import train_unigram
+    from wordpiece_ui import unigram_handout
+
+    cli._options_for_the_algorithm(args)
+    settings = TextSettings(args.normalizer, args.pre_tokenizer, args.add_prefix_space)
+    counts = load_word_counts(args.corpus, args.word_counts, settings, 1, [])
+    training = train_unigram(counts, unigram_cli.config_from_args(args, cli.specials_from_args(args)))
+    words = sorted(counts.items(), key=lambda wn: (-wn[1], wn[0]))
+    last = min(len(training.rounds), 3)
+    if not last:
+        return {}
+    return {
+        "app handout.html": digest(unigram_handout.as_html(training, words, "Corpus", 1, last, "http://localhost/")),
+        "app handout.md": digest(unigram_handout.as_markdown(training, words, "Corpus", 1, last, "http://localhost/")),
+        "app worksheet.md": digest(unigram_handout.as_markdown(training, words, "Corpus", 1, last, "http://localhost/",
+                                                               answers=False)),
+    }
+
+
 def train_in_process(args):
     """The training the command line makes for `args` (as the app's downloads would start from)."""
     from wordpiece_core import cli
     from wordpiece_core.corpus import TextSettings, load_word_counts
     from wordpiece_core.engine import train
 
+    cli._options_for_the_algorithm(args)
     settings = TextSettings(args.normalizer, args.pre_tokenizer, args.add_prefix_space)
     counts = load_word_counts(args.corpus, args.word_counts, settings, 1, [])
     return train(counts, cli.config_from_args(args, cli.specials_from_args(args)))
