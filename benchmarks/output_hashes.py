@@ -155,15 +155,14 @@ def app_downloads(args: list[str]) -> dict[str, str]:
 
 def unigram_downloads(args) -> dict[str, str]:
     """A Unigram training's handouts (its files are the command line's)."""
-    from wordpiece_core import cli, unigram_cli
+    from wordpiece_core import cli, train
     from wordpiece_core.corpus import TextSettings, load_word_counts
-    from wordpiece_core.unigram_training import train_unigram
     from wordpiece_ui import unigram_handout
 
-    cli._options_for_the_algorithm(args)
+    config = cli.config_from_args(args)
     settings = TextSettings(args.normalizer, args.pre_tokenizer, args.add_prefix_space)
     counts = load_word_counts(args.corpus, args.word_counts, settings, 1, [])
-    training = train_unigram(counts, unigram_cli.config_from_args(args, cli.specials_from_args(args)))
+    training = train(counts, config)
     words = sorted(counts.items(), key=lambda wn: (-wn[1], wn[0]))
     last = min(len(training.rounds), 3)
     if not last:
@@ -178,14 +177,14 @@ def unigram_downloads(args) -> dict[str, str]:
 
 def train_in_process(args):
     """The training the command line makes for `args` (as the app's downloads would start from)."""
-    from wordpiece_core import cli
-    from wordpiece_core.corpus import TextSettings, load_word_counts
-    from wordpiece_core.engine import train
+    from wordpiece_core import cli, train
 
-    cli._options_for_the_algorithm(args)
+    from wordpiece_core.corpus import TextSettings, load_word_counts
+
+    config = cli.config_from_args(args)
     settings = TextSettings(args.normalizer, args.pre_tokenizer, args.add_prefix_space)
     counts = load_word_counts(args.corpus, args.word_counts, settings, 1, [])
-    return train(counts, cli.config_from_args(args, cli.specials_from_args(args)))
+    return train(counts, config)
 
 
 def main() -> None:

@@ -101,7 +101,7 @@ def test_playground_loads_a_trained_tokenizer_json():
 
 
 def test_playground_shows_a_unigram_words_lattice_with_the_best_path():
-    from wordpiece_core import unigram_files, unigram_reference as U
+    from wordpiece_core.unigram import files as unigram_files, reference as U
 
     toy = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}
     pieces = unigram_files.final_pieces(U.seed(toy, whole_words=False), ("<unk>",))

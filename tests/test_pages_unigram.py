@@ -98,7 +98,7 @@ def test_ask_first_hides_the_round_until_revealed():
 def test_the_downloads_and_the_handout_hold_the_rounds():
     import json
 
-    from wordpiece_core.unigram_training import UnigramConfig, train_unigram
+    from wordpiece_core.unigram.training import UnigramConfig, train_unigram
     from wordpiece_ui import unigram_handout, unigram_view
     from helpers import TOY
 

@@ -15,7 +15,7 @@ import pytest
 from helpers import ROOT
 from wordpiece_core.errors import WordPieceError
 from wordpiece_core.loading import tokenizer_from_json
-from wordpiece_core.unigram_model import UnigramModel
+from wordpiece_core.unigram.model import UnigramModel
 
 tokenizers = pytest.importorskip("tokenizers")
 from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers  # noqa: E402

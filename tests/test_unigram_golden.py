@@ -10,7 +10,7 @@ import math
 
 import pytest
 
-from wordpiece_core import unigram_reference as U
+from wordpiece_core.unigram import reference as U
 from wordpiece_core.pre_tokenizers import words_of
 
 from helpers import COURSE as CODE_CORPUS  # the course's four sentences (its code section's corpus)

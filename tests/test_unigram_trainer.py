@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from helpers import ROOT, TOY, run_cli
-from wordpiece_core import unigram_em as em
-from wordpiece_core.engine import unigram as engine
+from wordpiece_core.unigram import em
+from wordpiece_core.unigram import engine
 
 
 def test_digamma_is_tokenizers_series():
@@ -172,9 +172,9 @@ def test_a_vocabulary_smaller_than_the_characters_stops_with_one_line(tmp_path):
 def test_the_exact_increase_of_a_tokenizers_round_is_the_course_removal_score():
     """unigram_rounds.exact_increases (the Train page's "exact (course)" column) is the course reference's
     removal score under the round's model, per word occurrence; never below 0."""
-    from wordpiece_core import unigram_reference
-    from wordpiece_core.unigram_rounds import exact_increases
-    from wordpiece_core.unigram_training import UnigramConfig, train_unigram
+    from wordpiece_core.unigram import reference as unigram_reference
+    from wordpiece_core.unigram.rounds import exact_increases
+    from wordpiece_core.unigram.training import UnigramConfig, train_unigram
 
     words = _words("english-paragraphs")
     training = train_unigram(words, UnigramConfig("tokenizers", 150))

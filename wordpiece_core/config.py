@@ -1,9 +1,9 @@
-"""What decides a training: `TrainerConfig`, and the one mapping from a user's settings to it.
+"""What decides a BPE or WordPiece training: `TrainerConfig`, and the mapping from a user's settings to it.
 
 The command line (cli.py) and the app (wordpiece_ui) both build their configuration with
-`config_from_settings`, so the rules that turn settings into a trainer's choices (WordPiece
-always writes ``##``; BPE only when asked; the full byte alphabet only with the byte-level
-pre-tokenizer) live here once.
+algorithms.build_config, which calls `merge_config` for these two, so the rules that turn settings into a
+trainer's choices (WordPiece always writes ``##``; BPE only when asked; the full byte alphabet only with the
+byte-level pre-tokenizer) live here once.
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ assert set(TIE_RULES) == set(TIE_BREAKS)
 class TrainerConfig:
     """Everything that decides a training run (the trace is a function of this and the words).
 
-    `wordpiece_core.train(word_counts, config)` is the one way to train. The two algorithms:
+    `wordpiece_core.train(word_counts, config)` is the one way to train (algorithms.py). The two merge
+    algorithms:
 
     - **WordPiece** (the Hugging Face course's “WordPiece tokenization”): each word starts as its
       first character and ``##`` + every other character; at every step the pair with the best
@@ -59,22 +60,21 @@ class TrainerConfig:
             object.__setattr__(self, "prefix", WORDPIECE_PREFIX)
 
     @property
-    def description(self) -> str:
-        kind = "WordPiece" if self.algorithm == "wordpiece" else "BPE"
-        if self.algorithm == "bpe" and self.prefix:
-            kind += f" with {self.prefix!r} prefix"
-        return f"{kind}, vocabulary {self.vocab_size}, tie-break {self.tie_break}"
+    def label(self) -> str:
+        """What the screen calls this training's algorithm ("BPE with ##" for BPE with a prefix)."""
+        name = "WordPiece" if self.algorithm == "wordpiece" else "BPE"
+        return f"{name} with {self.prefix}" if self.algorithm == "bpe" and self.prefix else name
 
 
-def config_from_settings(algorithm: Algorithm, vocab_size: int, *, pre_tokenizer: str, min_frequency: int = 0,
-                         special_tokens: tuple[str, ...] = (), tie_break: TieBreak = "first",
-                         bpe_prefix: str | None = None, min_score: Fraction | None = None, top_k: int = 10,
-                         byte_alphabet: bool = False) -> TrainerConfig:
-    """The trainer's configuration for a user's settings, the same from the command line and the app.
+def merge_config(algorithm: Algorithm, vocab_size: int, *, pre_tokenizer: str, special_tokens: tuple[str, ...] = (),
+                 top_k: int = 10, min_frequency: int = 0, tie_break: TieBreak = "first",
+                 continuing_prefix: str | None = None, min_score: Fraction | None = None,
+                 full_byte_alphabet: bool = False) -> TrainerConfig:
+    """A merge trainer's configuration for a user's settings (algorithms.build_config calls it for the command
+    line and the app alike).
 
-    WordPiece always writes ``##`` (a `bpe_prefix` is for BPE only: ``##`` there trains what
-    Hugging Face's WordPieceTrainer trains); the full byte alphabet applies only to the byte-level
-    pre-tokenizer.
+    WordPiece always writes ``##`` (a `continuing_prefix` is for BPE only: ``##`` there trains what Hugging
+    Face's WordPieceTrainer trains); the full byte alphabet applies only to the byte-level pre-tokenizer.
     """
     return TrainerConfig(
         algorithm=algorithm,
@@ -82,8 +82,8 @@ def config_from_settings(algorithm: Algorithm, vocab_size: int, *, pre_tokenizer
         min_frequency=min_frequency,
         special_tokens=special_tokens,
         tie_break=tie_break,
-        prefix=WORDPIECE_PREFIX if algorithm == "wordpiece" else (bpe_prefix or None),
+        prefix=WORDPIECE_PREFIX if algorithm == "wordpiece" else (continuing_prefix or None),
         min_score=min_score,
         top_k=top_k,
-        full_byte_alphabet=byte_alphabet and pre_tokenizer == "byte-level",
+        full_byte_alphabet=full_byte_alphabet and pre_tokenizer == "byte-level",
     )

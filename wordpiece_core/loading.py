@@ -13,26 +13,23 @@ import os
 from typing import Any
 
 from .errors import WordPieceError
-from .formats import tokenizer_json
+from .algorithms import AnyTraining, info_of
 from .special_tokens import BERT_SPECIALS, CLS, SEP, UNK
 from .tokenizer_schema import MAX_LENGTH, validate_tokenizer_doc
-from .trace import Training
-from .unigram_training import UnigramTraining
+from .models import BPEModel, WordPieceModel
+from .pipeline import Tokenizer
+from .unigram.model import UnigramModel
 
 _NORMALIZER_NAMES = {None: "none", "Lowercase": "lowercase"}
 _PRE_NAMES = {"Whitespace": "whitespace", "WhitespaceSplit": "whitespace-split", "BertPreTokenizer": "bert",
               "ByteLevel": "byte-level"}
 
 
-def tokenizer_from_training(training: Training | UnigramTraining, normalizer: str, pre_tokenizer: str,
-                            add_prefix_space: bool = False):
-    """A ready-to-use `Tokenizer` for a training (the same one its tokenizer.json describes)."""
-    if isinstance(training, UnigramTraining):
-        from . import unigram_files
-
-        return tokenizer_from_json(unigram_files.tokenizer_json(training.pieces, training.config.special_tokens,
-                                                                normalizer, pre_tokenizer), "the training")
-    return tokenizer_from_json(tokenizer_json(training, normalizer, pre_tokenizer, add_prefix_space), "the training")
+def tokenizer_from_training(training: AnyTraining, normalizer: str, pre_tokenizer: str,
+                            add_prefix_space: bool = False) -> Tokenizer:
+    """A ready-to-use `Tokenizer` for a training of any algorithm (the same one its tokenizer.json describes)."""
+    doc = info_of(training.config).tokenizer_json(training, normalizer, pre_tokenizer, add_prefix_space)
+    return tokenizer_from_json(doc, "the training")
 
 
 def _quoted(value: object) -> str:
@@ -284,10 +281,6 @@ def parse_json(text: str, name: str) -> Any:
 
 def tokenizer_from_json(doc: dict, name: str):
     """Build a `Tokenizer` from a tokenizer.json document."""
-    from .models import BPEModel, WordPieceModel
-    from .pipeline import Tokenizer
-    from .unigram_model import UnigramModel
-
     validate_tokenizer_doc(doc, name)
     model_spec = doc["model"]
     kind = model_spec.get("type")
@@ -313,8 +306,6 @@ def tokenizer_from_json(doc: dict, name: str):
                          suffix=model_spec.get("end_of_word_suffix") or None,
                          byte_fallback=bool(model_spec.get("byte_fallback")))
     elif kind == "Unigram":
-        from .unigram_model import UnigramModel
-
         model = UnigramModel([(piece, float(score)) for piece, score in model_spec.get("vocab") or []],
                              model_spec.get("unk_id"), bool(model_spec.get("byte_fallback")))
         vocab = model.vocab

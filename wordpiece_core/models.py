@@ -63,7 +63,7 @@ class WordResult:
     unknown: bool = False  # WordPiece: the whole word became [UNK]
     reason: str = ""
     traced_chars: int = 0  # when the trace covers only the word's first characters (TRACED_CHARS): how many
-    lattice: tuple = ()  # Unigram: every piece covering part of the word (unigram_model.LatticeEdge), the best path marked
+    lattice: tuple = ()  # Unigram: every piece covering part of the word (unigram/model.py's LatticeEdge), the best path marked
 
 
 def _with_bounded_trace(model: _CachedModel, word: str) -> WordResult:

@@ -21,8 +21,8 @@ from .normalizers import WHITE_SPACE, normalize_with_sources
 from .pre_tokenizers import METASPACE, pre_tokenize, unicode_to_bytes
 from .special_tokens import CLS, SEP
 
-if TYPE_CHECKING:
-    from .unigram_model import UnigramModel
+if TYPE_CHECKING:  # the Unigram model imports models.py's base, as this module does: only its type is needed here
+    from .unigram.model import UnigramModel
 
 
 class WordTrace(NamedTuple):  # one per word encoded: a named tuple is made several times faster than a dataclass

@@ -23,7 +23,7 @@ import pandas as pd
 import streamlit as st
 
 from wordpiece_core.corpus import TextSettings
-from wordpiece_core.models import CACHE_WORDS as CACHED_WORDS
+from wordpiece_core.models import CACHE_WORDS as CACHED_WORDS, WordPieceModel
 from wordpiece_core.pipeline import Tokenizer
 from wordpiece_core.replay import candidates_at
 from wordpiece_core.trace import Training
@@ -159,7 +159,8 @@ def tokenizer(model: TrainedModel) -> Tokenizer:
         from wordpiece_core.loading import tokenizer_from_training
 
         tok = tokenizer_from_training(trained.loaded_any(model), *text)
-        tok.model.strict_unk = False  # a vocabulary without [UNK] still shows unknown words as [UNK]
+        if isinstance(tok.model, WordPieceModel):  # the only model that refuses a vocabulary without its [UNK]
+            tok.model.strict_unk = False  # a vocabulary without [UNK] still shows unknown words as [UNK]
         return tok
 
     return _derived("tokenizer", model, *text, make=make, size=_tokenizer_size)

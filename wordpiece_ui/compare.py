@@ -18,7 +18,7 @@ from wordpiece_core.pipeline import Tokenizer
 from wordpiece_core.replay import splits_at
 from wordpiece_core.reference import strip_prefix
 from wordpiece_core.trace import Training
-from wordpiece_core.unigram_training import UnigramTraining
+from wordpiece_core.unigram.training import UnigramTraining
 
 from .safe import code, md
 from .settings import ALGORITHM_NAMES

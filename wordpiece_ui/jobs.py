@@ -51,12 +51,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wordpiece_core.errors import WordPieceError
-from wordpiece_core.config import TrainerConfig
-from wordpiece_core.trace import Training
-from wordpiece_core.unigram_training import UnigramConfig, UnigramTraining, train_any
-
-AnyConfig = TrainerConfig | UnigramConfig
-AnyTraining = Training | UnigramTraining
+from wordpiece_core.algorithms import AnyTraining, Config as AnyConfig, train
+from wordpiece_core.unigram.training import UnigramConfig
 
 from .corpora import ROOT
 from .stores import BudgetStore
@@ -312,7 +308,7 @@ class TrainingService:
                     return  # stopped while it waited for a slot (_cancel finished it)
                 job.state = "running"
             try:
-                self._finish(job, "done", train_any(counts, job.config, progress))
+                self._finish(job, "done", train(counts, job.config, progress))
             except _Cancelled:
                 self._finish(job, "cancelled", error=_CANCELLED)
             except WordPieceError as exc:

@@ -22,13 +22,18 @@ from wordpiece_core.normalizers import NORMALIZERS
 from wordpiece_core.pre_tokenizers import PRE_TOKENIZERS
 from wordpiece_core.pre_tokenizers import METASPACE
 from wordpiece_core.special_tokens import BERT_SPECIALS, END_OF_TEXT, UNK, UNK_PIECE
-from wordpiece_core.config import ALGORITHMS as MERGE_ALGORITHMS, TIE_BREAKS, TieBreak
-from wordpiece_core.unigram_training import UNIGRAM_RULES
+from wordpiece_core.algorithms import ALGORITHMS as INFO, LABELS as ALGORITHM_NAMES, NAMES
+from wordpiece_core.config import TIE_BREAKS, TieBreak
+from wordpiece_core.unigram.training import UNIGRAM_RULES
 
 from .corpora import CUSTOM_IDS, sample_by_id, samples
 from .datastore import ID_CHARS, valid_id
 
-ALGORITHMS = (*MERGE_ALGORITHMS, "unigram")  # the app's: the two merge trainers and Unigram
+ALGORITHMS = NAMES  # the app's: every algorithm the core describes (algorithms.ALGORITHMS)
+# Settings fields by the core's option names (algorithms.AlgorithmInfo.options); an option not here has no control
+# in the app and takes its default.
+OPTION_FIELDS = {"min_frequency": "min_frequency", "tie_break": "tie_break", "full_byte_alphabet": "byte_alphabet",
+                 "unigram_rule": "unigram_rule", "whole_words": "whole_words"}
 SPECIALS = {
     "bert": BERT_SPECIALS,
     "unk": (UNK,),
@@ -61,6 +66,23 @@ class Settings:
     @property
     def unigram(self) -> bool:
         return self.algorithm == "unigram"
+
+    def options_for(self, algorithm: str, **given: object) -> dict[str, object]:
+        """`algorithm`'s own settings (algorithms.build_config's options) from these settings: those it shares
+        with the sidebar's algorithm, or all of them when it is the sidebar's; the others take its defaults
+        (a rule's option only under that rule). `given`: options set by the caller (BPE's prefix)."""
+        own = INFO[algorithm].options
+        shared = own if algorithm == self.algorithm else tuple(o for o in own if o in INFO[self.algorithm].options)
+        values = {o: getattr(self, OPTION_FIELDS[o]) for o in shared if o in OPTION_FIELDS}
+        if values.get("unigram_rule") == "tokenizers":
+            values.pop("whole_words", None)
+        return values | {k: v for k, v in given.items() if k in own}
+
+    def specials_for(self, algorithm: str) -> tuple[str, ...] | None:
+        """The special tokens `algorithm` trains with: the sidebar's when it shares its settings, else None (its
+        own defaults: a Unigram training beside BPE and WordPiece has <unk>)."""
+        same = algorithm == self.algorithm or set(INFO[algorithm].options) & set(INFO[self.algorithm].options)
+        return self.special_tokens if same else None
 
     @property
     def special_tokens(self) -> tuple[str, ...]:
@@ -199,7 +221,6 @@ def from_query(params: Mapping[str, str]) -> tuple[Settings, int | None, list[st
 
 
 COMPARABLE = ("bpe", "wordpiece", "unigram")  # the Compare page's algorithms, in its order
-ALGORITHM_NAMES = {"bpe": "BPE", "wordpiece": "WordPiece", "unigram": "Unigram"}
 
 
 def parse_algorithms(raw: str | None) -> tuple[list[str], str | None]:

@@ -16,7 +16,7 @@ from urllib.parse import urlencode
 import streamlit as st
 
 from wordpiece_core.config import TrainerConfig
-from wordpiece_core.unigram_training import UNIGRAM_RULES, UnigramConfig
+from wordpiece_core.unigram.training import UNIGRAM_RULES, UnigramConfig
 from wordpiece_core.normalizers import NORMALIZERS
 from wordpiece_core.pre_tokenizers import PRE_TOKENIZERS
 

@@ -20,7 +20,7 @@ import sys
 
 def main() -> None:
     from wordpiece_core.errors import WordPieceError
-    from wordpiece_core.unigram_training import train_any
+    from wordpiece_core.algorithms import train
 
     from .jobs import OUT_OF_MEMORY, lower_priority
 
@@ -41,7 +41,7 @@ def main() -> None:
             send(("progress", done, total))
 
     try:
-        send(("done", train_any(counts, config, progress)))
+        send(("done", train(counts, config, progress)))
     except WordPieceError as exc:
         send(("invalid", str(exc)))  # this corpus and these settings cannot be trained
     except MemoryError:

@@ -19,11 +19,11 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from wordpiece_core.config import Algorithm, TrainerConfig, config_from_settings
+from wordpiece_core.algorithms import build_config
+from wordpiece_core.config import TrainerConfig
 from wordpiece_core.errors import WordPieceError
-from wordpiece_core.special_tokens import UNK_PIECE
 from wordpiece_core.trace import Training
-from wordpiece_core.unigram_training import UnigramConfig, UnigramRule, UnigramTraining
+from wordpiece_core.unigram.training import UnigramConfig, UnigramTraining
 
 from . import corpus_loading, progress_view, safe, server, side_by_side, state
 from .corpora import CUSTOM_IDS, WordCounts
@@ -38,17 +38,9 @@ TOP_K = 25  # candidates recorded per step
 def config_for(settings: Settings, algorithm: str | None = None, prefix: str | None = None) -> AnyConfig:
     """The trainer's configuration for the sidebar's settings (another algorithm or BPE's prefix when given)."""
     algorithm = algorithm or settings.algorithm
-    if algorithm == "unigram":
-        if not settings.unigram:  # beside BPE and WordPiece (the Compare page): UnigramTrainer, with <unk>
-            return UnigramConfig("tokenizers", settings.vocab_size, (UNK_PIECE,), top_k=TOP_K)
-        rule: UnigramRule = "course" if settings.unigram_rule == "course" else "tokenizers"
-        return UnigramConfig(rule, settings.vocab_size, settings.special_tokens, top_k=TOP_K,
-                             whole_words=settings.whole_words)
-    merge_algorithm: Algorithm = "bpe" if algorithm == "bpe" else "wordpiece"
-    return config_from_settings(
-        merge_algorithm, settings.vocab_size, pre_tokenizer=settings.pre_tokenizer,
-        min_frequency=settings.min_frequency, special_tokens=settings.special_tokens, tie_break=settings.tie_break,
-        bpe_prefix=prefix, top_k=TOP_K, byte_alphabet=settings.byte_alphabet)
+    return build_config(algorithm, settings.vocab_size, pre_tokenizer=settings.pre_tokenizer,
+                        special_tokens=settings.specials_for(algorithm), top_k=TOP_K,
+                        **settings.options_for(algorithm, continuing_prefix=prefix))
 
 
 def training_key(counts: WordCounts, config: AnyConfig) -> str:

@@ -20,7 +20,7 @@ import weakref
 from dataclasses import dataclass, field
 
 from wordpiece_core.trace import Training
-from wordpiece_core.unigram_training import UnigramTraining
+from wordpiece_core.unigram.training import UnigramTraining
 
 from .corpora import WordCounts
 from .jobs import AnyConfig, AnyTraining, TrainingService

@@ -10,9 +10,9 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 
-from wordpiece_core.unigram_reference import Round
-from wordpiece_core.unigram_rounds import changed_splits
-from wordpiece_core.unigram_training import UnigramTraining
+from wordpiece_core.unigram.records import Round
+from wordpiece_core.unigram.rounds import changed_splits
+from wordpiece_core.unigram.training import UnigramTraining
 
 from .handout import _CSS, MAX_STEPS, span
 from .safe import code, md

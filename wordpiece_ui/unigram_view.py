@@ -18,12 +18,13 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from wordpiece_core import unigram_em, unigram_files, unigram_reference
-from wordpiece_core.unigram_em import EMRound
-from wordpiece_core.unigram_reference import COURSE_ERRATA, Round
-from wordpiece_core.unigram_rounds import (RoundModel, Split, changed_splits, exact_increases, loss_series,
+from wordpiece_core.unigram import em as unigram_em, files as unigram_files, reference as unigram_reference
+from wordpiece_core.unigram.records import EMRound
+from wordpiece_core.unigram.reference import COURSE_ERRATA
+from wordpiece_core.unigram.records import Round
+from wordpiece_core.unigram.rounds import (RoundModel, Split, changed_splits, exact_increases, loss_series,
                                            round_model)
-from wordpiece_core.unigram_training import UnigramConfig, UnigramTraining
+from wordpiece_core.unigram.training import UnigramConfig, UnigramTraining
 
 from . import caches, classroom, intro, room_student, room_teacher, safe, state, trained
 from .settings import Settings

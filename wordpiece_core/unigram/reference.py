@@ -31,6 +31,8 @@ import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
+from .records import Round
+
 UNK = "<unk>"
 COURSE_START = 1.0  # the course's code starts each word's Viterbi score at 1 instead of 0
 
@@ -148,18 +150,6 @@ def removal_scores(word_counts: Mapping[str, int], costs: Mapping[str, float]) -
     base = loss(word_counts, costs, COURSE_START)
     return {token: loss(word_counts, {t: c for t, c in costs.items() if t != token}, COURSE_START) - base
             for token in costs if len(token) > 1}
-
-
-@dataclass(frozen=True)
-class Round:
-    """One round of the course's loop: the vocabulary it started with, its loss, every candidate's removal score
-    in removal order, and what it removed."""
-    number: int
-    counts: dict[str, int]  # the vocabulary at the round's start, with the seed counts its probabilities use
-    loss: float  # the model's
-    course_loss: float  # as the course's code prints it (+1 per word occurrence)
-    scores: list[tuple[str, float]]  # (token, loss increase), cheapest first
-    removed: list[str]
 
 
 def train(word_counts: Mapping[str, int], vocab_size: int, seed_size: int = 300, prune_percent: float = 10,

@@ -35,13 +35,13 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .formats import normalizer_json, pre_tokenizer_json, pretty_json
-from .special_tokens import UNK_PIECE
-from .unigram_em import EMRound
-from .unigram_reference import COURSE_ERRATA, Round
+from ..formats import normalizer_json, pre_tokenizer_json, pretty_json
+from ..special_tokens import UNK_PIECE
+from .records import EMRound, Round
+from .reference import COURSE_ERRATA
 
 if TYPE_CHECKING:
-    from .unigram_training import UnigramTraining
+    from .training import UnigramTraining
 
 TIE_RULE = ("course: a word's split changes only for a strictly better one (starts left to right, shorter pieces "
             "first); equal removal scores keep the vocabulary's order (characters by first appearance, then "

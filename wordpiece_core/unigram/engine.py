@@ -24,7 +24,8 @@ from collections.abc import Callable, Mapping
 import numpy as np
 import numpy.typing as npt
 
-from .. import unigram_em as em
+from . import em
+from .records import EMRound, EMStep, Pruning
 
 Ints = npt.NDArray[np.int64]
 Floats = npt.NDArray[np.float64]
@@ -306,7 +307,7 @@ class Trainer:
         self.order = np.concatenate(([0], kept))
         return dropped
 
-    def prune(self, vocab_size: int, shrinking_factor: float) -> em.Pruning:
+    def prune(self, vocab_size: int, shrinking_factor: float) -> Pruning:
         n_pieces = len(self.order)
         # each multi-character piece's best split without itself, against its own score
         self.multi = np.asarray([i for i in self.order.tolist() if len(self.names[i]) > 1 and i != 0], dtype=np.int64)
@@ -355,7 +356,7 @@ class Trainer:
         kept_ids = [cand_list[k] for k in ranked[:n_kept]]
         cut_ids = [cand_list[k] for k in ranked[n_kept:]]
         names = self.names
-        record = em.Pruning(
+        record = Pruning(
             tuple(names[cand_list[k]] for k in ranked), tuple(freq_list[cand_list[k]] for k in ranked),
             tuple(tuple(names[a] for a in alt_of[rows[cand_list[k]]]) for k in ranked),
             tuple(losses[k] for k in ranked), tuple(names[i] for i in ids[unused_mask].tolist()),
@@ -370,7 +371,7 @@ def train(word_counts: Mapping[str, int], vocab_size: int = 8000, special_tokens
           unk_token: str | None = None, seed_size: int = 1_000_000, shrinking_factor: float = 0.75,
           sub_iterations: int = 2, max_piece_length: int = 16, top_k: int = 10,
           progress: Callable[[int, int], None] | None = None
-          ) -> tuple[list[tuple[str, float]], int | None, list[em.EMRound]]:
+          ) -> tuple[list[tuple[str, float]], int | None, list[EMRound]]:
     """unigram_em.train, fast: the same arguments, the same vocabulary and rounds (and `progress(rounds done,
     about how many in all)` after each round)."""
     chars = em.required_chars(word_counts)
@@ -378,7 +379,7 @@ def train(word_counts: Mapping[str, int], vocab_size: int = 8000, special_tokens
         raise ValueError(f"the vocabulary ({vocab_size:,}) is smaller than the corpus's {len(chars):,} characters")
     t = Trainer(word_counts, em.seed_pieces(word_counts, seed_size, max_piece_length))
     desired = vocab_size * 11 // 10
-    rounds: list[em.EMRound] = []
+    rounds: list[EMRound] = []
     while True:
         steps = []
         for sub in range(sub_iterations):
@@ -387,15 +388,15 @@ def train(word_counts: Mapping[str, int], vocab_size: int = 8000, special_tokens
             ids = t.order[1:]
             top = ids[np.argsort(-expected[ids], kind="stable")[:top_k]]
             dropped = t.m_step(expected)
-            steps.append(em.EMStep(sub + 1, before, len(t.order), objective, tokens, tuple(dropped),
+            steps.append(EMStep(sub + 1, before, len(t.order), objective, tokens, tuple(dropped),
                                    tuple((t.names[i], float(expected[i]),
                                           float(t.scores[i]) if t.alive[i] else -math.inf) for i in top.tolist())))
         pieces = t.pieces()
         if len(t.order) <= desired:
-            rounds.append(em.EMRound(len(rounds) + 1, tuple(steps), tuple(pieces), None))
+            rounds.append(EMRound(len(rounds) + 1, tuple(steps), tuple(pieces), None))
             break
         pruning = t.prune(vocab_size, shrinking_factor)
-        rounds.append(em.EMRound(len(rounds) + 1, tuple(steps), tuple(pieces), pruning))
+        rounds.append(EMRound(len(rounds) + 1, tuple(steps), tuple(pieces), pruning))
         if not pruning.unused and not pruning.cut:  # nothing left to remove: tokenizers would loop for ever here
             break
         if progress is not None:

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from .errors import WordPieceError
-from .models import TRACED_CHARS, WordResult, _CachedModel
+from ..errors import WordPieceError
+from ..models import TRACED_CHARS, WordResult, _CachedModel
 
 UNK_PENALTY = 10.0  # tokenizers' K_UNK_PENALTY
 

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from .records import EMRound, EMStep, Pruning
 
 TRAINING_UNK = "<UNK>"  # the trainer's own unknown piece, piece 0 while training
 UNK_PENALTY = 10.0
@@ -245,20 +245,6 @@ def m_step(pieces: list[tuple[str, float]], expected: list[float]) -> tuple[list
 
 # ---------------------------------------------------------------------------------------------------- prune
 
-@dataclass(frozen=True)
-class Pruning:
-    """One pruning's candidates as columns (a round of a large corpus has hundreds of thousands), highest
-    loss first: the piece, how often best splits use it, what would replace it, and its approximate loss.
-    The last `len(cut)` were removed; `unused` went before (no best split used them)."""
-    pieces: tuple[str, ...]
-    frequencies: tuple[float, ...]
-    alternatives: tuple[tuple[str, ...], ...]
-    losses: tuple[float, ...]
-    unused: tuple[str, ...]
-    cut: tuple[str, ...]
-    target: int  # the size it aimed at: max(1.1 × vocab_size, shrinking_factor × the size)
-
-
 def pruning_loss(freq: float, alt_freqs: Iterable[float], total: float, total_words: float, n_pieces: int) -> float:
     """A candidate's approximate loss: its share of the word occurrences × (its log-probability - the summed
     log-probabilities of its alternatives once they take over its frequency). Removing it moves its frequency
@@ -313,28 +299,6 @@ def prune(model: Model, word_counts: Mapping[str, int], vocab_size: int, shrinki
 
 
 # ---------------------------------------------------------------------------------------------------- training
-
-@dataclass(frozen=True)
-class EMStep:
-    """One EM iteration: the size before and after, the objective before the M-step, the tokens on the best
-    splits, the pieces the M-step dropped, and the new log-probabilities of the `top` most expected pieces."""
-    sub_iteration: int
-    size_before: int
-    size_after: int
-    objective: float
-    tokens: int
-    dropped: tuple[str, ...]
-    top: tuple[tuple[str, float, float], ...]  # (piece, expected count, new log-probability)
-
-
-@dataclass(frozen=True)
-class EMRound:
-    """A round: its EM iterations, then (unless EM left few enough pieces) one pruning."""
-    number: int
-    em: tuple[EMStep, ...]
-    pieces: tuple[tuple[str, float], ...]  # the model after EM, "<UNK>" first
-    pruning: Pruning | None  # None: the last round (EM left few enough pieces)
-
 
 def required_chars(word_counts: Mapping[str, int], initial_alphabet: Iterable[str] = ()) -> list[str]:
     """Every character of the corpus and of the initial alphabet, by code point (tokenizers: a hash set)."""

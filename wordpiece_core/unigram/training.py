@@ -15,12 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, Union, get_args
+from typing import Any, ClassVar, Literal, get_args
 
-from .errors import WordPieceError
-from .special_tokens import UNK_PIECE
-from .unigram_em import EMRound, required_chars
-from .unigram_reference import Round
+from ..errors import WordPieceError
+from ..special_tokens import UNK_PIECE
+from . import files, reference
+from .em import required_chars
+from .records import AnyRound, EMRound, Round
 
 UnigramRule = Literal["tokenizers", "course"]
 UNIGRAM_RULES: tuple[UnigramRule, ...] = get_args(UnigramRule)
@@ -31,12 +32,6 @@ TOKENIZERS_CHAR_LIMIT = 20_000_000  # characters of the distinct words (their la
 # The longest word each rule splits: a pass over the lattices is a loop over the longest word's positions (the
 # tokenizers rule), and the course rule's Viterbi tries every substring of a word for every candidate.
 LONGEST_WORD = {"tokenizers": 1_000, "course": 100}
-AnyRound = Union[Round, EMRound]
-
-if TYPE_CHECKING:
-    from .config import TrainerConfig
-    from .trace import Training
-
 
 @dataclass(frozen=True)
 class UnigramConfig:
@@ -53,8 +48,7 @@ class UnigramConfig:
     top_k: int = 10  # the most expected pieces an EM iteration records
     whole_words: bool = True  # course: the seed holds whole words (the course's code; its worked example does not)
 
-    algorithm = "unigram"  # a class attribute, read as TrainerConfig's field is
-    prefix = None
+    algorithm: ClassVar[str] = "unigram"  # its entry in algorithms.ALGORITHMS
 
     @property
     def seed(self) -> int:
@@ -65,8 +59,30 @@ class UnigramConfig:
         return UNK_PIECE if UNK_PIECE in self.special_tokens else None
 
     @property
-    def description(self) -> str:
+    def label(self) -> str:
+        """What the screen calls this training's algorithm."""
         return f"Unigram ({self.rule} rule)"
+
+
+RULE_OPTIONS: dict[str, tuple[str, ...]] = {  # each rule's own settings, by command-line name
+    "course": ("seed_size", "prune_percent", "whole_words"),
+    "tokenizers": ("seed_size", "shrinking_factor", "sub_iterations", "max_piece_length"),
+}
+
+
+def unigram_config(vocab_size: int, *, pre_tokenizer: str, special_tokens: tuple[str, ...] = (UNK_PIECE,),
+                   top_k: int = 10, unigram_rule: str = "tokenizers", **options: Any) -> UnigramConfig:
+    """A Unigram configuration for a user's settings (algorithms.build_config calls it for the command line and
+    the app alike): an option of the other rule is refused with one line; one left out takes the rule's
+    default."""
+    if unigram_rule not in UNIGRAM_RULES:
+        raise WordPieceError(f"unknown Unigram rule {unigram_rule!r}: choose {' or '.join(UNIGRAM_RULES)}")
+    rule: UnigramRule = "course" if unigram_rule == "course" else "tokenizers"
+    wrong = ["--" + n.replace("_", "-") for n in options if n not in RULE_OPTIONS[rule]]
+    if wrong:
+        raise WordPieceError(f"{', '.join(wrong)} {'is' if len(wrong) == 1 else 'are'} not an option of "
+                             f"--unigram-rule {rule}")
+    return UnigramConfig(rule, vocab_size, special_tokens, top_k=top_k, **options)
 
 
 @dataclass(frozen=True, eq=False)
@@ -133,27 +149,15 @@ def check(word_counts: Mapping[str, int], config: UnigramConfig) -> None:
                              "character")
 
 
-def train_any(word_counts: Mapping[str, int], config: TrainerConfig | UnigramConfig,
-              progress: Callable[[int, int], None] | None = None) -> Training | UnigramTraining:
-    """The one way the app trains: BPE and WordPiece by the merge engine, Unigram by `train_unigram`."""
-    if isinstance(config, UnigramConfig):
-        return train_unigram(word_counts, config, progress)
-    from .engine import train
-
-    return train(word_counts, config, progress)
-
-
 def train_unigram(word_counts: Mapping[str, int], config: UnigramConfig,
                   progress: Callable[[int, int], None] | None = None) -> UnigramTraining:
     """Train under `config.rule`; `progress(done, total)` after each round (total is an estimate)."""
     check(word_counts, config)
     if config.rule == "course":
-        from . import unigram_files, unigram_reference
-
         target = config.vocab_size - len(config.special_tokens)
-        final, rounds = unigram_reference.train(word_counts, target, config.seed, config.prune_percent,
+        final, rounds = reference.train(word_counts, target, config.seed, config.prune_percent,
                                                 config.whole_words, progress=progress)
-        pieces = unigram_files.final_pieces(final, config.special_tokens)
+        pieces = files.final_pieces(final, config.special_tokens)
         unk_id = pieces.index((UNK_PIECE, 0.0)) if config.unk_token else None
         if len(pieces) <= config.vocab_size:
             stop = (f"{len(pieces):,} tokens for the {config.vocab_size:,} asked for: a round removes "
@@ -162,7 +166,7 @@ def train_unigram(word_counts: Mapping[str, int], config: UnigramConfig,
             stop = (f"{len(pieces):,} tokens, more than the {config.vocab_size:,} asked for: only single characters "
                     "(and the special tokens) were left, and they always stay")
         return UnigramTraining(config, pieces, unk_id, list(rounds), stop, len(word_counts))
-    from .engine import unigram as engine
+    from . import engine  # numpy: only the tokenizers rule's trainer needs it (the course rule's is plain Python)
 
     pieces, unk_id, em_rounds = engine.train(
         word_counts, config.vocab_size, config.special_tokens, config.unk_token, seed_size=config.seed,

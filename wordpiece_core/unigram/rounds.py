@@ -14,9 +14,10 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from . import unigram_em as em
-from .unigram_reference import Round, probabilities, viterbi
-from .unigram_training import UnigramTraining
+from . import em
+from .records import EMRound, Round
+from .reference import probabilities, viterbi
+from .training import UnigramTraining
 
 UNKNOWN = "<unk>"
 
@@ -141,7 +142,7 @@ def exact_increases(training: UnigramTraining, number: int, pieces: Iterable[str
     cost), over the word occurrences (nats a word, as the round's estimates). For a few pieces at a time: one
     pass over the words per piece."""
     r = training.rounds[number - 1]
-    assert isinstance(r, em.EMRound)
+    assert isinstance(r, EMRound)
     base = em.Model(list(r.pieces))
     words = list(words)
     total = sum(c for _, c in words) or 1
