@@ -10,7 +10,8 @@ against that same `tokenizers`.
 
     python wordpiece_core/make_unicode_tables.py     # needs the pinned tokenizers; about ten seconds
 
-(Run as a file, not with -m: the package imports the tables it writes.)
+(Run as a file: it imports the package from the checkout it is in, and so the tables as they were; once the
+classes are written, it reloads them before looking for the installed regex's exceptions to them.)
 
 Each character is put between two others whose class is known and the pre-tokenizer's split says
 which class it is in:
@@ -26,9 +27,15 @@ Surrogates (U+D800–U+DFFF) cannot be sent to Rust (they are not text in UTF-8)
 
 from __future__ import annotations
 
+import importlib
 import sys
-from collections.abc import Iterator
 from pathlib import Path
+
+if __name__ == "__main__":  # run as a file: the package is the one beside it
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from wordpiece_core import pre_tokenizers, unicode_tables  # noqa: E402
+from wordpiece_core.code_point_ranges import ranges  # noqa: E402
 
 SURROGATES = range(0xD800, 0xE000)
 OUT = Path(__file__).with_name("unicode_tables.py")
@@ -67,20 +74,6 @@ def classes() -> dict[str, list[int]]:
         if len(punctuation.pre_tokenize_str(f"a{ch}a")) == 3:
             out["PUNCT"].append(cp)
     return out
-
-
-def ranges(points: list[int]) -> Iterator[tuple[int, int]]:
-    """Consecutive code points as (first, last) pairs."""
-    start = prev = None
-    for cp in points:
-        if prev is not None and cp == prev + 1:
-            prev = cp
-            continue
-        if start is not None and prev is not None:
-            yield start, prev
-        start = prev = cp
-    if start is not None and prev is not None:
-        yield start, prev
 
 
 def write(version: str, table: dict[str, list[int]], regex_version: str = "",
@@ -135,13 +128,11 @@ def main() -> None:
     import tokenizers
 
     table = classes()
-    OUT.write_text(write(tokenizers.__version__, table), encoding="utf-8")  # the classes, so the package imports
+    OUT.write_text(write(tokenizers.__version__, table), encoding="utf-8")  # the classes, for scan_exceptions
     import regex
 
-    sys.path.insert(0, str(OUT.parents[1]))
-    from wordpiece_core.pre_tokenizers import scan_exceptions  # reads the file just written
-
-    exceptions = {name: scan_exceptions(name) for name in table}
+    importlib.reload(unicode_tables)  # the file just written (pre_tokenizers reads the same module object)
+    exceptions = {name: pre_tokenizers.scan_exceptions(name) for name in table}
     OUT.write_text(write(tokenizers.__version__, table, regex.__version__, exceptions), encoding="utf-8")
     print(f"wrote {OUT} (tokenizers {tokenizers.__version__})", file=sys.stderr)
 

@@ -29,8 +29,8 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from . import unicode_tables as tables
+from .code_point_ranges import ranges
 from .errors import WordPieceError
-from .make_unicode_tables import ranges
 
 if TYPE_CHECKING:
     import regex
