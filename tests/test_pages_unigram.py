@@ -99,15 +99,15 @@ def test_the_downloads_and_the_handout_hold_the_rounds():
     import json
 
     from wordpiece_core.unigram.training import UnigramConfig, train_unigram
-    from wordpiece_ui import unigram_handout, unigram_view
+    from wordpiece_ui import rounds_view, unigram_handout
     from helpers import TOY
 
     training = train_unigram(TOY, UnigramConfig("course", 11, ("<unk>",), whole_words=False))
     settings = Settings(corpus="course-toy", algorithm="unigram", unigram_rule="course", vocab_size=11,
                         specials="unk-piece", whole_words=False)
-    model = json.loads(unigram_view.download_file(training, settings, "tokenizer.json"))["model"]
+    model = json.loads(rounds_view.download_file(training, settings, "tokenizer.json"))["model"]
     assert model["type"] == "Unigram" and model["unk_id"] == 0 and len(model["vocab"]) == 11
-    rounds = [json.loads(x) for x in unigram_view.download_file(training, settings, "trace.jsonl").splitlines()]
+    rounds = [json.loads(x) for x in rounds_view.download_file(training, settings, "trace.jsonl").splitlines()]
     assert [r["removed"] for r in rounds] == [["ug"], ["un"], ["hu"], ["ugs"], ["gs"]]
     page = unigram_handout.as_html(training, sorted(TOY.items()), "Course toy <words>", 1, 2, "http://x/?a=1&b=2")
     assert "Round 1: 15 pieces, loss 169.80" in page and "Course toy &lt;words&gt;" in page and "<script" not in page

@@ -27,8 +27,9 @@ UNIGRAM_INTRO = """\
 """
 
 
-def show(unigram: bool = False) -> None:
-    """The introduction (Unigram's with `unigram`), until the visitor dismisses it (remembered for the session)."""
+def show(text: str = INTRO) -> None:
+    """An introduction (the step view's: INTRO or UNIGRAM_INTRO), until the visitor dismisses it (remembered for the
+    session)."""
     if st.session_state.get(state.INTRO_SEEN):
         return
 
@@ -36,9 +37,9 @@ def show(unigram: bool = False) -> None:
         st.session_state[state.INTRO_SEEN] = True
 
     with st.container(border=True):
-        st.markdown(UNIGRAM_INTRO if unigram else INTRO)
-        text, button = st.columns([5, 1], vertical_alignment="center")
-        text.caption("Step with Next or the → key. Every term has a tooltip; the *Glossary* button explains them all.")
+        st.markdown(text)
+        hint, button = st.columns([5, 1], vertical_alignment="center")
+        hint.caption("Step with Next or the → key. Every term has a tooltip; the *Glossary* button explains them all.")
         button.button("Got it", on_click=seen, type="primary", width="stretch")
 
 

@@ -1,5 +1,6 @@
-"""The Train page for Unigram: a step is a round (its EM iterations and its pruning, or the course's exact
-removal), drawn from the training's records (wordpiece_core/unigram_training.py, unigram_rounds.py).
+"""The Train page's view of a Unigram round (its EM iterations and its pruning, or the course's exact removal),
+drawn from the training's records (wordpiece_core/unigram/records.py, rounds.py); pages/train.py drives it
+through lesson.StepView.
 
 What a round shows: the loss and its arithmetic for one word; the candidates with the smallest loss
 increases, the removed ones marked; the words whose best split the round changed, before → after; under the
@@ -26,9 +27,9 @@ from wordpiece_core.unigram.rounds import (RoundModel, Split, changed_splits, ex
                                            round_model)
 from wordpiece_core.unigram.training import UnigramConfig, UnigramTraining
 
-from . import caches, classroom, intro, room_student, room_teacher, safe, state, trained
+from . import caches, classroom, intro, room_student, room_teacher, safe, state, trained, unigram_handout
+from .lesson import Lesson
 from .settings import Settings
-from .stepper import Stepper
 from .tables import plural as tables_plural
 from .trained_model import TrainedModel
 
@@ -280,68 +281,56 @@ def room_table(model: TrainedModel, number: int) -> pd.DataFrame:
     return frame.assign(pair=frame["piece"]).sort_values("loss increase", kind="stable").reset_index(drop=True)
 
 
-def page(model: TrainedModel, settings: Settings, presenting: bool, quiz: bool, dark: bool,
-         room: classroom.Room | None = None) -> None:
-    """The Unigram Train page below the sidebar and the modes: the summary, the stepper over rounds and the
-    round, the downloads. In a class room the class follows the teacher's round and votes on hidden ones, as
-    on merges (room_teacher.py, room_student.py)."""
-    config = model.config
-    assert isinstance(config, UnigramConfig)
-    n = model.merges
-    teacher = room if room is not None and room.is_teacher else None
-    student = room if room is not None and room.is_student else None
-    if student is not None:
-        quiz = student.snap.quiz
-    if not presenting and student is None:
-        st.caption(
-            f"**{safe.md(model.corpus.name)}**: {model.corpus.types:,} distinct words, {model.corpus.tokens:,} in all · "
-            f"Unigram, {state.RULE_LABELS[config.rule]} · seed: {model.start_tokens - len(config.special_tokens):,} "
-            f"pieces · {n:,} round{'' if n == 1 else 's'} → {model.tokens:,} tokens "
-            f"({len(config.special_tokens)} special)")
-    if n == 0:
-        st.warning(f"Nothing to remove: {safe.md(model.stop_reason)}. Lower the vocabulary size in the sidebar.")
-        return
-    if st.session_state.get(state.STEP, 1) > n:
-        st.session_state[state.STEP] = n
-    if teacher is not None:
-        room_teacher.bar(teacher, model, presenting, table_at=lambda number: room_table(model, number))
+class RoundsView:
+    """A step is a round (Unigram): pages/train.py drives it through lesson.StepView. In a class room the class
+    follows the teacher's round and votes on hidden ones, as on merges (room_teacher.py, room_student.py)."""
 
-    def hidden(number: int) -> bool:
-        if student is not None:
-            return room_student.hidden(student, number)
-        if teacher is not None and teacher.open:
-            return quiz and not room_teacher.revealed(number)
-        return quiz and number not in st.session_state.get(UNIGRAM_REVEALED, set()) and not (
-            teacher is not None and room_teacher.revealed(number))
+    noun = "round"
+    quiz_help = "Hides what each round removes until you reveal it: guess which candidate costs least."
+    on_screen = "the round and its arithmetic"
+    hold_help = "Reveal this round first: Play stops at every hidden round."
+    intro = intro.UNIGRAM_INTRO
+    closed_downloads = "Downloads and the handout open when the class room closes: they would give away the rounds to come."
 
-    def params(number: int) -> dict:
-        return {"step": number, "quiz": 1 if quiz and student is None else None, "present": 1 if presenting else None}
+    def __init__(self, lesson: Lesson) -> None:
+        self.lesson = lesson
+        self.model = lesson.model
+        self.settings = lesson.settings
 
-    def view(number: int) -> None:
-        state.sync_url(settings, **params(number))
-        if teacher is not None:
-            room_teacher.sync(teacher, number, quiz)
-        if student is not None:
-            room_student.throttle()
-            room_student.back_button(student, number)
-        round_view(model, settings, number, presenting, hidden(number), dark, room)
+    @property
+    def steps(self) -> int:
+        return self.model.merges
 
-    def share(number: int) -> None:
-        intro.glossary_button()
-        state.share_button(settings, qr_at_once=presenting,
-                           url=classroom.student_link(room.code) if room is not None else None, **params(number))
+    def summary(self) -> str:
+        model = self.model
+        config = model.config
+        assert isinstance(config, UnigramConfig)
+        n = self.steps
+        return (f"**{safe.md(model.corpus.name)}**: {model.corpus.types:,} distinct words, {model.corpus.tokens:,} in "
+                f"all · Unigram, {state.RULE_LABELS[config.rule]} · seed: {model.start_tokens - len(config.special_tokens):,} "
+                f"pieces · {n:,} round{'' if n == 1 else 's'} → {model.tokens:,} tokens "
+                f"({len(config.special_tokens)} special)")
 
-    if student is not None:
-        room_student.follow(student)
-    Stepper(state.STEP, n, noun="round", hold=hidden, limit=room_student.reachable(room, n),
-            hold_help="Reveal this round first: Play stops at every hidden round.").run(
-        view, extra=share, keys_legend=not presenting and student is None)
-    if student is not None and student.open:
-        st.caption("Downloads and the handout open when the class room closes: they would give away the rounds to come.")
-        return
-    if not presenting:
-        downloads(model, settings, quiz)
-        handout_box(model, settings, n, quiz)
+    def nothing(self) -> str | None:
+        if self.steps:
+            return None
+        return f"Nothing to remove: {safe.md(self.model.stop_reason)}. Lower the vocabulary size in the sidebar."
+
+    def revealed_here(self) -> set[int]:
+        return st.session_state.get(UNIGRAM_REVEALED, set())
+
+    def room_table(self, number: int) -> pd.DataFrame:
+        return room_table(self.model, number)
+
+    def draw(self, number: int, hidden: bool) -> None:
+        lesson = self.lesson
+        round_view(self.model, self.settings, number, lesson.presenting, hidden, lesson.dark, lesson.room)
+
+    def downloads(self) -> None:
+        downloads(self.model, self.settings, self.lesson.quiz)
+
+    def handout(self) -> None:
+        handout_box(self.model, self.settings, self.steps, self.lesson.quiz)
 
 
 def round_view(model: TrainedModel, settings: Settings, number: int, presenting: bool, hide: bool, dark: bool,
@@ -498,12 +487,12 @@ def guess_feedback(number: int) -> None:
 
 def code_box(training: UnigramTraining) -> None:
     if training.config.rule == "course":
-        st.caption("wordpiece_core/unigram_reference.py: the course's loop, plainly (the app runs this code).")
+        st.caption("wordpiece_core/unigram/reference.py: the course's loop, plainly (the app runs this code).")
         st.code(inspect.getsource(unigram_reference.removal_scores) + "\n\n" + inspect.getsource(unigram_reference.train),
                 language="python", wrap_lines=True)
     else:
-        st.caption("wordpiece_core/unigram_em.py: tokenizers' UnigramTrainer, plainly (the app runs its fast form, "
-                   "engine/unigram.py, which the tests hold to the same results).")
+        st.caption("wordpiece_core/unigram/em.py: tokenizers' UnigramTrainer, plainly (the app runs its fast form, "
+                   "unigram/engine.py, which the tests hold to the same results).")
         st.code(inspect.getsource(unigram_em.m_step) + "\n\n" + inspect.getsource(unigram_em.pruning_loss)
                 + "\n\n" + inspect.getsource(unigram_em.prune), language="python", wrap_lines=True)
 
@@ -530,8 +519,6 @@ def downloads(model: TrainedModel, settings: Settings, quiz: bool = False) -> No
 
 def handout_box(model: TrainedModel, settings: Settings, n: int, quiz: bool) -> None:
     """The rounds to print for a class (the worksheet leaves the removals blank)."""
-    from . import unigram_handout
-
     st.subheader("Handout", anchor=False)
     st.caption(f"Rounds to print: each round's cheapest candidates with their loss increases, what was removed "
                f"and the splits that changed (up to {unigram_handout.MAX_STEPS} rounds). The worksheet lists the "
