@@ -38,7 +38,7 @@ Progress = Callable[[int, int], None]
 # Settings every algorithm takes (besides the text's normalizer and pre-tokenizer): the vocabulary size, the
 # special tokens and how many candidates a step records.
 COMMON = ("vocab_size", "special_tokens", "top_k")
-MERGE_OPTIONS = ("min_frequency", "tie_break", "min_score", "full_byte_alphabet")
+MERGE_OPTIONS = ("tie_break", "min_frequency", "min_score", "full_byte_alphabet")
 UNIGRAM_OPTIONS = ("unigram_rule", "seed_size", "prune_percent", "shrinking_factor", "sub_iterations",
                    "max_piece_length", "whole_words")
 

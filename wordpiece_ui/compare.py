@@ -306,4 +306,4 @@ def metrics_rows_over(tokenizers: dict[str, Tokenizer], words: tuple[str, ...], 
 
 def wanted(picked: list[str]) -> dict[str, tuple[str, str | None]]:
     """The trainings a comparison of `picked` needs: each column's name → (algorithm, prefix)."""
-    return {ALGORITHM_NAMES[a]: (a, "##" if a == "wordpiece" else None) for a in picked}
+    return {ALGORITHM_NAMES[a]: (a, None) for a in picked}  # WordPiece's ## is its configuration's own

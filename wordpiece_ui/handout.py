@@ -11,6 +11,7 @@ import html
 import re
 from collections.abc import Callable
 
+from wordpiece_core.algorithms import LABELS
 from wordpiece_core.reference import TIE_RULES
 from wordpiece_core.trace import Training
 
@@ -95,7 +96,7 @@ def steps_content(training: Training, corpus: str, first: int, last: int,
 
 
 def _title(training: Training, corpus_title: str, first: int, last: int, answers: bool = True) -> str:
-    name = "WordPiece" if training.config.algorithm == "wordpiece" else "BPE"
+    name = LABELS[training.config.algorithm]
     return f"{'' if answers else 'Worksheet: '}{name} on {corpus_title}: steps {first} to {last}"
 
 

@@ -105,13 +105,19 @@ class Settings:
             "vocab_size": str(self.vocab_size),
             "normalizer": self.normalizer,
             "pre_tokenizer": self.pre_tokenizer,
-            **({} if self.unigram else {"tie_break": self.tie_break, "min_frequency": str(self.min_frequency)}),
+            **{OPTION_FIELDS[o]: _query_value(v) for o, v in self.options_for(self.algorithm).items()
+               if OPTION_FIELDS[o] not in BYTE_PARAMETERS},
             "specials": self.specials,
         } | ({"byte_alphabet": str(int(self.byte_alphabet)), "prefix_space": str(int(self.prefix_space))}
-             if self.byte_level else {}) | (
-            {"unigram_rule": self.unigram_rule} | ({"whole_words": str(int(self.whole_words))}
-                                                   if self.unigram_rule == "course" else {})
-            if self.unigram else {})
+             if self.byte_level else {})
+
+
+BYTE_PARAMETERS = ("byte_alphabet", "prefix_space")  # in a link with the byte-level pre-tokenizer only
+
+
+def _query_value(value: object) -> str:
+    """A setting as a link writes it (0 | 1 for a switch)."""
+    return str(int(value)) if isinstance(value, bool) else str(value)
 
 
 def defaults_for(corpus_id: str, algorithm: str = "wordpiece") -> Settings:
@@ -177,13 +183,13 @@ def from_query(params: Mapping[str, str]) -> tuple[Settings, int | None, list[st
         algorithm = "wordpiece"
     base = defaults_for(corpus, algorithm)
     values: dict[str, Any] = {}  # checked against `choices` and `numbers` below
-    pre_tokenizers = (*PRE_TOKENIZERS, UNIGRAM_PRE_TOKENIZER) if algorithm == "unigram" else tuple(PRE_TOKENIZERS)
+    pre_tokenizers = INFO[algorithm].pre_tokenizers
     choices = {
         "normalizer": tuple(NORMALIZERS),
         "pre_tokenizer": pre_tokenizers,
         "tie_break": TIE_BREAKS,
         "specials": tuple(SPECIALS),
-        **({"unigram_rule": UNIGRAM_RULES} if algorithm == "unigram" else {}),
+        **({"unigram_rule": UNIGRAM_RULES} if "unigram_rule" in INFO[algorithm].options else {}),
     }
     for key, allowed in choices.items():
         if key in params:

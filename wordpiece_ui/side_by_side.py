@@ -9,12 +9,15 @@ last section encodes its text with the same pair.
 
 from __future__ import annotations
 
-Wanted = dict[str, tuple[str, str | None]]  # a column's name → the algorithm (wordpiece, bpe, unigram) and its prefix
+from wordpiece_core.reference import WORDPIECE_PREFIX
 
-HF_VARIANT = "HF WordPieceTrainer (BPE with ##)"  # the Compare page's optional third column
-PAIR: Wanted = {"BPE": ("bpe", None), "WordPiece": ("wordpiece", "##")}
+# A column's name → the algorithm (wordpiece, bpe, unigram) and BPE's prefix (WordPiece's ## is its own).
+Wanted = dict[str, tuple[str, str | None]]
+
+HF_VARIANT = f"HF WordPieceTrainer (BPE with {WORDPIECE_PREFIX})"  # the Compare page's optional third column
+PAIR: Wanted = {"BPE": ("bpe", None), "WordPiece": ("wordpiece", None)}
 
 
 def wanted(hf_variant: bool = False) -> Wanted:
     """BPE and WordPiece, and with `hf_variant` BPE with ## too."""
-    return PAIR | {HF_VARIANT: ("bpe", "##")} if hf_variant else dict(PAIR)
+    return PAIR | {HF_VARIANT: ("bpe", WORDPIECE_PREFIX)} if hf_variant else dict(PAIR)

@@ -15,8 +15,8 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-from wordpiece_core.config import TrainerConfig
-from wordpiece_core.unigram.training import UNIGRAM_RULES, UnigramConfig
+from wordpiece_core.algorithms import ALGORITHMS as ALGORITHM_INFO, Config
+from wordpiece_core.unigram.training import RULE_LABELS, RULE_OPTIONS, UNIGRAM_RULES
 from wordpiece_core.normalizers import NORMALIZERS
 from wordpiece_core.pre_tokenizers import PRE_TOKENIZERS
 
@@ -29,16 +29,14 @@ from .settings import (ALGORITHMS, MAX_MIN_FREQUENCY, MAX_VOCAB, SPECIALS, SPECI
 FIELDS = ("corpus", "algorithm", "vocab_size", "normalizer", "pre_tokenizer", "tie_break", "min_frequency", "specials",
           "byte_alphabet", "prefix_space", "unigram_rule", "whole_words")
 BYTE_FIELDS = ("byte_alphabet", "prefix_space")  # drawn only with the byte-level pre-tokenizer
-ALGORITHM_LABELS = {"wordpiece": "WordPiece", "bpe": "BPE", "unigram": "Unigram"}
-RULE_LABELS = {"tokenizers": "tokenizers (UnigramTrainer)", "course": "the course's loop"}
+ALGORITHM_LABELS = ALGORITHM_NAMES  # the core's labels (algorithms.LABELS)
 CUSTOM_LABELS = {"paste": "Paste your own text…", "upload": "Upload a file (.txt or .tsv)…"}
 
 
-def training_label(config: TrainerConfig | UnigramConfig) -> str:
-    """A training's name on screen: its algorithm, "with ##" for BPE with a prefix, Unigram's rule."""
-    if isinstance(config, UnigramConfig):
-        return f"Unigram ({RULE_LABELS[config.rule]})"
-    return ALGORITHM_LABELS[config.algorithm] + (" with ##" if config.algorithm == "bpe" and config.prefix else "")
+def training_label(config: Config) -> str:
+    """A training's name on screen: its algorithm, "with ##" for BPE with a prefix, Unigram's rule (the
+    configuration's `label`)."""
+    return config.label
 
 
 # ----- the session keys, named once ---------------------------------------------------------
@@ -154,7 +152,7 @@ def _reset_step() -> None:
 def _apply_algorithm_defaults() -> None:
     """To Unigram or back: the corpus's suggested settings for it (Unigram's sizes, <unk> and Metaspace differ)."""
     now = st.session_state[setting_key("algorithm")]
-    if (now == "unigram") != (st.session_state.get(_LAST_ALGORITHM, "wordpiece") == "unigram"):
+    if ALGORITHM_INFO[now].step != ALGORITHM_INFO[st.session_state.get(_LAST_ALGORITHM, "wordpiece")].step:
         d = defaults_for(st.session_state[setting_key("corpus")], now)
         for field in ("vocab_size", "pre_tokenizer", "specials", "unigram_rule", "whole_words"):
             st.session_state[setting_key(field)] = getattr(d, field)
@@ -200,42 +198,45 @@ def sidebar(locked: str = "") -> Settings:
         sb.warning(line, icon=":material/cloud_off:")
     sb.radio("Algorithm", ALGORITHMS, format_func=ALGORITHM_LABELS.get, key=setting_key("algorithm"), horizontal=True,
              on_change=_apply_algorithm_defaults, disabled=lock)
-    unigram = st.session_state[setting_key("algorithm")] == "unigram"
-    st.session_state[_LAST_ALGORITHM] = st.session_state[setting_key("algorithm")]
-    if unigram:
+    algorithm = ALGORITHM_INFO[st.session_state[setting_key("algorithm")]]  # its own settings are drawn below
+    st.session_state[_LAST_ALGORITHM] = algorithm.name
+    rounds = algorithm.step == "round"  # removes pieces round by round (Unigram) rather than merging pairs
+    if "unigram_rule" in algorithm.options:
         sb.radio("Unigram rule", UNIGRAM_RULES, format_func=RULE_LABELS.get, key=setting_key("unigram_rule"),
                  horizontal=True, on_change=_reset_step, disabled=lock,
                  help="tokenizers: as Hugging Face's UnigramTrainer trains (EM, pruning by an estimated loss); "
                       "the course's loop: every piece's exact loss increase, the cheapest 10 % removed a round.")
-        if st.session_state[setting_key("unigram_rule")] == "course":
+        if "whole_words" in RULE_OPTIONS[st.session_state[setting_key("unigram_rule")]]:
             sb.checkbox("Seed whole words too", key=setting_key("whole_words"), on_change=_reset_step, disabled=lock,
                         help="The course's code seeds whole words as well as their substrings; its worked example "
                              "(the toy words) seeds only substrings shorter than a word.")
-    sb.number_input("Vocabulary size", 1, MAX_VOCAB, step=1 if unigram else 10, key=setting_key("vocab_size"),
+    sb.number_input("Vocabulary size", 1, MAX_VOCAB, step=1 if rounds else 10, key=setting_key("vocab_size"),
                     on_change=_reset_step, disabled=lock,
-                    help=f"Training stops here, or earlier when no pair is left (1 to {MAX_VOCAB:,})." if not unigram
-                    else "Unigram removes pieces until this size; every character stays.")
+                    help=f"Training stops here, or earlier when no pair is left (1 to {MAX_VOCAB:,})." if not rounds
+                    else f"{algorithm.label} removes pieces until this size; every character stays.")
     is_tsv = sample is not None and sample.is_word_counts or (
         corpus == "upload" and own is not None and own.name.lower().endswith(".tsv"))
     text_help = "Word-count files are used as they are: no normalizer or pre-tokenizer." if is_tsv else None
     sb.selectbox("Normalizer", NORMALIZERS, key=setting_key("normalizer"), disabled=is_tsv or lock, on_change=_reset_step, help=text_help or
                  "none; lowercase; bert = clean, CJK spacing, strip accents and lowercase; bert-cased = the same without lowercasing.")
-    pre_tokenizers = (*PRE_TOKENIZERS, UNIGRAM_PRE_TOKENIZER) if unigram else PRE_TOKENIZERS
+    pre_tokenizers = algorithm.pre_tokenizers
     if st.session_state.get(setting_key("pre_tokenizer")) not in pre_tokenizers:
         st.session_state[setting_key("pre_tokenizer")] = "whitespace"
     sb.selectbox("Pre-tokenizer", pre_tokenizers, key=setting_key("pre_tokenizer"), disabled=is_tsv or lock, on_change=_reset_step, help=text_help or
                  "How text is cut into words before training (Hugging Face's Whitespace, WhitespaceSplit, BertPreTokenizer, ByteLevel"
-                 + ("; Metaspace, SentencePiece's: ▁ before each word)." if unigram else ")."))
+                 + ("; Metaspace, SentencePiece's: ▁ before each word)." if UNIGRAM_PRE_TOKENIZER in pre_tokenizers
+                    else ")."))
     if st.session_state[setting_key("pre_tokenizer")] == "byte-level" and not is_tsv:
         sb.checkbox("All 256 bytes in the alphabet", key=setting_key("byte_alphabet"), on_change=_reset_step, disabled=lock,
                     help="Start from every byte value, as GPT-2 does, so any text can be spelled; otherwise only "
                          "the bytes seen in the corpus, and other characters are dropped when encoding.")
         sb.checkbox("Add a prefix space", key=setting_key("prefix_space"), on_change=_reset_step, disabled=lock,
                     help="Put a space before the text, so its first word is spelled like every other word (Ġword).")
-    if not unigram:
+    if "tie_break" in algorithm.options:
         sb.radio("Tie-break", TIE_BREAKS, key=setting_key("tie_break"), horizontal=True, on_change=_reset_step, disabled=lock,
                  format_func={"first": "first seen (course)", "hf": "smallest ids (HF)"}.get,
                  help="Which pair wins when several share the best score.")
+    if "min_frequency" in algorithm.options:
         sb.number_input("Min pair frequency", 0, MAX_MIN_FREQUENCY, step=1, key=setting_key("min_frequency"), on_change=_reset_step, disabled=lock,
                         help="Pairs seen fewer times are never merged (0 = no limit).")
     sb.selectbox("Special tokens", list(SPECIALS), format_func=SPECIALS_LABELS.__getitem__, key=setting_key("specials"), on_change=_reset_step, disabled=lock,

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 from .records import Round
 
-UNK = "<unk>"
+from ..special_tokens import UNK_PIECE as UNK
 COURSE_START = 1.0  # the course's code starts each word's Viterbi score at 1 instead of 0
 
 # Where the course ("Unigram tokenization", Hugging Face NLP course, chapter 6) and its model differ. The

@@ -19,7 +19,7 @@ from .records import EMRound, Round
 from .reference import probabilities, viterbi
 from .training import UnigramTraining
 
-UNKNOWN = "<unk>"
+from ..special_tokens import UNK_PIECE as UNKNOWN
 
 
 @dataclass(frozen=True)

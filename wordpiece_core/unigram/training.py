@@ -25,6 +25,7 @@ from .records import AnyRound, EMRound, Round
 
 UnigramRule = Literal["tokenizers", "course"]
 UNIGRAM_RULES: tuple[UnigramRule, ...] = get_args(UnigramRule)
+RULE_LABELS: dict[str, str] = {"tokenizers": "tokenizers (UnigramTrainer)", "course": "the course's loop"}
 COURSE_SEED, COURSE_PRUNE = 300, 10.0
 COURSE_WORK_LIMIT = 2_000_000  # candidates × distinct words in the course rule's first round
 TOKENIZERS_SEED, SHRINKING, SUB_ITERATIONS, MAX_PIECE_LENGTH = 1_000_000, 0.75, 2, 16
@@ -61,7 +62,7 @@ class UnigramConfig:
     @property
     def label(self) -> str:
         """What the screen calls this training's algorithm."""
-        return f"Unigram ({self.rule} rule)"
+        return f"Unigram ({RULE_LABELS[self.rule]})"
 
 
 RULE_OPTIONS: dict[str, tuple[str, ...]] = {  # each rule's own settings, by command-line name
