@@ -20,8 +20,12 @@ from wordpiece_core.reference import strip_prefix
 from wordpiece_core.trace import Training
 from wordpiece_core.unigram.training import UnigramTraining
 
+from wordpiece_core.algorithms import ALGORITHMS
+
+from . import side_by_side
 from .safe import code, md
 from .settings import ALGORITHM_NAMES
+from .side_by_side import Wanted
 from .tables import fmt_score, fmt_token
 
 
@@ -157,22 +161,6 @@ def text_metrics(tokenizer: Tokenizer, text: str) -> Metrics:
     return m
 
 
-def metrics_rows(tokenizers: dict[str, Tokenizer], trainings: dict[str, Training], text: str) -> list[dict[str, object]]:
-    """Each tokenizer's metrics on its training's corpus words, and on `text` when it is not blank."""
-    rows: list[dict[str, object]] = []
-    for name, tok in tokenizers.items():
-        t = trainings[name]
-        rows.append({"tokenizer": name, "on": "corpus words", **corpus_metrics(tok, t.words, t.counts).row()})
-        if text.strip():
-            rows.append({"tokenizer": name, "on": "held-out text", **text_metrics(tok, text).row()})
-    return rows
-
-
-def most_frequent(training: Training, limit: int) -> list[str]:
-    """The corpus' `limit` most frequent words (equal counts in the corpus' order)."""
-    return [w for w, _ in sorted(zip(training.words, training.counts), key=lambda x: -x[1])[:limit]]
-
-
 def words_table(tokenizers: dict[str, Tokenizer], words: list[str]) -> pd.DataFrame:
     rows = []
     for w in words:
@@ -295,7 +283,8 @@ def lengths_frame(vocabularies: list[Vocabulary]) -> pd.DataFrame:
 
 def metrics_rows_over(tokenizers: dict[str, Tokenizer], words: tuple[str, ...], counts: tuple[int, ...],
                       text: str) -> list[dict[str, object]]:
-    """`metrics_rows` for any tokenizers, over the corpus's words (as the sidebar counted them)."""
+    """Each tokenizer's figures over the corpus's words (as the sidebar counted them), and on `text` when it is not
+    blank."""
     rows: list[dict[str, object]] = []
     for name, tok in tokenizers.items():
         rows.append({"tokenizer": name, "on": "corpus words", **corpus_metrics(tok, words, counts).row()})
@@ -304,6 +293,14 @@ def metrics_rows_over(tokenizers: dict[str, Tokenizer], words: tuple[str, ...], 
     return rows
 
 
-def wanted(picked: list[str]) -> dict[str, tuple[str, str | None]]:
-    """The trainings a comparison of `picked` needs: each column's name → (algorithm, prefix)."""
+def aligned(picked: list[str]) -> bool:
+    """Whether the compared trainings' steps align (merge timelines, a token to follow): merge trainings alone."""
+    return all(ALGORITHMS[a].step == "merge" for a in picked)
+
+
+def wanted(picked: list[str], hf_variant: bool = False) -> Wanted:
+    """The trainings a comparison of `picked` needs: each column's name → (algorithm, BPE's prefix); aligned
+    merge trainings with Hugging Face's WordPieceTrainer too when `hf_variant` (side_by_side.wanted)."""
+    if aligned(picked):
+        return side_by_side.wanted(hf_variant)
     return {ALGORITHM_NAMES[a]: (a, None) for a in picked}  # WordPiece's ## is its configuration's own
