@@ -17,6 +17,8 @@ from .reference import TIE_RULES, WORDPIECE_PREFIX
 Algorithm = Literal["wordpiece", "bpe"]
 TieBreak = Literal["first", "hf"]
 ALGORITHMS: tuple[Algorithm, ...] = get_args(Algorithm)
+BYTES_PER_STEP = 120  # a stored step: its columns and its touched words, about
+BYTES_PER_CANDIDATE = 30  # a recorded candidate: seven 32-bit columns and a little
 TIE_BREAKS: tuple[TieBreak, ...] = get_args(TieBreak)
 assert set(TIE_RULES) == set(TIE_BREAKS)
 
@@ -58,6 +60,12 @@ class TrainerConfig:
     def __post_init__(self) -> None:
         if self.prefix is None and self.algorithm == "wordpiece":
             object.__setattr__(self, "prefix", WORDPIECE_PREFIX)
+
+    def estimated_bytes(self, word_types: int, avg_word_bytes: int) -> int:
+        """About what this training will weigh once stored, before it runs (the app refuses one that cannot fit):
+        the words, and per merge its compact trace (the step's columns and touched words) and top-K candidates."""
+        merges = max(0, self.vocab_size)
+        return word_types * (avg_word_bytes + 60) + merges * (BYTES_PER_STEP + BYTES_PER_CANDIDATE * self.top_k + 60)
 
     @property
     def label(self) -> str:

@@ -68,7 +68,7 @@ NO_SPLIT = "none"  # a tokenizer file without a pre-tokenizer: the whole text is
 # Metaspace (SentencePiece): prepend_scheme "always", "never", or "first" (a ▁ before the input's first part only,
 # not after a special token: its offset in the original text is 0)
 METASPACE = ("metaspace", "metaspace-never", "metaspace-first")
-_META = "\u2581"  # ▁, Metaspace's replacement for a space
+METASPACE_MARK = _META = "\u2581"  # ▁, Metaspace's replacement for a space
 
 
 def _escaped(spans: tuple[tuple[int, int], ...]) -> str:

@@ -7,6 +7,7 @@ The trainers never print. They return a `Training`; its `steps` (steps.py) hold 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from . import reference
 from .config import TrainerConfig
@@ -33,6 +34,29 @@ class Training:
     def vocab(self) -> list[str]:
         """Every token, by id: the initial vocabulary, then each new merge result."""
         return list(self.steps.tokens)
+
+    # What every algorithm's training tells of itself (algorithms.AnyTraining): its steps, its sizes, its tokens
+    # and how they mark a word's parts.
+    @property
+    def step_count(self) -> int:
+        return len(self.steps)
+
+    @property
+    def start_size(self) -> int:
+        """The vocabulary the first step starts from (special tokens and the alphabet)."""
+        return len(self.initial_vocab)
+
+    @property
+    def tokens(self) -> tuple[str, ...]:
+        """The final vocabulary, by id."""
+        return tuple(self.steps.tokens)
+
+    @property
+    def continuation(self) -> str | None:
+        """The mark of a piece inside a word (WordPiece's ##), if any."""
+        return self.config.prefix
+
+    word_start: ClassVar[str | None] = None  # the mark of a piece that starts a word (none: merges mark the inside)
 
     @property
     def merges(self) -> list[tuple[str, str]]:

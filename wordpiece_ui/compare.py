@@ -18,9 +18,8 @@ from wordpiece_core.pipeline import Tokenizer
 from wordpiece_core.replay import splits_at
 from wordpiece_core.reference import strip_prefix
 from wordpiece_core.trace import Training
-from wordpiece_core.unigram.training import UnigramTraining
 
-from wordpiece_core.algorithms import ALGORITHMS
+from wordpiece_core.algorithms import ALGORITHMS, AnyTraining
 
 from . import side_by_side
 from .safe import code, md
@@ -225,7 +224,7 @@ def fertility_example(bpe: Training, wordpiece: Training) -> str | None:
 
 # ---------------------------------------------------------------- any two or three of BPE, WordPiece and Unigram
 
-METASPACE_MARK = "▁"
+
 
 
 @dataclass(frozen=True)
@@ -249,12 +248,9 @@ class Vocabulary:
         return {self.letters(t) for t in self.tokens if t not in self.specials}
 
 
-def vocabulary_of(name: str, training: Training | UnigramTraining) -> Vocabulary:
-    if isinstance(training, UnigramTraining):
-        return Vocabulary(name, tuple(p for p, _ in training.pieces), frozenset(training.config.special_tokens),
-                          None, METASPACE_MARK)
-    return Vocabulary(name, tuple(training.vocab), frozenset(training.config.special_tokens), training.config.prefix,
-                      None)
+def vocabulary_of(name: str, training: AnyTraining) -> Vocabulary:
+    return Vocabulary(name, training.tokens, frozenset(training.config.special_tokens), training.continuation,
+                      training.word_start)
 
 
 def overlap_frame(vocabularies: list[Vocabulary]) -> pd.DataFrame:

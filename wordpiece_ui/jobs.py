@@ -52,7 +52,6 @@ from typing import Any
 
 from wordpiece_core.errors import WordPieceError
 from wordpiece_core.algorithms import AnyTraining, Config as AnyConfig, train
-from wordpiece_core.unigram.training import UnigramConfig
 
 from .corpora import ROOT
 from .stores import BudgetStore
@@ -68,17 +67,6 @@ KILL_GRACE_SECONDS = 3.0  # after Stop's SIGTERM, a worker still alive this much
 WATCHDOG_SECONDS = 60.0  # a worker that sends nothing (no progress) for this long is killed, and started again
 RESTARTS = 2  # a training whose worker dies is started again at most this many times; then it fails
 OUT_OF_MEMORY = "training ran out of memory; lower the vocabulary size or use a smaller corpus"
-BYTES_PER_STEP = 120  # compact trace: the step's columns and its touched words, about
-BYTES_PER_CANDIDATE = 30  # seven 32-bit columns and a little
-
-
-def estimated_bytes(word_types: int, avg_word_bytes: int, config: AnyConfig) -> int:
-    """About what a training will weigh once stored (before training it: to refuse one that cannot fit)."""
-    if isinstance(config, UnigramConfig):  # its rounds keep the pieces (a seed per 10 characters of words, about)
-        return word_types * (avg_word_bytes + 60) + word_types * avg_word_bytes * 60 + config.vocab_size * 400
-    merges = max(0, config.vocab_size)
-    return (word_types * (avg_word_bytes + 60) + merges * (BYTES_PER_STEP + BYTES_PER_CANDIDATE * config.top_k)
-            + merges * 60)
 
 
 @dataclass

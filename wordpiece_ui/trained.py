@@ -27,7 +27,7 @@ from wordpiece_core.unigram.training import UnigramConfig, UnigramTraining
 
 from . import corpus_loading, progress_view, safe, server, side_by_side, state
 from .corpora import CUSTOM_IDS, WordCounts
-from .jobs import AnyConfig, AnyTraining, Job, estimated_bytes
+from .jobs import AnyConfig, AnyTraining, Job
 from .settings import MAX_VOCAB, Settings
 from .side_by_side import Wanted
 from .trained_model import TrainedModel, TrainingGone
@@ -221,4 +221,4 @@ def _start(plan: _Plan, counts: WordCounts) -> dict[str, Job]:
 def _needed_bytes(counts: WordCounts, config: AnyConfig) -> int:
     """About what the training will weigh once stored (from the first thousand words' length)."""
     avg = max(1, sum(len(w) for w, _ in counts.counts[:1000]) // max(1, min(1000, counts.types)))
-    return estimated_bytes(counts.types, avg, config)
+    return config.estimated_bytes(counts.types, avg)

@@ -20,7 +20,6 @@ import weakref
 from dataclasses import dataclass, field
 
 from wordpiece_core.trace import Training
-from wordpiece_core.unigram.training import UnigramTraining
 
 from .corpora import WordCounts
 from .jobs import AnyConfig, AnyTraining, TrainingService
@@ -61,13 +60,8 @@ class TrainedModel:
     def of(cls, key: str, training: AnyTraining, settings: Settings, counts: WordCounts,
            service: TrainingService) -> TrainedModel:
         corpus = Corpus(counts.name, counts.types, counts.tokens, counts.lowercase_words)
-        if isinstance(training, UnigramTraining):
-            return cls(key, settings, training.config, corpus, len(training.rounds),
-                       training.seed_size + len(training.config.special_tokens), len(training.pieces),
-                       training.stop_reason, service, weakref.ref(training), weakref.ref(counts))
-        return cls(key, settings, training.config, corpus,
-                   len(training.steps), len(training.initial_vocab), len(training.steps.tokens),
-                   training.stop_reason, service, weakref.ref(training), weakref.ref(counts))
+        return cls(key, settings, training.config, corpus, training.step_count, training.start_size,
+                   len(training.tokens), training.stop_reason, service, weakref.ref(training), weakref.ref(counts))
 
     @property
     def training(self) -> AnyTraining:

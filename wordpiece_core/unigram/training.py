@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, get_args
 
 from ..errors import WordPieceError
+from ..pre_tokenizers import METASPACE_MARK
 from ..special_tokens import UNK_PIECE
 from . import files, reference
 from .em import required_chars
@@ -58,6 +59,11 @@ class UnigramConfig:
     @property
     def unk_token(self) -> str | None:
         return UNK_PIECE if UNK_PIECE in self.special_tokens else None
+
+    def estimated_bytes(self, word_types: int, avg_word_bytes: int) -> int:
+        """About what this training will weigh once stored, before it runs (the app refuses one that cannot fit):
+        the words, and the rounds' pieces (a seed piece per 10 characters of words, about)."""
+        return word_types * (avg_word_bytes + 60) + word_types * avg_word_bytes * 60 + self.vocab_size * 400
 
     @property
     def label(self) -> str:
@@ -120,6 +126,24 @@ class UnigramTraining:
         if isinstance(first, EMRound) and first.em:
             return first.em[0].size_before - 1
         return len(self.pieces) - len(self.config.special_tokens)
+
+    # What every algorithm's training tells of itself (algorithms.AnyTraining), as trace.Training does.
+    @property
+    def step_count(self) -> int:
+        return len(self.rounds)
+
+    @property
+    def start_size(self) -> int:
+        """The vocabulary the first round starts from (the seed and the special tokens)."""
+        return self.seed_size + len(self.config.special_tokens)
+
+    @property
+    def tokens(self) -> tuple[str, ...]:
+        """The final vocabulary, by id."""
+        return tuple(p for p, _ in self.pieces)
+
+    continuation: ClassVar[str | None] = None  # Unigram marks no piece inside a word
+    word_start: ClassVar[str | None] = METASPACE_MARK  # Metaspace's ▁ starts a word
 
 
 def check(word_counts: Mapping[str, int], config: UnigramConfig) -> None:
