@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 from fractions import Fraction
 from typing import NoReturn
@@ -21,8 +23,8 @@ from .errors import WordPieceError
 from .formats import OutputFolder
 from .normalizers import NORMALIZERS
 from .pre_tokenizers import METASPACE, PRE_TOKENIZERS
-from .unigram.training import (COURSE_PRUNE, COURSE_SEED, MAX_PIECE_LENGTH, SHRINKING, SUB_ITERATIONS,
-                               TOKENIZERS_SEED, UNIGRAM_RULES)
+from .unigram.defaults import COURSE_PRUNE, COURSE_SEED, MAX_PIECE_LENGTH, SHRINKING, SUB_ITERATIONS, TOKENIZERS_SEED
+from .unigram.training import UNIGRAM_RULES
 
 EXIT_INPUT = 2
 
@@ -219,8 +221,6 @@ def _on_sigterm(signum, frame) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    import signal
-    import threading
 
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _on_sigterm)

@@ -15,7 +15,9 @@ tie-break ("the first best pair") depends on it.
 from __future__ import annotations
 
 import os
+import pickle
 import stat
+import sys
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -79,8 +81,6 @@ def _count_file_forked(path: str, settings: TextSettings) -> dict[str, int] | No
     caller then reads the file the ordinary way, which reports the problem
     with its position.
     """
-    import pickle
-
     try:
         size = os.path.getsize(path)
         with open(path, "rb") as fh:
@@ -320,8 +320,6 @@ def _check_file(path: str) -> None:
 def read_file_bytes(path: str) -> bytes:
     _check_file(path)
     if path == STDIN:
-        import sys
-
         return sys.stdin.buffer.read()
     try:
         with open(path, "rb") as fh:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from .loading import load_tokenizer
 
 
 def add_encode_parser(sub) -> None:
@@ -33,8 +34,6 @@ def add_encode_parser(sub) -> None:
 
 
 def run_encode(args: argparse.Namespace) -> int:
-    from .loading import load_tokenizer
-
     tok = load_tokenizer(args.tokenizer, lowercase=args.lowercase)
     texts = args.text if args.text else (line.rstrip("\r\n") for line in sys.stdin)
     out = sys.stdout

@@ -28,6 +28,7 @@ from .steps import Steps
 from .records import MergeStep, exact_text, loglik_change, score_terms
 from .reference import TIE_RULES, new_token
 from .trace import Training
+from .pipeline import Template
 
 
 def normalizer_json(name: str) -> dict[str, Any] | None:
@@ -56,8 +57,6 @@ def pre_tokenizer_json(name: str, add_prefix_space: bool = False) -> dict[str, A
 
 def _template(vocab: dict[str, int]) -> dict[str, Any] | None:
     """BERT's post-processor (Template.bert()) as tokenizers' TemplateProcessing, when CLS and SEP exist."""
-    from .pipeline import Template
-
     if CLS not in vocab or SEP not in vocab:
         return None
     template = Template.bert()

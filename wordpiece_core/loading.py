@@ -12,12 +12,13 @@ import json
 import os
 from typing import Any
 
-from .errors import WordPieceError
 from .algorithms import AnyTraining, info_of
+from .corpus import decode_unicode, read_file_bytes
+from .errors import WordPieceError
+from .models import BPEModel, WordPieceModel
+from .pipeline import Decoder, Padding, Template, Tokenizer, Truncation
 from .special_tokens import BERT_SPECIALS, CLS, SEP, UNK
 from .tokenizer_schema import MAX_LENGTH, validate_tokenizer_doc
-from .models import BPEModel, WordPieceModel
-from .pipeline import Tokenizer
 from .unigram.model import UnigramModel
 
 _NORMALIZER_NAMES = {None: "none", "Lowercase": "lowercase"}
@@ -133,8 +134,6 @@ def _stage(spec: dict, name: str) -> str:
 def _template_from(spec: dict | None, name: str):
     """The post-processor's template, and its offset trimming: None (no trimming: no ByteLevel or RoBERTa
     post-processor), or (trim_offsets, add_prefix_space)."""
-    from .pipeline import Template
-
     if spec is None:
         return None, None
     kind = spec.get("type")
@@ -178,8 +177,6 @@ def _template_from(spec: dict | None, name: str):
 
 
 def _decoder(spec: dict | None, name: str):
-    from .pipeline import Decoder
-
     if spec is None:
         return Decoder("join")  # tokenizers without a decoder joins the tokens with spaces
     kind = spec.get("type")
@@ -236,8 +233,6 @@ def _added_tokens(doc: dict, vocab: dict, normalizer: str, name: str) -> tuple[d
 
 
 def _truncation_and_padding(doc: dict, name: str):
-    from .pipeline import Padding, Truncation
-
     truncation = padding = None
     if (t := doc.get("truncation")) is not None:
         strategy, direction, length = t.get("strategy", "LongestFirst"), t.get("direction", "Right"), t.get("max_length")
@@ -334,8 +329,6 @@ def load_tokenizer(path: str, merges_path: str | None = None, lowercase: bool | 
     A vocab.txt does not say whether its model lowercases the text first: `lowercase` says
     so (True: the `bert` normalizer, False: `bert-cased`); None guesses, as `guess_lowercase`.
     """
-    from .corpus import read_file_bytes
-
     return tokenizer_from_bytes(read_file_bytes(path), path, lowercase, merges_path)
 
 
@@ -344,10 +337,6 @@ def tokenizer_from_bytes(data: bytes, path: str, lowercase: bool | None = None, 
 
     `path` names the file in messages, and its folder is where a vocab.json's merges.txt is looked for.
     """
-    from .corpus import decode_unicode, read_file_bytes
-    from .models import BPEModel, WordPieceModel
-    from .pipeline import Template, Tokenizer
-
     try:
         text = decode_unicode(data)  # UTF-8, or UTF-16 (as Windows tools save it), a byte order mark or none
     except UnicodeDecodeError:

@@ -26,6 +26,7 @@ from itertools import repeat
 from .errors import WordPieceError
 from .special_tokens import UNK
 from .reference import new_token
+from .replay import merge_everywhere
 
 _NO_RANK = 1 << 62  # the rank of a pair that is no merge
 CACHE_WORDS = 100_000  # results kept per model for words seen before (as Hugging Face caches)
@@ -279,7 +280,6 @@ class BPEModel(_CachedModel):
     def apply_in_order(self, word: str) -> list[str]:
         """The course's replay: every merge in learned order, each over the whole word."""
         symbols, _ = self.initial(word)
-        from .replay import merge_everywhere
 
         for a, b in self.merges:
             symbols = merge_everywhere(symbols, a, b, new_token(a, b, self.prefix))

@@ -373,8 +373,6 @@ class Steps(Sequence[MergeStep]):
     @property
     def nbytes(self) -> int:
         """About how much memory the columns and token strings take (for cache budgets)."""
-        import sys
-
         size = sys.getsizeof(self.tokens) + sum(sys.getsizeof(t) for t in self.tokens) + len(self.existed)
         for name in STEP_INTS + CANDIDATE_INTS + ("touched", "touched_start", "cand_start"):
             col = getattr(self, name)

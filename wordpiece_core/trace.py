@@ -6,6 +6,7 @@ The trainers never print. They return a `Training`; its `steps` (steps.py) hold 
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -71,8 +72,6 @@ class Training:
     @property
     def nbytes(self) -> int:
         """About how much memory this training holds (for the app's cache budget)."""
-        import sys
-
         words = sum(sys.getsizeof(w) for w in self.words) + 8 * len(self.words)
         counts = sum(sys.getsizeof(c) for c in self.counts) + 8 * len(self.counts)
         return self.steps.nbytes + words + counts

@@ -38,6 +38,7 @@ from operator import add
 
 from .. import reference
 from ..config import TrainerConfig
+from ..pre_tokenizers import byte_level_alphabet
 
 FirstRank = tuple[int, int]  # (word index, position): where the course's scan first meets a pair
 
@@ -54,8 +55,6 @@ def initial_alphabet(words: Iterable[str], config: TrainerConfig) -> list[str]:
     else:
         symbols = set("".join(words))
     if config.full_byte_alphabet:
-        from ..pre_tokenizers import byte_level_alphabet
-
         symbols.update(byte_level_alphabet())
     specials = set(config.special_tokens)
     return sorted(s for s in symbols if s not in specials)

@@ -36,6 +36,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
+
+from .defaults import MAX_PIECE_LENGTH, SHRINKING, SUB_ITERATIONS, TOKENIZERS_SEED, TOP_K, VOCAB_SIZE
 from .records import EMRound, EMStep, Pruning
 
 TRAINING_UNK = "<UNK>"  # the trainer's own unknown piece, piece 0 while training
@@ -354,9 +356,9 @@ def finalize(model: Model, chars: list[str], vocab_size: int, special_tokens: tu
     return specials + pieces, unk_id
 
 
-def train(word_counts: Mapping[str, int], vocab_size: int = 8000, special_tokens: tuple[str, ...] = (),
-          unk_token: str | None = None, seed_size: int = 1_000_000, shrinking_factor: float = 0.75,
-          sub_iterations: int = 2, max_piece_length: int = 16, top_k: int = 10
+def train(word_counts: Mapping[str, int], vocab_size: int = VOCAB_SIZE, special_tokens: tuple[str, ...] = (),
+          unk_token: str | None = None, seed_size: int = TOKENIZERS_SEED, shrinking_factor: float = SHRINKING,
+          sub_iterations: int = SUB_ITERATIONS, max_piece_length: int = MAX_PIECE_LENGTH, top_k: int = TOP_K
           ) -> tuple[list[tuple[str, float]], int | None, list[EMRound]]:
     """tokenizers' UnigramTrainer.do_train: seed, then rounds of EM and pruning, then finalize. Returns the
     vocabulary (piece, log-probability), the unknown piece's id, and the rounds."""

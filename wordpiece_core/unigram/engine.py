@@ -25,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import em
+from .defaults import MAX_PIECE_LENGTH, SHRINKING, SUB_ITERATIONS, TOKENIZERS_SEED, TOP_K, VOCAB_SIZE
 from .records import EMRound, EMStep, Pruning
 
 Ints = npt.NDArray[np.int64]
@@ -367,9 +368,9 @@ class Trainer:
         return record
 
 
-def train(word_counts: Mapping[str, int], vocab_size: int = 8000, special_tokens: tuple[str, ...] = (),
-          unk_token: str | None = None, seed_size: int = 1_000_000, shrinking_factor: float = 0.75,
-          sub_iterations: int = 2, max_piece_length: int = 16, top_k: int = 10,
+def train(word_counts: Mapping[str, int], vocab_size: int = VOCAB_SIZE, special_tokens: tuple[str, ...] = (),
+          unk_token: str | None = None, seed_size: int = TOKENIZERS_SEED, shrinking_factor: float = SHRINKING,
+          sub_iterations: int = SUB_ITERATIONS, max_piece_length: int = MAX_PIECE_LENGTH, top_k: int = TOP_K,
           progress: Callable[[int, int], None] | None = None
           ) -> tuple[list[tuple[str, float]], int | None, list[EMRound]]:
     """unigram_em.train, fast: the same arguments, the same vocabulary and rounds (and `progress(rounds done,

@@ -31,6 +31,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
+from .defaults import COURSE_PRUNE, COURSE_SEED
 from .records import Round
 
 from ..special_tokens import UNK_PIECE as UNK
@@ -152,7 +153,7 @@ def removal_scores(word_counts: Mapping[str, int], costs: Mapping[str, float]) -
             for token in costs if len(token) > 1}
 
 
-def train(word_counts: Mapping[str, int], vocab_size: int, seed_size: int = 300, prune_percent: float = 10,
+def train(word_counts: Mapping[str, int], vocab_size: int, seed_size: int = COURSE_SEED, prune_percent: float = COURSE_PRUNE,
           whole_words: bool = True, progress: Callable[[int, int], None] | None = None
           ) -> tuple[dict[str, int], list[Round]]:
     """The course's loop: while the vocabulary is larger than `vocab_size`, remove int(size × p %) of it (at

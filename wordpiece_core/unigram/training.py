@@ -21,15 +21,15 @@ from ..errors import WordPieceError
 from ..pre_tokenizers import METASPACE_MARK
 from ..special_tokens import UNK_PIECE
 from . import files, reference
+from .defaults import (COURSE_PRUNE, COURSE_SEED, MAX_PIECE_LENGTH, SHRINKING, SUB_ITERATIONS, TOKENIZERS_SEED,
+                       TOP_K, VOCAB_SIZE)
 from .em import required_chars
 from .records import AnyRound, EMRound, Round
 
 UnigramRule = Literal["tokenizers", "course"]
 UNIGRAM_RULES: tuple[UnigramRule, ...] = get_args(UnigramRule)
 RULE_LABELS: dict[str, str] = {"tokenizers": "tokenizers (UnigramTrainer)", "course": "the course's loop"}
-COURSE_SEED, COURSE_PRUNE = 300, 10.0
 COURSE_WORK_LIMIT = 2_000_000  # candidates × distinct words in the course rule's first round
-TOKENIZERS_SEED, SHRINKING, SUB_ITERATIONS, MAX_PIECE_LENGTH = 1_000_000, 0.75, 2, 16
 TOKENIZERS_CHAR_LIMIT = 20_000_000  # characters of the distinct words (their lattices: ~25 bytes an edge)
 # The longest word each rule splits: a pass over the lattices is a loop over the longest word's positions (the
 # tokenizers rule), and the course rule's Viterbi tries every substring of a word for every candidate.
@@ -40,14 +40,14 @@ class UnigramConfig:
     """Everything that decides a Unigram training (the rounds are a function of this and the words)."""
 
     rule: UnigramRule = "tokenizers"
-    vocab_size: int = 8000
+    vocab_size: int = VOCAB_SIZE
     special_tokens: tuple[str, ...] = (UNK_PIECE,)
     seed_size: int | None = None  # None: the rule's default (course 300, tokenizers 1,000,000)
     prune_percent: float = COURSE_PRUNE  # course
     shrinking_factor: float = SHRINKING  # tokenizers
     sub_iterations: int = SUB_ITERATIONS  # tokenizers
     max_piece_length: int = MAX_PIECE_LENGTH  # tokenizers
-    top_k: int = 10  # the most expected pieces an EM iteration records
+    top_k: int = TOP_K  # the most expected pieces an EM iteration records
     whole_words: bool = True  # course: the seed holds whole words (the course's code; its worked example does not)
 
     algorithm: ClassVar[str] = "unigram"  # its entry in algorithms.ALGORITHMS
