@@ -22,7 +22,9 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from wordpiece_core import formats
 from wordpiece_core.corpus import TextSettings
+from wordpiece_core.loading import tokenizer_from_training
 from wordpiece_core.models import CACHE_WORDS as CACHED_WORDS, WordPieceModel
 from wordpiece_core.pipeline import Tokenizer
 from wordpiece_core.replay import candidates_at
@@ -31,6 +33,7 @@ from wordpiece_core.trace import Training
 from . import charts, compare, corpus_loading, server, tables, trained, user_files
 from .corpora import samples
 from .datastore import StoredFile
+from .encodings import file_kind, guess_uncased, load_uploaded_tokenizer
 from .settings import Settings, defaults_for
 from .trained_model import TrainedModel
 
@@ -111,8 +114,6 @@ def download_file(training: Training, settings: Settings, name: str) -> str:
     plus merges.txt for WordPiece (its merges in order) and the trace as CSV.
     Called by st.download_button outside the script run, so no Streamlit calls here.
     """
-    from wordpiece_core import formats
-
     if name == "trace.csv":
         return tables.steps_frame(training, shorten=False).to_csv(index=False)
     if name == "merges.txt":
@@ -156,8 +157,6 @@ def tokenizer(model: TrainedModel) -> Tokenizer:
     text = (settings.normalizer, settings.pre_tokenizer, settings.add_prefix_space)
 
     def make() -> Tokenizer:
-        from wordpiece_core.loading import tokenizer_from_training
-
         tok = tokenizer_from_training(trained.loaded_any(model), *text)
         if isinstance(tok.model, WordPieceModel):  # the only model that refuses a vocabulary without its [UNK]
             tok.model.strict_unk = False  # a vocabulary without [UNK] still shows unknown words as [UNK]
@@ -173,21 +172,15 @@ def _tokenizer_size(tok: Tokenizer) -> int:
 
 def uploaded_file_kind(own: StoredFile) -> str:
     """What an uploaded tokenizer file is (read once per file, not at every rerun of the playground)."""
-    from .encodings import file_kind
-
     return server.store().get_or_make(("file kind", own.name, own.digest), lambda: file_kind(own.name, user_files.read(own)))
 
 
 def uploaded_looks_uncased(own: StoredFile) -> bool:
     """Whether an uploaded vocab.txt looks uncased (read once per file)."""
-    from .encodings import guess_uncased
-
     return server.store().get_or_make(("uncased", own.name, own.digest), lambda: guess_uncased(own.name, user_files.read(own)))
 
 
 def uploaded_tokenizer(own: StoredFile, lowercase: bool | None = None) -> Tokenizer:
-    from .encodings import load_uploaded_tokenizer
-
     return server.store().get_or_make(("uploaded tokenizer", own.name, own.digest, lowercase),
                                       lambda: load_uploaded_tokenizer(own.name, user_files.read(own), lowercase),
                                       size=_tokenizer_size)

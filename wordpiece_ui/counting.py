@@ -27,6 +27,7 @@ from wordpiece_core.errors import WordPieceError
 
 from .corpora import ROOT, WordCounts, load_own
 from .datastore import StoredFile, read_saved
+from .children import child_command, child_env, lower_priority
 
 TIMEOUT_SECONDS = 300.0  # a count that takes longer is stopped (20 MB counts in seconds)
 
@@ -62,8 +63,6 @@ def count_here(request: Request) -> WordCounts:
 def count(request: Request) -> WordCounts:
     """A kept file's word counts, counted in a child process. Problems come back as WordPieceError
     (the corpus cannot be used, said in words) or MemoryError."""
-    from .jobs import child_command, child_env
-
     name = request.file.name
     with _slots:
         try:
@@ -88,8 +87,6 @@ def count(request: Request) -> WordCounts:
 
 def main() -> None:
     """The child: one pickled Request on standard input, one pickled (outcome, value) on standard output."""
-    from .jobs import lower_priority
-
     lower_priority()
     request = pickle.load(sys.stdin.buffer)
     reply: tuple[str, object]

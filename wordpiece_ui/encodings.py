@@ -16,6 +16,7 @@ from wordpiece_core.pipeline import Encoding, Tokenizer, WordTrace
 
 from .safe import code, md
 from .tables import fmt_token
+from wordpiece_core.normalizers import normalize
 
 MAX_TOKENIZER_MB = 20
 TRACE_ROWS = 200  # rows of a word's scan or merge table on screen
@@ -156,8 +157,6 @@ def unencodable_words(enc: Encoding, tokenizer: Tokenizer) -> list[str]:
 def missing_characters(tokenizer: Tokenizer, text: str) -> list[str]:
     """The characters of `text`, as the tokenizer normalizes it, that no token of its vocabulary spells (alone,
     or after the continuation prefix): the ones that become [UNK] (or are dropped). Byte-level spells all."""
-    from wordpiece_core.normalizers import normalize
-
     if tokenizer.pre_tokenizer == "byte-level":
         return []
     vocab, prefix = tokenizer.model.vocab, getattr(tokenizer.model, "prefix", None) or ""  # Unigram has none

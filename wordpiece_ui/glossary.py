@@ -6,6 +6,9 @@ tables, metrics and captions take their tooltips from `tip(term)`.
 
 from __future__ import annotations
 
+import pandas as pd
+import streamlit as st
+
 GLOSSARY: dict[str, str] = {
     "token": "A piece of text the model knows as one unit: a character, part of a word or a whole word. "
              "The vocabulary is the list of tokens.",
@@ -90,16 +93,12 @@ NOT_COUNTS = ("id", "ids", "step", "start", "end", "position", "rank", "BPE rank
 
 def _counts(frame) -> list[str]:
     """The count columns of `frame`: its integer columns other than ids, steps, offsets and ranks."""
-    import pandas as pd
-
     return [c for c in frame.columns if c not in NOT_COUNTS and pd.api.types.is_integer_dtype(frame[c])]
 
 
 def count_columns(frame) -> dict:
     """Column settings that write every count column of `frame` with thousands separators, as the text around the
     tables does."""
-    import streamlit as st
-
     return {c: st.column_config.NumberColumn(format="localized") for c in _counts(frame)}
 
 
@@ -116,8 +115,6 @@ METRIC_LABELS = {"tokens per word (fertility)": "fertility", "[UNK] words (%)": 
 
 def metric_columns() -> dict:
     """The metrics table's columns: short labels, two decimals, the full name on hover."""
-    import streamlit as st
-
     return {"tokenizer": st.column_config.TextColumn(width="medium"), "on": st.column_config.TextColumn(width="small"),
             **{name: st.column_config.NumberColumn(label, format="%.2f", help=name, width="small")
                for name, label in METRIC_LABELS.items()}}
@@ -126,8 +123,6 @@ def metric_columns() -> dict:
 def candidate_columns() -> dict:
     """Column settings of the candidate table: narrow numbers (every column fits at 1280 px), each
     header with its glossary tooltip."""
-    import streamlit as st
-
     number = st.column_config.NumberColumn
     return {  # widths in pixels: inside a panel the table has about 790 px at 1280×720
         "rank": number(width=45, help=tip("rank")),

@@ -53,13 +53,13 @@ from typing import Any
 from wordpiece_core.errors import WordPieceError
 from wordpiece_core.algorithms import AnyTraining, Config as AnyConfig, train
 
+from .children import child_command, child_env
 from .corpora import ROOT
 from .stores import BudgetStore
 
 
 INLINE_WORK = 2_000_000  # characters in the distinct words × merges asked: at or below, train in a thread
 INLINE_AT_ONCE = 2  # tiny trainings running in the server at the same time, at most
-WORKER_NICENESS = 10  # a worker's CPU priority below the server's (Unix nice: sharing a core with it, a worker gets ~10%)
 # A job no session has polled for this long is cancelled. Sessions poll every 0.5 s, but a
 # browser slows the timers of a tab left in the background to about one a minute.
 GRACE_SECONDS = 90.0
@@ -379,21 +379,9 @@ class TrainingService:
             self._workers.remove(worker)
 
 
-def child_command(module: str) -> list[str]:
-    """The command that starts one of the app's child processes (`python -m module`, run in ROOT with `child_env`)."""
-    return [sys.executable, "-m", module]
-
-
 def worker_command() -> list[str]:
     """The command that starts a worker process (train_worker.py)."""
     return child_command("wordpiece_ui.train_worker")
-
-
-def lower_priority() -> None:
-    """In a child process: run below the server's priority (WORKER_NICENESS), so its clicks come first."""
-    nice = getattr(os, "nice", None)
-    if nice is not None:
-        nice(WORKER_NICENESS)
 
 
 def _stored(key: Hashable) -> tuple[str, Hashable]:
@@ -411,9 +399,3 @@ _CANCELLED = "cancelled: nobody was waiting for it"
 
 class _Cancelled(Exception):
     """Raised from an in-server training's progress callback once its job is cancelled."""
-
-
-def child_env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    return env

@@ -11,9 +11,12 @@
 from __future__ import annotations
 
 import functools
-from urllib.parse import urlencode
+import io
+from urllib.parse import urlencode, urlsplit
 
+import segno
 import streamlit as st
+from streamlit import config as streamlit_config
 
 from wordpiece_core.algorithms import ALGORITHMS as ALGORITHM_INFO, Config
 from wordpiece_core.unigram.training import RULE_LABELS, RULE_OPTIONS, UNIGRAM_RULES
@@ -330,9 +333,7 @@ def public_root() -> str:
     machines use, e.g. the teacher's laptop on the room's network; without them, the
     address this browser used.
     """
-    from streamlit import config
-
-    if config.is_manually_set("browser.serverAddress"):
+    if streamlit_config.is_manually_set("browser.serverAddress"):
         host = st.get_option("browser.serverAddress")
         port = st.get_option("browser.serverPort")
         base_path = (st.get_option("server.baseUrlPath") or "").strip("/")
@@ -348,8 +349,6 @@ def page_url(settings: Settings, page: str = "", **extra: object) -> str:
 
 
 def only_this_computer(url: str) -> bool:
-    from urllib.parse import urlsplit
-
     host = (urlsplit(url).hostname or "").lower()
     return host in ("localhost", "::1") or host.startswith("127.")
 
@@ -357,10 +356,6 @@ def only_this_computer(url: str) -> bool:
 @functools.lru_cache(maxsize=64)
 def qr_png(url: str) -> bytes:
     """A QR code of `url` as a PNG, large enough to scan from the back of a room."""
-    import io
-
-    import segno
-
     out = io.BytesIO()
     segno.make(url, error="m").save(out, kind="png", scale=10, border=2, dark="#000000", light="#ffffff")
     return out.getvalue()

@@ -17,13 +17,14 @@ from __future__ import annotations
 import pickle
 import sys
 
+from wordpiece_core.algorithms import train
+from wordpiece_core.errors import WordPieceError
+
+from .children import lower_priority
+from .jobs import OUT_OF_MEMORY
+
 
 def main() -> None:
-    from wordpiece_core.errors import WordPieceError
-    from wordpiece_core.algorithms import train
-
-    from .jobs import OUT_OF_MEMORY, lower_priority
-
     lower_priority()
     out = sys.stdout.buffer
     counts, config = pickle.load(sys.stdin.buffer)
