@@ -9,7 +9,7 @@ defaults), tokenizers through `Tokenizer.train_from_iterator` with the same pre-
 - the vocabularies' overlap: |ours ∩ theirs| / |theirs|;
 - held-out words split the same: the share of held-out words (each distinct word once) that our exported
   tokenizer.json, loaded in tokenizers, splits into the same tokens as tokenizers' own model.
-Target: both ≥ 99 % on every corpus (issue 37). Text corpora are split 2/3 for training, 1/3 held out;
+Target: both ≥ 99 % on every corpus. Text corpora are split 2/3 for training, 1/3 held out;
 word-count lists (wordfreq) train on their first 8,000 words and hold out the other 2,000.
 """
 

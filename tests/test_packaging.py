@@ -1,4 +1,4 @@
-"""pyproject.toml: `pip install .` gives a `wordpiece-lab` that trains every algorithm (issue #44).
+"""pyproject.toml: `pip install .` gives a `wordpiece-lab` that trains every algorithm.
 
 A fresh virtual environment gets the project installed as a user would (no -e, its declared dependencies
 from the package index), and its `wordpiece-lab` trains WordPiece, BPE and Unigram from a folder outside the
