@@ -4,8 +4,9 @@ merges_view.py (BPE, WordPiece: a step is a merge) and rounds_view.py (Unigram: 
 
 The page draws the skeleton every algorithm shares: the modes, the summary, the stepper, the class room's
 following and sharing, the downloads' and handout's place. A view draws what is its own: a step (or the
-question that hides it), the room's choices and how a guess is judged, its files and its handout. step_views.py
-picks the view by what the core says a step is (algorithms.AlgorithmInfo.step).
+question that hides it), the room's choices and how a guess is judged, its files and its handout; `ViewBase`
+holds what the views share. step_views.py picks the view by what the core says a step is
+(algorithms.AlgorithmInfo.step).
 """
 
 from __future__ import annotations
@@ -50,6 +51,27 @@ class Lesson:
                 and not (self.teacher is not None and room_teacher.revealed(number)))
 
 
+class ViewBase:
+    """What every step view shares: the lesson, its training's handle and settings, the count of steps, and what
+    a student is told while the room keeps the files closed. A view names what its steps are (`steps_noun`)."""
+
+    steps_noun = "steps"
+
+    def __init__(self, lesson: Lesson) -> None:
+        self.lesson = lesson
+        self.model = lesson.model
+        self.settings = lesson.settings
+
+    @property
+    def steps(self) -> int:
+        return self.model.steps  # merges or rounds, as the training's handle counts them
+
+    @property
+    def closed_downloads(self) -> str:
+        return (f"Downloads and the handout open when the class room closes: they would give away the "
+                f"{self.steps_noun} to come.")
+
+
 class StepView(Protocol):
     """An algorithm's view of its steps, as pages/train.py drives it."""
 
@@ -59,7 +81,10 @@ class StepView(Protocol):
     on_screen: str  # what presenter mode keeps on one screen
     hold_help: str  # why Play stops at a hidden step
     intro: str  # the introduction a newcomer reads first (intro.py)
-    closed_downloads: str  # why a student's downloads wait for the room to close
+
+    @property
+    def closed_downloads(self) -> str:
+        """Why a student's downloads wait for the room to close."""
 
     @property
     def steps(self) -> int:

@@ -14,7 +14,7 @@ from wordpiece_core.algorithms import info_of
 
 from . import (algorithm_code, caches, charts, chips, classroom, glossary, handout, intro, notes, room_student,
                room_teacher, safe, state, tables, trained)
-from .lesson import Lesson
+from .lesson import Lesson, ViewBase
 from .settings import MAX_STEP
 
 CORPUS_ROWS = 12
@@ -23,7 +23,7 @@ VOCAB_ROWS = 300
 DOWNLOADS_IN_QUIZ = "downloads_in_quiz"  # ask first: the downloads shown all the same
 
 
-class MergesView:
+class MergesView(ViewBase):
     """A step is a merge. The view keeps the training's handle, never the training: a run fetches it from the
     store (trained.loaded) and keeps it in its locals."""
 
@@ -33,22 +33,16 @@ class MergesView:
     on_screen = "the step, its arithmetic, the candidates and the corpus"
     hold_help = "Reveal this merge first: Play stops at every hidden merge."
     intro = intro.INTRO
-    closed_downloads = "Downloads and the handout open when the class room closes: they would give away the merges to come."
+    steps_noun = "merges"
 
     def __init__(self, lesson: Lesson) -> None:
-        self.lesson = lesson
-        self.model = lesson.model
-        self.settings = lesson.settings
+        super().__init__(lesson)
         config = lesson.model.config
         self.algorithm = config.algorithm
         self.tie_break = getattr(config, "tie_break", "first")
         self.name = info_of(config).label
         self.ranking = tables.RANKINGS[self.algorithm]
         state.hold(state.CANDIDATE_ROWS, "top 10")  # kept while its panel is closed
-
-    @property
-    def steps(self) -> int:
-        return self.model.merges
 
     def summary(self) -> str:
         model, settings = self.model, self.settings

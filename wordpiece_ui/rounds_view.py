@@ -6,7 +6,9 @@ What a round shows: the loss and its arithmetic for one word; the candidates wit
 increases, the removed ones marked; the words whose best split the round changed, before → after; under the
 tokenizers rule, EM's iterations (sizes, objective, the most expected pieces with their probabilities before
 → after); *Why this round*; and over all rounds the vocabulary size and the loss. Ask first hides what a
-round removes until it is revealed: which of the cheapest candidates costs least to remove?
+round removes until it is revealed: which of a few candidates (the course rule's cheapest; under the tokenizers
+rule, those around where the pruning stops) costs least to remove? In a class room the class votes on it
+(`room_table`: the choices, cheapest first).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from wordpiece_core.unigram.rounds import (RoundModel, Split, changed_splits, ex
 from wordpiece_core.unigram.training import UnigramConfig, UnigramTraining
 
 from . import caches, classroom, intro, room_student, room_teacher, safe, state, trained, unigram_handout
-from .lesson import Lesson
+from .lesson import ViewBase
 from .settings import Settings
 from .tables import plural as tables_plural
 from .trained_model import TrainedModel
@@ -281,7 +283,7 @@ def room_table(model: TrainedModel, number: int) -> pd.DataFrame:
     return frame.assign(pair=frame["piece"]).sort_values("loss increase", kind="stable").reset_index(drop=True)
 
 
-class RoundsView:
+class RoundsView(ViewBase):
     """A step is a round (Unigram): pages/train.py drives it through lesson.StepView. In a class room the class
     follows the teacher's round and votes on hidden ones, as on merges (room_teacher.py, room_student.py)."""
 
@@ -290,16 +292,7 @@ class RoundsView:
     on_screen = "the round and its arithmetic"
     hold_help = "Reveal this round first: Play stops at every hidden round."
     intro = intro.UNIGRAM_INTRO
-    closed_downloads = "Downloads and the handout open when the class room closes: they would give away the rounds to come."
-
-    def __init__(self, lesson: Lesson) -> None:
-        self.lesson = lesson
-        self.model = lesson.model
-        self.settings = lesson.settings
-
-    @property
-    def steps(self) -> int:
-        return self.model.merges
+    steps_noun = "rounds"
 
     def summary(self) -> str:
         model = self.model

@@ -48,7 +48,7 @@ class TrainedModel:
     settings: Settings  # the sidebar's settings it was trained with (its text settings encode with it)
     config: AnyConfig
     corpus: Corpus
-    merges: int  # the steps: merges (BPE, WordPiece) or rounds (Unigram)
+    steps: int  # the training's steps: merges (BPE, WordPiece) or rounds (Unigram)
     start_tokens: int  # the vocabulary before the first step (special tokens and alphabet; Unigram: its seed)
     tokens: int  # the vocabulary after the last step
     stop_reason: str
