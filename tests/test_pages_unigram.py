@@ -4,6 +4,7 @@ tokenizers rule's EM and pruning on a wordfreq list, ask first, and the links' U
 import pytest
 
 from helpers import app, shown
+from wordpiece_ui import state
 from wordpiece_ui.settings import Settings, defaults_for, from_query
 
 pytest.importorskip("streamlit.testing.v1")  # AppTest
@@ -80,15 +81,46 @@ def test_the_tokenizers_rule_shows_em_and_the_pruning():
     cand = next(d.value for d in at.dataframe if "replaced by" in d.value.columns)
     assert cand["removed"].any() and list(cand["loss increase"]) == sorted(cand["loss increase"])
     assert (cand["exact (course)"] >= 0).all()  # the course's exact increase beside tokenizers' estimate
-    assert "What the course's rule would do" in body or "the course's exact rule would remove the same" in body
+    # this round, the course's exact rule would cut other pieces than tokenizers' estimate (the other case, and
+    # the agreeing ones: test_the_course_rules_note_says_which_pieces_it_would_remove_instead)
+    assert ("What the course's rule would do.** Among the 15 candidates shown around the cut, its exact loss increases "
+            "would remove conque, examin, grabb instead of crie, educate, precis") in body
+    assert "would remove the same" not in body
 
+
+
+def test_the_course_rules_note_says_which_pieces_it_would_remove_instead():
+    """Under a tokenizers round, the note on the course's exact rule (wordpiece_ui/rounds_view.py) in each case:
+    it removes the same pieces as tokenizers' estimate, or others; with none removed among those shown, it
+    ranks the same piece first, or another."""
+    import pandas as pd
+
+    from wordpiece_ui.rounds_view import exact_note
+
+    def note(exact, removed):
+        frame = pd.DataFrame({"piece": ["ab", "cd", "ef", "gh"], "loss increase": [1.0, 2.0, 3.0, 4.0],
+                              "exact (course)": exact, "removed": removed})
+        return [shown(n) for n in exact_note(frame)]
+
+    cut = [True, True, False, False]  # tokenizers' estimate removes ab and cd
+    assert note([1.0, 2.0, 3.0, 4.0], cut) == [
+        "Among the 4 candidates shown around the cut, the course's exact rule would remove the same 2."]
+    [differs] = note([3.0, 1.0, 2.0, 4.0], cut)
+    assert differs.startswith("**What the course's rule would do.** Among the 4 candidates shown around the cut, its "
+                              "exact loss increases would remove ef instead of ab: ")
+    kept = [False] * 4
+    assert note([1.0, 2.0, 3.0, 4.0], kept) == [
+        "Among the candidates shown, the course's exact rule agrees: ab costs least to remove (1 nats a word exactly)."]
+    assert note([2.0, 1.0, 3.0, 4.0], kept) == [
+        "**What the course's rule would do.** Among the candidates shown, the exact loss increase is smallest for cd "
+        "(1 nats a word), where tokenizers' estimate ranks ab first."]
 
 @pytest.mark.slow
 def test_ask_first_hides_the_round_until_revealed():
     at = app(corpus="course-toy", algorithm="unigram", step=2, quiz=1)
     assert shown(at.header[0].value) == "Round 2 of 5:  which piece costs least to remove?"
     assert "169.80" not in texts(at)
-    at.radio(key="unigram_guess:2").set_value("un").run()  # tied at 0.00 with the first removed: right too
+    at.radio(key=f"{state.GUESS} round 2").set_value("un").run()  # tied at 0.00 with the first removed: right too
     next(b for b in at.button if b.label == "Reveal the round").click().run()
     assert shown(at.header[0].value).startswith("Round 2 of 5:  14 → 13 pieces")
     assert "You chose un: right, nothing costs less to remove" in texts(at)
@@ -152,7 +184,10 @@ def test_a_class_room_votes_on_a_unigram_round():
     code = teacher.session_state[state.ROOM]
     assert shown(teacher.header[0].value) == "Round 1 of 5:  which piece costs least to remove?"  # ask first is on
     students = [app(room=code) for _ in range(3)]
-    for s, piece in zip(students, ["ug", "hu", "gs"]):
+    # named so that the record's order (by nickname) is neither the order of the votes nor that of the pieces
+    for s, piece, nickname in zip(students, ["ug", "hu", "gs"], ["Cem", "Ann", "Bob"]):
+        s.text_input(key=state.ROOM_NICKNAME_BOX).set_value(nickname).run()
+        assert s.session_state[state.ROOM_NICKNAME] == nickname
         assert shown(s.header[0].value) == "Round 1 of 5:  which piece costs least to remove?"
         vote = next(r for r in s.radio if r.label.startswith("Your vote"))
         assert vote.label == "Your vote: which piece costs least to remove?"
@@ -164,8 +199,9 @@ def test_a_class_room_votes_on_a_unigram_round():
     assert shown(teacher.header[0].value).startswith("Round 1 of 5:  15 → 14 pieces")
     body = everything(teacher)
     assert "round 1: 3 of 3 right (100%)" in body  # all three tie at 0 with ug, which goes first
-    assert [row[3:] for row in classroom.store().record(code)] == [("piece", "gs"), ("piece", "hu"), ("piece", "ug")] \
-        or sorted(row[4] for row in classroom.store().record(code)) == ["gs", "hu", "ug"]
+    record = classroom.store().record(code)  # (step, round, nickname, kind, choice): by step, round and nickname
+    assert [row[2:] for row in record] == [("Ann", "piece", "hu"), ("Bob", "piece", "gs"), ("Cem", "piece", "ug")]
+    assert len({row[:2] for row in record}) == 1  # one step, one round
     students[1].run()
     assert shown(students[1].header[0].value).startswith("Round 1 of 5:  15 → 14 pieces")
     assert "You chose hu: Right, by a tie" in everything(students[1])

@@ -20,7 +20,6 @@ from .settings import MAX_STEP
 CORPUS_ROWS = 12
 QUIZ_CHOICES = 8  # the quiz shows the best 8 candidates, shuffled into alphabetical order
 VOCAB_ROWS = 300
-DOWNLOADS_IN_QUIZ = "downloads_in_quiz"  # ask first: the downloads shown all the same
 
 
 class MergesView(ViewBase):
@@ -120,7 +119,7 @@ class MergesView(ViewBase):
                 room_student.vote_panel(lesson.student, number, candidates, lesson.dark)
                 return
             guess = st.selectbox("Your guess (optional): which pair merges?", list(candidates["pair"]), index=None,
-                                 key=f"guess {number}", placeholder="the class's guess")
+                                 key=f"{state.GUESS} {number}", placeholder="the class's guess")
             correct = tables.judge_guess(table, guess, algorithm)[0] if guess else False  # now: the button keeps no table
 
             def reveal() -> None:
@@ -283,13 +282,13 @@ class MergesView(ViewBase):
 
     def answers_out(self) -> bool:
         """Whether the files that hold every merge are offered (in ask first, only when asked for)."""
-        return not self.lesson.quiz or bool(st.session_state.get(DOWNLOADS_IN_QUIZ))
+        return not self.lesson.quiz or bool(st.session_state.get(state.DOWNLOADS_IN_QUIZ))
 
     def downloads(self) -> None:
         settings, model = self.settings, self.model
         st.subheader("Downloads", anchor=False)
         if self.lesson.quiz:
-            st.toggle("Show the downloads (they hold every merge, the hidden ones too)", key=DOWNLOADS_IN_QUIZ,
+            st.toggle("Show the downloads (they hold every merge, the hidden ones too)", key=state.DOWNLOADS_IN_QUIZ,
                       help="Ask first hides the merges on screen; these files would give them away. The worksheet "
                            "below has none.")
         if not self.answers_out():

@@ -40,9 +40,6 @@ QUIZ_CHOICES = 6
 SPLIT_WORDS = 2_000  # the most frequent words whose splits a round compares (a wordfreq list has 10,000)
 EXACT_WORDS = 20_000  # the course's exact loss increases are computed beside the estimates up to this many words
 CHANGED_ROWS = 12
-UNIGRAM_WORD = "unigram_word"  # the word whose arithmetic a round shows
-UNIGRAM_REVEALED = "unigram_revealed"  # ask first: the rounds revealed this session
-UNIGRAM_GUESS = "unigram_guess"
 
 
 def _rounds(model: TrainedModel) -> UnigramTraining:
@@ -310,7 +307,7 @@ class RoundsView(ViewBase):
         return f"Nothing to remove: {safe.md(self.model.stop_reason)}. Lower the vocabulary size in the sidebar."
 
     def revealed_here(self) -> set[int]:
-        return st.session_state.get(UNIGRAM_REVEALED, set())
+        return st.session_state.get(state.REVEALED_ROUNDS, set())
 
     def room_table(self, number: int) -> pd.DataFrame:
         return room_table(self.model, number)
@@ -393,11 +390,11 @@ def loss_box(model: TrainedModel, training: UnigramTraining, r: Round | EMRound,
     words = list(frequent)
     if not words:
         return
-    state.hold(UNIGRAM_WORD, words[0])
-    if st.session_state[UNIGRAM_WORD] not in words:
-        st.session_state[UNIGRAM_WORD] = words[0]
-    word = st.selectbox("A word's share of the loss", words, key=UNIGRAM_WORD, format_func=fmt,
-                        on_change=state.remember, args=(UNIGRAM_WORD,)) or words[0]
+    state.hold(state.ROUND_WORD, words[0])
+    if st.session_state[state.ROUND_WORD] not in words:
+        st.session_state[state.ROUND_WORD] = words[0]
+    word = st.selectbox("A word's share of the loss", words, key=state.ROUND_WORD, format_func=fmt,
+                        on_change=state.remember, args=(state.ROUND_WORD,)) or words[0]
     split = before.split(word)
     count = frequent.get(word, 0)
     parts = []
@@ -451,7 +448,7 @@ def quiz_view(model: TrainedModel, number: int, n: int, frame: pd.DataFrame, dar
         room_student.vote_panel(room, number, pd.DataFrame({"pair": sorted(table["pair"])}), dark,
                                 question="which piece costs least to remove?", noun="round", kind="piece")
         return
-    guess = st.radio("Your guess", choices, index=None, key=f"{UNIGRAM_GUESS}:{number}", horizontal=True,
+    guess = st.radio("Your guess", choices, index=None, key=f"{state.GUESS} round {number}", horizontal=True,
                      format_func=safe.md)  # a radio's options are Markdown: a piece is the corpus's text
     low = frame["loss increase"].min()
     cheapest = ", ".join(frame.loc[frame["loss increase"] == low, "piece"].astype(str))  # tied at the lowest: all right
@@ -460,15 +457,15 @@ def quiz_view(model: TrainedModel, number: int, n: int, frame: pd.DataFrame, dar
 
 
 def _reveal(number: int, guess: str | None, cheapest: str) -> None:
-    revealed = set(st.session_state.get(UNIGRAM_REVEALED, set()))
+    revealed = set(st.session_state.get(state.REVEALED_ROUNDS, set()))
     revealed.add(number)
-    st.session_state[UNIGRAM_REVEALED] = revealed
+    st.session_state[state.REVEALED_ROUNDS] = revealed
     if guess is not None:
-        st.session_state[f"{UNIGRAM_GUESS}:said:{number}"] = (guess, cheapest)
+        st.session_state[f"{state.ROUND_GUESSES}:{number}"] = (guess, cheapest)
 
 
 def guess_feedback(number: int) -> None:
-    said = st.session_state.get(f"{UNIGRAM_GUESS}:said:{number}")
+    said = st.session_state.get(f"{state.ROUND_GUESSES}:{number}")
     if said is not None:
         guess, cheapest = said
         if guess in cheapest.split(", "):
@@ -498,7 +495,7 @@ def download_file(training: UnigramTraining, settings: Settings, name: str) -> s
 def downloads(model: TrainedModel, settings: Settings, quiz: bool = False) -> None:
     st.subheader("Downloads", anchor=False)
     if quiz and not st.toggle("Show the downloads (they hold every round's removals, the hidden ones too)",
-                              key="unigram_downloads_in_quiz"):
+                              key=state.ROUND_DOWNLOADS_IN_QUIZ):
         return
     stem = f"{settings.corpus}-unigram-{settings.vocab_size}"
     cols = st.columns(4)
@@ -517,8 +514,8 @@ def handout_box(model: TrainedModel, settings: Settings, n: int, quiz: bool) -> 
                f"and the splits that changed (up to {unigram_handout.MAX_STEPS} rounds). The worksheet lists the "
                "candidates without their numbers.")
     first_col, last_col, *cols = st.columns([1, 1, 1.3, 1.3, 1.3], vertical_alignment="bottom")
-    first = first_col.number_input("From round", 1, max(1, n), 1, key="unigram_handout_first")
-    last = last_col.number_input("To round", 1, max(1, n), min(3, n), key="unigram_handout_last")
+    first = first_col.number_input("From round", 1, max(1, n), 1, key=state.ROUND_HANDOUT_FIRST)
+    last = last_col.number_input("To round", 1, max(1, n), min(3, n), key=state.ROUND_HANDOUT_LAST)
     link = state.page_url(settings, step=int(first))
     words = model.counts.most_frequent(SPLIT_WORDS) if model.counts is not None else []
     stem = f"{settings.corpus}-unigram-{settings.vocab_size}"

@@ -56,6 +56,15 @@ INTRO_SEEN = "intro_seen"  # the Train page's introduction was dismissed
 PRESENT = "present"  # presenter mode: big type, sidebar collapsed, the essentials above the fold
 REVEALED_STEPS = "revealed_steps"  # quiz: the steps revealed this session (going back keeps them revealed)
 QUIZ_GUESSES = "quiz_guesses"  # step → the pair the class guessed, for the score kept this session
+GUESS = "guess"  # + " {step}": the guess box of a hidden merge (a round's: GUESS + " round {n}")
+DOWNLOADS_IN_QUIZ = "downloads_in_quiz"  # ask first: the downloads shown all the same (a round's: "… rounds")
+# A Unigram round's (rounds_view.py), kept apart from the merges' so that switching algorithms keeps neither's
+ROUND_WORD = "unigram_word"  # the word whose share of the loss a round writes out
+REVEALED_ROUNDS = "unigram_revealed"  # ask first: the rounds revealed this session
+ROUND_GUESSES = "unigram_guess:said"  # + ":{round}": the guess and the cheapest pieces, once revealed
+ROUND_HANDOUT_FIRST = "unigram_handout_first"  # the handout's first and last round
+ROUND_HANDOUT_LAST = "unigram_handout_last"
+ROUND_DOWNLOADS_IN_QUIZ = "unigram_downloads_in_quiz"
 CANDIDATE_ROWS = "cand_rows"
 # The Train page's panels below a step, each drawn only while open (a step's time in the browser grows
 # with what it draws): the candidate table, the vocabulary, the charts over all steps, the code.
