@@ -1,16 +1,20 @@
-"""The algorithms the lab trains, each described once, and the one way to train any of them.
+"""The algorithms the lab trains, each described once, and `train`, which trains any of them.
 
 `ALGORITHMS` maps a name, as the command line and the app's links spell it, to its `AlgorithmInfo`: its
 label, what one step of its trace is, its own settings (the command line's options, the links' parameters),
 the pre-tokenizers it trains on, its default special tokens, the files it writes, how its configuration is
-built from settings, and its trainer. Everything that differs between algorithms is found here; the command
-line (cli.py) and the app (wordpiece_ui) ask this module instead of naming an algorithm.
+built from settings, its trainer, the command line's writer and its tokenizer.json. The command line (cli.py) and the app's shared
+layers (the sidebar's options and the links' parameters, the training service, the Train page's choice of step
+view, Compare's sections) ask this module instead of naming an algorithm; what only one algorithm shows (a
+merge's notes and tables, a round's view, the playground's word traces) still names it.
 
 - `build_config(name, vocab_size, ...)`: the configuration for a user's settings, from the command line and
   the app alike (`check_options` refuses another algorithm's settings with one line);
-- `train(word_counts, config)`: the one way to train; the configuration says which algorithm
-  (`info_of(config)`). BPE and WordPiece are the merge engine's (engine/, specified by reference.py), Unigram
-  the unigram package's (its engine.py and plain em.py for tokenizers' rule, reference.py for the course's).
+- `train(word_counts, config)`: trains any of them (the app's trainings go through it); the configuration says
+  which algorithm (`info_of(config)`). The command line's writers (`AlgorithmInfo.write`: merge_cli.py,
+  unigram/cli.py) call their algorithm's trainer themselves, the merge one with its trace file written beside
+  the training. BPE and WordPiece are the merge engine's (engine/, specified by reference.py), Unigram the
+  unigram package's (its engine.py and plain em.py for tokenizers' rule, reference.py for the course's).
 
 A new algorithm is a new entry here and a package of its own, not a branch in the layers that use it.
 """

@@ -3,7 +3,7 @@
 The command line (cli.py) and the app (wordpiece_ui) both build their configuration with
 algorithms.build_config, which calls `merge_config` for these two, so the rules that turn settings into a
 trainer's choices (WordPiece always writes ``##``; BPE only when asked; the full byte alphabet only with the
-byte-level pre-tokenizer) live here once.
+byte-level pre-tokenizer) live here once. (Unigram's configuration is unigram/training.py's `UnigramConfig`.)
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ assert set(TIE_RULES) == set(TIE_BREAKS)
 class TrainerConfig:
     """Everything that decides a training run (the trace is a function of this and the words).
 
-    `wordpiece_core.train(word_counts, config)` is the one way to train (algorithms.py). The two merge
-    algorithms:
+    `wordpiece_core.train(word_counts, config)` trains it (algorithms.py, which hands it to the merge engine).
+    The two merge algorithms:
 
     - **WordPiece** (the Hugging Face course's “WordPiece tokenization”): each word starts as its
       first character and ``##`` + every other character; at every step the pair with the best

@@ -1,4 +1,6 @@
-"""Files: what a training writes, in Hugging Face's formats where one exists.
+"""Files: what a merge training (BPE, WordPiece) writes, in Hugging Face's formats where one exists, and the
+output folder every training writes into (a Unigram training's files are unigram/files.py's, which uses the
+normalizer and pre-tokenizer JSON here).
 
 - ``tokenizer.json``: Hugging Face's single-file format; ``tokenizers.Tokenizer.from_file``
   loads it with the same normalizer, pre-tokenizer and model.
@@ -8,8 +10,8 @@
 - ``trace.jsonl``: one JSON object per merge step.
 - ``training.json``: the settings, the stop reason and a summary.
 
-`write_outputs` writes everything into a fresh temporary folder first and moves
-the files into place only when all of them are written, so a failure leaves
+`OutputFolder` (and `write_outputs`, which uses it) writes everything into a staging folder
+first and moves the files into place only when all of them are written, so a failure leaves
 nothing half-written.
 """
 

@@ -1,9 +1,11 @@
-"""Reading tokenizer files: a tokenizer.json or a BERT vocab.txt becomes a `Tokenizer` (pipeline.py).
+"""Reading tokenizer files: a tokenizer.json, a BERT vocab.txt or a vocab.json with merges.txt becomes a
+`Tokenizer` (pipeline.py); so does a training of any algorithm (`tokenizer_from_training`, through its
+tokenizer.json: algorithms.AlgorithmInfo.tokenizer_json).
 
 The shape of a tokenizer.json is checked first (tokenizer_schema.py), so a malformed file gets a
-message that names the field. Only what this project can encode is accepted: WordPiece or BPE
-models with the normalizers none, Lowercase or BertNormalizer and the pre-tokenizers Whitespace,
-WhitespaceSplit, BertPreTokenizer or ByteLevel; anything else is refused by name.
+message that names the field. Only what this project can encode is accepted: WordPiece, BPE or Unigram
+models (unigram/model.py), and the normalizers, pre-tokenizers, post-processors and decoders `_SUPPORTED`
+names; anything else is refused by name.
 """
 
 from __future__ import annotations

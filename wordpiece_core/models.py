@@ -15,7 +15,8 @@
   whose rank is lower) but ``a bc`` in order (a+bc is looked for before bc exists).
 
 Each returns `WordResult`: tokens, their (start, end) character spans inside the
-word, and the trace.
+word, and the trace. The Unigram model (Viterbi over a word's lattice) is unigram/model.py's
+`UnigramModel`, built on the same base and returning the same `WordResult`.
 """
 
 from __future__ import annotations
@@ -77,7 +78,8 @@ def _with_bounded_trace(model: _CachedModel, word: str) -> WordResult:
 
 
 class _CachedModel:
-    """What both models share: a cache of the words seen before (results without a trace)."""
+    """What every model shares (WordPiece's, BPE's, unigram/model.py's): a cache of the words seen before
+    (results without a trace)."""
 
     _cache: dict[str, WordResult]
 

@@ -10,6 +10,11 @@ Named as on the command line, each reproducing a Hugging Face pre-tokenizer:
 - ``byte-level``: ``ByteLevel`` (GPT-2): the GPT-2 regex, then every UTF-8 byte
   is written as one printable character (a space becomes ``Ġ``). No prefix space
   by default, like the course; ``add_prefix_space`` adds one.
+- ``metaspace`` (for Unigram only, as SentencePiece's): ``Metaspace``: every space becomes
+  ``▁``, one ``▁`` goes before the text, and each ``▁`` begins a word.
+
+Tokenizer files may also name ``Digits``, ``Punctuation``, a ``Sequence`` of pre-tokenizers,
+``Metaspace`` with another prepend scheme, or none (`STAGES`, `METASPACE`, `NO_SPLIT`).
 
 The character classes are not the installed ``regex`` module's Unicode tables, which change with its
 version: they are unicode_tables.py, the classes the pinned ``tokenizers`` gives each of the 0x110000

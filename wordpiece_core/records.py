@@ -1,7 +1,8 @@
 """Trace records: one merge (`MergeStep`) and one candidate pair (`Candidate`), as immutable data, and their arithmetic.
 
 Each record keeps the score as its parts, count(ab), count(a), count(b), so a viewer can write the
-arithmetic out (``5 / (20 × 5) = 1/20``) without computing anything. One shape serves both algorithms:
+arithmetic out (``5 / (20 × 5) = 1/20``) without computing anything. One shape serves both merge algorithms (a Unigram round's records are
+unigram/records.py's):
 
 - WordPiece: score = count(ab) / (count(a) × count(b)).
 - BPE: score = count(ab). count(a) and count(b) are still recorded.

@@ -1,6 +1,7 @@
-"""The training loop in a few lines: the plain, slow, obviously correct version of both trainers.
+"""The training loop in a few lines: the plain, slow, obviously correct version of both merge trainers.
 
-This file is the specification. Every rule of the two trainers is a named function here: how a
+This file is the specification of BPE and WordPiece (Unigram's plain trainers are unigram/reference.py, the
+course's loop, and unigram/em.py, tokenizers'). Every rule of the two merge trainers is a named function here: how a
 word starts (`initial_split`), the alphabet (`alphabet`), the token a merge makes (`new_token`),
 the score (`score`), the tie rule (`tie_key`), and the loop (`train`), which recounts every pair
 from scratch at every step. The fast engine (the `engine` package) makes exactly the same

@@ -1,7 +1,9 @@
-"""The record of a whole training run: `Training` (its settings, words, initial vocabulary and steps).
+"""The record of a whole merge training run: `Training` (its settings, words, initial vocabulary and steps).
 
-The trainers never print. They return a `Training`; its `steps` (steps.py) hold one `MergeStep`
-(records.py) per merge.
+The merge trainers (engine/, reference.py) never print. They return a `Training`; its `steps` (steps.py) hold
+one `MergeStep` (records.py) per merge. A Unigram training is unigram/training.py's `UnigramTraining`; both
+tell their shape the same way (algorithms.AnyTraining: step_count, start_size, tokens and how they mark a
+word's parts).
 """
 
 from __future__ import annotations

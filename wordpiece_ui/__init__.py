@@ -14,11 +14,14 @@ pages behind app.py), `progress_view.py` (progress bars and Stop), `stepper.py` 
 step views and their keys), `intro.py` (the first-visit introduction), `presenter.py` (presenter
 mode's type sizes), `glossary.py` (the candidate table's column tooltips, inside one function) and `classroom.py`, `room_teacher.py`
 and `room_student.py` (the live class room: a session in a room, the teacher's and the students' parts of the
-Train page), and `unigram_view.py` (the Train page's Unigram rounds).
+Train page), and `merges_view.py` and `rounds_view.py` (the Train page's step views: a merge of BPE or WordPiece,
+a round of Unigram).
 
 The others draw nothing: they turn records into DataFrames, charts, HTML and text, or, as
-stores.py, jobs.py and train_worker.py, store and run trainings without a Streamlit session, and,
-as datastore.py and counting.py, keep the students' own files on disk and count them in a worker, and, as
-rooms.py, keep the class rooms, their members and their votes in SQLite (the two stores' shared SQLite
-handling is sqlite_files.py).
+stores.py, jobs.py and train_worker.py, store and run trainings without a Streamlit session (children.py
+starts the child processes and lowers their priority), and, as datastore.py and counting.py, keep the
+students' own files on disk and count them in a worker, and, as rooms.py, keep the class rooms, their members
+and their votes in SQLite (the two stores' shared SQLite handling is sqlite_files.py). lesson.py and
+step_views.py tie the Train page (pages/train.py) to its step views: the `Lesson` on screen, the `StepView`
+protocol, and the view for the core's kind of step.
 """

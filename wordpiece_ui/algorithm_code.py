@@ -1,7 +1,8 @@
-"""The plain trainer's source (wordpiece_core/reference.py), with this step's values beside its lines.
+"""The plain merge trainer's source (wordpiece_core/reference.py), with this step's values beside its lines.
 
-Like Streamlit's hello demo showing a page's own code, the Train page shows the code that
-makes the merges it explains; `inspect` reads the module, so what is shown is what runs
+Like Streamlit's hello demo showing a page's own code, the Train page's merge view (merges_view.py)
+shows the code that makes the merges it explains (a Unigram round's view shows unigram/reference.py's or
+unigram/em.py's functions, rounds_view.py); `inspect` reads the module, so what is shown is what runs
 (the property tests check that the fast engine makes the same merges). Each `ANCHORS` line
 is found in the source (a test checks it) and gets a comment with the step's numbers.
 """

@@ -1,5 +1,6 @@
 """The app's child processes (a training's worker, train_worker.py; a large count, counting.py): how they are
-started and how they yield to the server. Apart from jobs.py so that a child imports only this."""
+started and how they yield to the server. Apart from jobs.py, so that a count's child does not import the
+training service (a training's worker still does, for jobs.OUT_OF_MEMORY)."""
 
 from __future__ import annotations
 

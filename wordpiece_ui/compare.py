@@ -1,9 +1,14 @@
-"""Two trainings side by side: timelines, shared tokens, overlap and encoding metrics.
+"""The Compare page's tables (no Streamlit): any two or three of BPE, WordPiece and Unigram side by side.
 
-Plain BPE marks no word-internal pieces while WordPiece writes them as ``##ug``, so
-tokens are matched by their letters (the prefix dropped): WordPiece's ``##ug`` and
-BPE's ``ug`` are "the same token". With the ``##`` variant of BPE (what Hugging Face's
-WordPieceTrainer trains) the match is exact as well.
+For any of them: each vocabulary (`vocabulary_of`), the pairs' overlap and the token lengths by letters, and
+encoding metrics over the corpus words and a held-out text. Merge trainings alone (`aligned`: the core's step
+kind is "merge") also align step by step: timelines, shared tokens, their overlap and the fertility example.
+`wanted` names the trainings a comparison needs.
+
+Plain BPE marks no word-internal pieces while WordPiece writes them as ``##ug`` and Unigram (with Metaspace)
+marks a word's start as ``▁ug``, so tokens are matched by their letters (the mark dropped): WordPiece's
+``##ug``, Unigram's ``▁ug`` and BPE's ``ug`` are "the same token". With the ``##`` variant of BPE (what
+Hugging Face's WordPieceTrainer trains) the match with WordPiece is exact as well.
 """
 
 from __future__ import annotations

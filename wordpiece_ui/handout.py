@@ -1,4 +1,5 @@
-"""A printable handout of training steps i..j: one self-contained HTML page (and the same as Markdown).
+"""A printable handout of merge steps i..j (BPE, WordPiece): one self-contained HTML page (and the same as
+Markdown), and its worksheet. Unigram's rounds have theirs in unigram_handout.py.
 
 For each step: the corpus as split before it, the candidates with their score arithmetic,
 the winner and the tie rule, and the step's notes. Black and white on paper (no colour

@@ -17,7 +17,7 @@ A training of thousands of merges holds that interpreter for seconds, so:
   compact trace (a few MB of arrays, pickled in milliseconds), so the server's
   interpreter stays free for everybody else's clicks. At most `workers` children
   train at once (one per core), the rest queue. A child runs at a lower CPU
-  priority (`WORKER_NICENESS`), so the server's clicks still come first when every
+  priority (children.WORKER_NICENESS), so the server's clicks still come first when every
   core trains: on a 2-core machine the Compare page's two trainings run at once
   and the class's steps stay fast (benchmarks/bench_class.py). Tiny trainings
   (the course's toy corpus) run in the calling thread: starting a process would

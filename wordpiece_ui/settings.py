@@ -4,11 +4,11 @@ Query parameters: ``corpus``, with ``corpus_id`` for a pasted or uploaded one (t
 digits of its content's SHA-256, as the data store keeps it: datastore.py), ``algorithm`` (wordpiece | bpe |
 unigram), with unigram ``unigram_rule`` (tokenizers | course) and, for the course rule, ``whole_words`` (0 | 1:
 whether the seed holds whole words, as the course's code does, or only strict substrings, as its worked
-example does), ``vocab_size``,
-``normalizer``, ``pre_tokenizer``, ``tie_break`` (first | hf), ``min_frequency``,
-``specials`` (bert | unk | none | endoftext), with the byte-level pre-tokenizer ``byte_alphabet``
-and ``prefix_space`` (0 | 1), and, on the Train page, ``step`` (and a class room's ``room``, ``student``,
-``teacher`` and ``role``: classroom.py).
+example does), ``vocab_size``, ``normalizer``, ``pre_tokenizer`` (metaspace with unigram only),
+``tie_break`` (first | hf), ``min_frequency``, ``specials`` (bert | unk | unk-piece | none | endoftext;
+unk-piece is Unigram's ``<unk>``), with the byte-level pre-tokenizer ``byte_alphabet`` and ``prefix_space``
+(0 | 1), on the Train page ``step`` (and a class room's ``room``, ``student``, ``teacher`` and ``role``:
+classroom.py), and on the Compare page ``algorithms`` (`parse_algorithms`).
 A missing parameter takes the corpus' suggested value; a bad one is replaced by
 that value and reported in words, never an error page.
 """

@@ -1,10 +1,10 @@
-"""The trainings the Compare page sets side by side, by the name each column shows.
+"""The merge pair the Compare page aligns step by step, by the name each column shows.
 
 BPE and WordPiece on the same corpus and settings, and optionally Hugging Face's
-WordPieceTrainer (BPE with the ## prefix). The Compare page's other glue is compare.py;
-these few names live apart from it because app.py starts the pair's trainings before the
-page imports pandas (trained.start_early), and compare.py needs pandas. The playground's
-last section encodes its text with the same pair.
+WordPieceTrainer (BPE with the ## prefix). A comparison with Unigram names its columns in
+compare.wanted, the Compare page's other glue; these few names live apart from it because
+app.py starts the pair's trainings before the page imports pandas (trained.start_early), and
+compare.py needs pandas. The playground's last section encodes its text with the same pair.
 """
 
 from __future__ import annotations

@@ -1,4 +1,6 @@
-"""The fast incremental engine: `train(word_counts, config)` makes the merges reference.py specifies.
+"""The fast incremental engine of the merge algorithms (BPE, WordPiece): `train(word_counts, config)` makes the
+merges reference.py specifies. algorithms.train calls it for a `TrainerConfig`; Unigram's fast trainer is the
+unigram package's engine.py.
 
 One stage per module, in reading order:
 

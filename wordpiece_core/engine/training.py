@@ -1,6 +1,7 @@
-"""The one way to train: `train(word_counts, config)`, its checks of the input, and the merge loop.
+"""The merge trainer: `train(word_counts, config)`, its checks of the input, and the merge loop (algorithms.train
+calls it for BPE and WordPiece; merge_cli.py calls it with the trace writer's `watch`).
 
-Both algorithms start from words split into characters and repeatedly merge the best adjacent
+Both merge algorithms start from words split into characters and repeatedly merge the best adjacent
 pair; they differ only in what "best" means (reference.score). The loop is the same for both:
 a chooser picks the pair (bpe.py or wordpiece.py), the shared state merges it in every word
 (state.py), the chooser re-queues what the merge changed, and a `StepRecorder` keeps the step

@@ -1,8 +1,10 @@
 """`python -m wordpiece_core train --algorithm unigram`: train (training.py) and write the files (files.py).
 
-cli.py parses the options, builds the configuration (algorithms.build_config: `--unigram-rule tokenizers`, the
-default, trains as tokenizers' UnigramTrainer; `--unigram-rule course` runs the course's loop) and prepares
-the output folder. Each rule's caps are training.check's: past them the run stops with one line.
+The package's command line (wordpiece_core/cli.py) parses the options, builds the configuration
+(algorithms.build_config: `--unigram-rule tokenizers`, the default, trains as tokenizers' UnigramTrainer;
+`--unigram-rule course` runs the course's loop, with `--whole-words`, the default, or `--no-whole-words`) and
+prepares the output folder; algorithms.ALGORITHMS names `write` as Unigram's writer. Each rule's caps are
+training.check's: past them the run stops with one line.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Unigram as tokenizers' `UnigramTrainer` trains it (the `tokenizers` rule): the plain, readable version.
 
-The course's loop (unigram_reference.py) computes every token's exact loss increase, which costs a split of the
+The course's loop (reference.py) computes every token's exact loss increase, which costs a split of the
 whole corpus per token. The production trainer (tokenizers, after SentencePiece) makes three approximations:
 
 1. Seed (`seed_pieces`): every character (counted over the corpus), then the substrings of 2 to

@@ -1,6 +1,6 @@
-"""The fast Unigram trainer (the `tokenizers` rule): unigram_em.py's algorithm with every word's lattice at once.
+"""The fast Unigram trainer (the `tokenizers` rule): em.py's algorithm with every word's lattice at once.
 
-unigram_em.py builds one word's lattice at a time and walks it in Python; here the lattices of all the words
+em.py builds one word's lattice at a time and walks it in Python; here the lattices of all the words
 are built once, against the seed vocabulary, as flat arrays of edges (word, start, end, piece). A piece is
 only ever removed, so each later model is a mask over those edges, and a pass over the lattices is a loop
 over positions (the longest word's length) of array operations over every word at once:
@@ -11,8 +11,8 @@ over positions (the longest word's length) of array operations over every word a
 
 A one-character edge whose piece is gone stands for the unknown piece (id 0, the lowest score - 10), as
 populate_nodes adds it. The pruning's alternatives are the same Viterbi over the pieces' own lattices
-(without the whole piece). The results equal unigram_em.py's up to the last bits of sums taken in a
-different order (tests/test_unigram_engine.py compares the two).
+(without the whole piece). The results equal em.py's up to the last bits of sums taken in a
+different order (tests/test_unigram_trainer.py compares the two, round by round).
 """
 
 from __future__ import annotations
@@ -213,7 +213,7 @@ def _log_sum_exp(v: Floats, gs: Ints) -> Floats:
 
 
 def _digamma(x: Floats) -> Floats:
-    """unigram_em.digamma, elementwise."""
+    """em.digamma, elementwise."""
     x = x.astype(np.float64).copy()
     result = np.zeros_like(x)
     for _ in range(8):
@@ -373,7 +373,7 @@ def train(word_counts: Mapping[str, int], vocab_size: int = VOCAB_SIZE, special_
           sub_iterations: int = SUB_ITERATIONS, max_piece_length: int = MAX_PIECE_LENGTH, top_k: int = TOP_K,
           progress: Callable[[int, int], None] | None = None
           ) -> tuple[list[tuple[str, float]], int | None, list[EMRound]]:
-    """unigram_em.train, fast: the same arguments, the same vocabulary and rounds (and `progress(rounds done,
+    """em.train, fast: the same arguments, the same vocabulary and rounds (and `progress(rounds done,
     about how many in all)` after each round)."""
     chars = em.required_chars(word_counts)
     if len(chars) > vocab_size:

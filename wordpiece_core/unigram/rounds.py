@@ -1,7 +1,7 @@
 """What the Train page shows of a Unigram round, computed from the training: the model a round starts from and
 the one it leaves, a word's best split with each piece's log-probability, and the words whose split changed.
 
-- `course` rule: round k's model is its vocabulary's counts, renormalised (unigram_reference.probabilities);
+- `course` rule: round k's model is its vocabulary's counts, renormalised (reference.probabilities);
   the model it leaves is the same counts without the removed pieces (the next round's start).
 - `tokenizers` rule: round k's model is its vocabulary after EM (the one the pruning read); the model it
   leaves is the next round's after EM (the pruning's effect, re-estimated), or the final vocabulary.

@@ -1,9 +1,9 @@
 """A Unigram training, for the command line and the app alike: `train_unigram(word_counts, UnigramConfig(...))`.
 
 Two rules (`UnigramConfig.rule`):
-- `tokenizers` (the default): tokenizers' UnigramTrainer (unigram_em.py, run by engine/unigram.py); a round
+- `tokenizers` (the default): tokenizers' UnigramTrainer (em.py, run fast by engine.py); a round
   is EM's iterations, then one pruning;
-- `course`: the Hugging Face course's loop (unigram_reference.py); a round computes every piece's exact
+- `course`: the Hugging Face course's loop (reference.py); a round computes every piece's exact
   removal score and removes the cheapest `prune_percent` %.
 
 Both refuse, with one line, what would not fit their caps: the course rule's exact scores cost
