@@ -42,7 +42,7 @@ if st.session_state[state.SOURCE] == "trained":
         label = (f"{state.ALGORITHM_LABELS[kind]} trained on {safe.md(model.corpus.name)}: {model.tokens:,} tokens · "
                  f"normalizer {settings.normalizer} · pre-tokenizer {settings.pre_tokenizer}")
 else:
-    st.file_uploader(f"tokenizer.json (WordPiece or BPE) or a BERT vocab.txt, up to {encodings.MAX_TOKENIZER_MB} MB",
+    st.file_uploader(f"tokenizer.json (WordPiece, BPE or Unigram) or a BERT vocab.txt, up to {encodings.MAX_TOKENIZER_MB} MB",
                      type=["json", "txt"], key=state.TOKENIZER_FILE)
     file = user_files.tokenizer_file(st.session_state.get(state.TOKENIZER_FILE))  # kept by digest (or the link's)
     if file is None:

@@ -46,7 +46,7 @@ _SUPPORTED = {
                   "six",
     "pre-tokenizer": "Whitespace, WhitespaceSplit, BertPreTokenizer, ByteLevel, Metaspace, Digits, Punctuation, "
                      "or a Sequence of the last five",
-    "model": "WordPiece, BPE",
+    "model": "WordPiece, BPE, Unigram",
     "post-processor": "TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel, or a Sequence of them",
     "decoder": "none, WordPiece, ByteLevel, Metaspace, BPEDecoder, ByteFallback, Fuse, Strip, Replace, Sequence",
 }

@@ -77,6 +77,15 @@ RULE_OPTIONS: dict[str, tuple[str, ...]] = {  # each rule's own settings, by com
 }
 
 
+def _flag(name: str) -> str:
+    """An option's command-line flag (a switch: both of its forms)."""
+    flag = "--" + name.replace("_", "-")
+    return f"{flag}/--no-{flag[2:]}" if name in SWITCHES else flag
+
+
+SWITCHES = ("whole_words",)  # options given as --x / --no-x
+
+
 def unigram_config(vocab_size: int, *, pre_tokenizer: str, special_tokens: tuple[str, ...] = (UNK_PIECE,),
                    top_k: int = 10, unigram_rule: str = "tokenizers", **options: Any) -> UnigramConfig:
     """A Unigram configuration for a user's settings (algorithms.build_config calls it for the command line and
@@ -85,7 +94,7 @@ def unigram_config(vocab_size: int, *, pre_tokenizer: str, special_tokens: tuple
     if unigram_rule not in UNIGRAM_RULES:
         raise WordPieceError(f"unknown Unigram rule {unigram_rule!r}: choose {' or '.join(UNIGRAM_RULES)}")
     rule: UnigramRule = "course" if unigram_rule == "course" else "tokenizers"
-    wrong = ["--" + n.replace("_", "-") for n in options if n not in RULE_OPTIONS[rule]]
+    wrong = [_flag(n) for n in options if n not in RULE_OPTIONS[rule]]
     if wrong:
         raise WordPieceError(f"{', '.join(wrong)} {'is' if len(wrong) == 1 else 'are'} not an option of "
                              f"--unigram-rule {rule}")
