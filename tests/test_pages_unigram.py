@@ -88,7 +88,6 @@ def test_the_tokenizers_rule_shows_em_and_the_pruning():
     assert "would remove the same" not in body
 
 
-
 def test_the_course_rules_note_says_which_pieces_it_would_remove_instead():
     """Under a tokenizers round, the note on the course's exact rule (wordpiece_ui/rounds_view.py) in each case:
     it removes the same pieces as tokenizers' estimate, or others; with none removed among those shown, it
@@ -115,15 +114,21 @@ def test_the_course_rules_note_says_which_pieces_it_would_remove_instead():
         "**What the course's rule would do.** Among the candidates shown, the exact loss increase is smallest for cd "
         "(1 nats a word), where tokenizers' estimate ranks ab first."]
 
+
 @pytest.mark.slow
 def test_ask_first_hides_the_round_until_revealed():
     at = app(corpus="course-toy", algorithm="unigram", step=2, quiz=1)
     assert shown(at.header[0].value) == "Round 2 of 5:  which piece costs least to remove?"
     assert "169.80" not in texts(at)
-    at.radio(key=f"{state.GUESS} round 2").set_value("un").run()  # tied at 0.00 with the first removed: right too
+    guess = at.radio(key=f"{state.GUESS} round 2")
+    assert guess.options == ["hug", "pu", "un"]  # one piece of each cost: 22.5, 8.3 and 0 (un, with four others)
+    guess.set_value("un").run()
     next(b for b in at.button if b.label == "Reveal the round").click().run()
     assert shown(at.header[0].value).startswith("Round 2 of 5:  14 → 13 pieces")
-    assert "You chose un: right, nothing costs less to remove" in texts(at)
+    assert "You chose un: right, nothing costs less to remove." in texts(at)
+    revealed = next(d.value for d in at.dataframe if "loss increase" in d.value.columns and "p" in d.value.columns)
+    assert revealed["piece"].tolist() == ["un", "pu", "hug"]  # each choice's cost, cheapest first
+    assert revealed["loss increase"].round(2).tolist() == [0.0, 8.32, 22.51]
 
 
 @pytest.mark.slow
@@ -183,14 +188,19 @@ def test_a_class_room_votes_on_a_unigram_round():
     next(b for b in teacher.button if b.label == "Start a class room").click().run()
     code = teacher.session_state[state.ROOM]
     assert shown(teacher.header[0].value) == "Round 1 of 5:  which piece costs least to remove?"  # ask first is on
+    # Round 1 of the toy: seven pieces cost nothing to remove and hug 23.5; the vote asks between one of each
+    assert [c.value for c in teacher.dataframe][0]["piece"].tolist() == ["hug", "ug"]
     students = [app(room=code) for _ in range(3)]
     # named so that the record's order (by nickname) is neither the order of the votes nor that of the pieces
-    for s, piece, nickname in zip(students, ["ug", "hu", "gs"], ["Cem", "Ann", "Bob"]):
+    for s, piece, nickname in zip(students, ["ug", "hug", "ug"], ["Cem", "Ann", "Bob"]):
         s.text_input(key=state.ROOM_NICKNAME_BOX).set_value(nickname).run()
         assert s.session_state[state.ROOM_NICKNAME] == nickname
         assert shown(s.header[0].value) == "Round 1 of 5:  which piece costs least to remove?"
+        reasons = s.dataframe[0].value  # what a phone reasons from: counts, probabilities, words, splits without
+        assert list(reasons.columns) == ["piece", "count", "p", "in the words", "split without it"]
+        assert reasons.set_index("piece").loc["hug", "split without it"] == "h ug"
         vote = next(r for r in s.radio if r.label.startswith("Your vote"))
-        assert vote.label == "Your vote: which piece costs least to remove?"
+        assert vote.label == "Your vote: which piece costs least to remove?" and vote.options == ["hug", "ug"]
         vote.set_value(piece).run()
     teacher.run()
     assert "3 of 3 answered" in everything(teacher)
@@ -198,10 +208,10 @@ def test_a_class_room_votes_on_a_unigram_round():
     next(b for b in teacher.button if b.label == "Reveal the round").click().run()
     assert shown(teacher.header[0].value).startswith("Round 1 of 5:  15 → 14 pieces")
     body = everything(teacher)
-    assert "round 1: 3 of 3 right (100%)" in body  # all three tie at 0 with ug, which goes first
+    assert "round 1: 2 of 3 right (67%)" in body
     record = classroom.store().record(code)  # (step, round, nickname, kind, choice): by step, round and nickname
-    assert [row[2:] for row in record] == [("Ann", "piece", "hu"), ("Bob", "piece", "gs"), ("Cem", "piece", "ug")]
+    assert [row[2:] for row in record] == [("Ann", "piece", "hug"), ("Bob", "piece", "ug"), ("Cem", "piece", "ug")]
     assert len({row[:2] for row in record}) == 1  # one step, one round
     students[1].run()
     assert shown(students[1].header[0].value).startswith("Round 1 of 5:  15 → 14 pieces")
-    assert "You chose hu: Right, by a tie" in everything(students[1])
+    assert "You chose hug: Not this one: removing hug raises the loss by 23.5, against 0 for ug." in everything(students[1])

@@ -25,7 +25,8 @@ from wordpiece_core.unigram import em as unigram_em, files as unigram_files, ref
 from wordpiece_core.unigram.records import EMRound
 from wordpiece_core.unigram.reference import COURSE_ERRATA
 from wordpiece_core.unigram.records import Round
-from wordpiece_core.unigram.rounds import (RoundModel, Split, changed_splits, exact_increases, loss_series,
+from wordpiece_core.unigram.rounds import (Choice, RoundModel, Split, changed_splits, choices, exact_increases,
+                                           loss_series,
                                            round_model)
 from wordpiece_core.unigram.training import UnigramConfig, UnigramTraining
 
@@ -272,12 +273,47 @@ def _exact_comparison(frame: pd.DataFrame) -> list[str]:
 
 # ---------------------------------------------------------------------------------------------- the page
 
+def vote_choices(model: TrainedModel, number: int) -> list[Choice]:
+    """A hidden round's choices: candidates whose costs differ (exactly one is right), cheapest first, each with
+    what a student reasons from (rounds.choices); [] when every candidate costs the same. The course rule's from
+    all its candidates; the tokenizers rule's from around its cut."""
+    def make() -> list[Choice]:
+        training = _rounds(model)
+        r = training.rounds[number - 1]
+        if isinstance(r, Round):
+            costs = list(r.scores)
+        else:
+            frame = candidates_frame(r, CANDIDATE_ROWS)
+            costs = list(zip(frame.attrs.get("pieces", []), frame["loss increase"]))
+        words = model.counts.most_frequent(SPLIT_WORDS) if model.counts is not None else []
+        return choices(training, number, costs, QUIZ_CHOICES, words)
+    return caches._derived("unigram choices", model, number, make=make)
+
+
+def choices_frame(picked: list[Choice], answers: bool = False) -> pd.DataFrame:
+    """The choices as the projector and the phones show them, in alphabetical order: the probability (and count),
+    the words that hold the piece, its split without it; with `answers`, the loss increase too."""
+    course = any(c.count is not None for c in picked)
+    rows = [{"piece": fmt(c.piece),
+             **({"count": c.count} if course else {}),
+             "p": c.probability,
+             "in the words": ", ".join(f"{fmt(w)} ×{n:,}" for w, n in c.words) or "—",
+             "split without it": " ".join(fmt(t) for t in c.without) or "—",
+             **({"loss increase": c.loss_increase} if answers else {})}
+            for c in sorted(picked, key=lambda c: c.piece)]
+    return pd.DataFrame(rows)
+
+
 def room_table(model: TrainedModel, number: int) -> pd.DataFrame:
-    """A hidden round's choices as the class room votes on them: the cheapest candidates, cheapest first, the
-    piece in the room's `pair` column (tables.judge_guess reads it with the loss increase)."""
-    r = _rounds(model).rounds[number - 1]
-    frame = candidates_frame(r, CANDIDATE_ROWS).head(QUIZ_CHOICES)
-    return frame.assign(pair=frame["piece"]).sort_values("loss increase", kind="stable").reset_index(drop=True)
+    """A hidden round's choices as the class room votes on them, cheapest first (the right one), the piece in the
+    room's `pair` column (tables.judge_guess reads it with the loss increase). Every candidate costing the same:
+    the cheapest alone (nothing to vote on; the teacher reveals)."""
+    picked = vote_choices(model, number)
+    if not picked:
+        r = _rounds(model).rounds[number - 1]
+        frame = candidates_frame(r, CANDIDATE_ROWS).head(1)
+        return frame.assign(pair=frame["piece"])
+    return pd.DataFrame({"pair": [fmt(c.piece) for c in picked], "loss increase": [c.loss_increase for c in picked]})
 
 
 class RoundsView(ViewBase):
@@ -314,7 +350,8 @@ class RoundsView(ViewBase):
 
     def draw(self, number: int, hidden: bool) -> None:
         lesson = self.lesson
-        round_view(self.model, self.settings, number, lesson.presenting, hidden, lesson.dark, lesson.room)
+        round_view(self.model, self.settings, number, lesson.presenting, hidden, lesson.dark, lesson.room,
+                   asked=lesson.quiz)
 
     def downloads(self) -> None:
         downloads(self.model, self.settings, self.lesson.quiz)
@@ -324,7 +361,8 @@ class RoundsView(ViewBase):
 
 
 def round_view(model: TrainedModel, settings: Settings, number: int, presenting: bool, hide: bool, dark: bool,
-               room: classroom.Room | None = None) -> None:
+               room: classroom.Room | None = None, asked: bool = False) -> None:
+    """A round (`asked`: in ask first, with the question's choices and their costs), or (`hide`) its question."""
     training = _rounds(model)
     r = training.rounds[number - 1]
     n = len(training.rounds)
@@ -346,6 +384,11 @@ def round_view(model: TrainedModel, settings: Settings, number: int, presenting:
         st.info(votes, icon=":material/groups:")
     else:
         guess_feedback(number)
+    if asked and (picked := vote_choices(model, number)):  # the reveal: what each choice of the vote cost
+        st.caption("The choices of the question, with what removing each costs (nats; the cheapest goes first):")
+        st.dataframe(choices_frame(picked, answers=True).sort_values("loss increase"), hide_index=True,
+                     width="stretch", column_config={"p": st.column_config.NumberColumn(format="%.4f"),
+                                                     "loss increase": st.column_config.NumberColumn(format="%.3f")})
     left, right = st.columns([3, 2])
     with left:
         loss_box(model, training, r, round_model(training, number), presenting)
@@ -431,27 +474,51 @@ def em_box(training: UnigramTraining, r: EMRound, number: int) -> None:
 
 def quiz_view(model: TrainedModel, number: int, n: int, frame: pd.DataFrame, dark: bool, presenting: bool,
               room: classroom.Room | None) -> None:
-    st.header(f"Round {number} of {n}:  which piece costs least to remove?", anchor=False)
-    choices = sorted(frame.head(QUIZ_CHOICES)["piece"].tolist())
-    if isinstance(_rounds(model).rounds[number - 1], Round):
-        st.caption(f"The {len(choices)} cheapest candidates, in alphabetical order: one of them goes first.")
+    picked = vote_choices(model, number)
+    course = isinstance(_rounds(model).rounds[number - 1], Round)
+    if not picked:
+        st.header(f"Round {number} of {n}:  what does it remove?", anchor=False)
+        st.info(f"Every candidate of this round costs the same to remove ({frame['loss increase'].iloc[0]:.3g}): "
+                "there is nothing to guess. Reveal the round to see which ones go.", icon=":material/balance:")
     else:
-        st.caption(f"{len(choices)} candidates from around where this round's pruning stops, in alphabetical order: "
-                   "which of them costs least to remove?")
-    if room is not None and room.is_teacher and room.open:  # the class votes; the projector shows the count
-        table = room_table(model, number)
-        room_teacher.vote_panel(room, number, pd.DataFrame({"pair": sorted(table["pair"])}), dark, presenting,
-                                noun="round")
+        st.header(f"Round {number} of {n}:  which piece costs least to remove?", anchor=False)
+        left, right = st.columns([3, 2]) if not (room is not None and room.is_student) else (st.container(),) * 2
+        with left:
+            table = choices_frame(picked)
+            if presenting:  # a plain table takes presenter mode's big type
+                st.table(table.set_index("piece").style.format({"p": "{:.4f}"}))
+            else:
+                st.dataframe(table, hide_index=True, width="stretch",
+                             column_config={"p": st.column_config.NumberColumn(format="%.4f")})
+            st.caption(f"{len(picked)} candidates, each costing a different amount to remove (from "
+                       + ("all of the round's" if course else "around where this round's pruning stops") +
+                       "), in alphabetical order, with their probability"
+                       + (" (count ÷ the total)" if course else " after EM") +
+                       ", the most frequent words that hold them, and how each would be spelled without it.")
+        right.markdown("**Which piece costs least to remove?** Removing a piece re-splits every word that holds "
+                       "it: a rare piece, or one whose split without it is nearly as likely, costs little.")
+        where = right
+        if room is not None and room.is_teacher and room.open:  # the class votes; the projector shows the count
+            with where:
+                room_teacher.vote_panel(room, number, pd.DataFrame({"pair": sorted(room_table(model, number)["pair"])}),
+                                        dark, presenting, noun="round")
+            return
+        if room is not None and room.is_student:
+            with where:
+                room_student.vote_panel(room, number, pd.DataFrame({"pair": sorted(room_table(model, number)["pair"])}),
+                                        dark, question="which piece costs least to remove?", noun="round",
+                                        kind="piece")
+            return
+    if room is not None and room.is_teacher and room.open:  # nothing to vote on: the teacher reveals
+        room_teacher.vote_panel(room, number, room_table(model, number)[["pair"]], dark, presenting, noun="round")
         return
     if room is not None and room.is_student:
-        table = room_table(model, number)
-        room_student.vote_panel(room, number, pd.DataFrame({"pair": sorted(table["pair"])}), dark,
-                                question="which piece costs least to remove?", noun="round", kind="piece")
+        st.info("Nothing to vote on in this round: wait for the teacher to reveal it.", icon=":material/hourglass_top:")
         return
-    guess = st.radio("Your guess", choices, index=None, key=f"{state.GUESS} round {number}", horizontal=True,
-                     format_func=safe.md)  # a radio's options are Markdown: a piece is the corpus's text
-    low = frame["loss increase"].min()
-    cheapest = ", ".join(frame.loc[frame["loss increase"] == low, "piece"].astype(str))  # tied at the lowest: all right
+    options = sorted(fmt(c.piece) for c in picked)
+    guess = st.radio("Your guess", options, index=None, key=f"{state.GUESS} round {number}", horizontal=True,
+                     format_func=safe.md) if options else None  # a radio's options are Markdown: the corpus's text
+    cheapest = fmt(picked[0].piece) if picked else ""
     st.button("Reveal the round", type="primary", icon=":material/visibility:", on_click=_reveal,
               args=(number, guess, cheapest))
 

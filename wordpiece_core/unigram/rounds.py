@@ -157,3 +157,58 @@ def exact_increases(training: UnigramTraining, number: int, pieces: Iterable[str
                 grow += count * (before - after)
         out[piece] = grow / total
     return out
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A candidate a class votes on, with what a student reasons from: its probability in the round's model (and
+    its count, under the course rule), the most frequent words it is in, and what spells it once it is gone."""
+
+    piece: str
+    loss_increase: float  # what removing it costs (the answer: hidden until the reveal)
+    probability: float
+    count: int | None  # the course rule's count (its probability is count / total); None under tokenizers'
+    words: tuple[tuple[str, int], ...]  # the most frequent words that hold it, with their counts
+    without: tuple[str, ...]  # its own best split once it is removed (tokenizers: the pruning's alternatives)
+
+
+def spread_choices(costs: list[tuple[str, float]], limit: int) -> list[tuple[str, float]]:
+    """Up to `limit` candidates whose costs differ, cheapest first: the cheapest, then one of each further cost
+    (`costs` cheapest first), spread over the list, so that exactly one is right. Fewer than two distinct
+    costs: [] (every candidate costs the same; nothing to vote on)."""
+    distinct: dict[float, tuple[str, float]] = {}
+    for piece, cost in costs:
+        distinct.setdefault(round(cost, 9), (piece, cost))
+    ranked = list(distinct.values())
+    if len(ranked) < 2:
+        return []
+    if len(ranked) <= limit:
+        return ranked
+    step = (len(ranked) - 1) / (limit - 1)
+    return [ranked[round(k * step)] for k in range(limit)]
+
+
+def choices(training: UnigramTraining, number: int, costs: list[tuple[str, float]], limit: int,
+            words: Iterable[tuple[str, int]], per_piece: int = 3) -> list[Choice]:
+    """Round `number`'s vote: up to `limit` of `costs` (piece, loss increase; cheapest first) with distinct costs
+    (`spread_choices`), each explained from the round's model and `words` (most frequent first)."""
+    picked = spread_choices(costs, limit)
+    r = training.rounds[number - 1]
+    model = round_model(training, number)
+    frequent = list(words)
+    alternatives: dict[str, tuple[str, ...]] = {}
+    if isinstance(r, EMRound) and r.pruning is not None:
+        alternatives = dict(zip(r.pruning.pieces, r.pruning.alternatives))
+    out = []
+    for piece, cost in picked:
+        log_prob = model.log_prob(piece)
+        if isinstance(r, Round):
+            costs_without = {t: c for t, c in model.costs.items() if t != piece}
+            without = tuple(viterbi(piece, costs_without)[0])
+            count: int | None = r.counts.get(piece)
+        else:
+            without, count = alternatives.get(piece, ()), None
+        holding = tuple((w, c) for w, c in frequent if piece in w)[:per_piece]
+        out.append(Choice(piece, cost, math.exp(log_prob) if log_prob is not None else 0.0, count, holding,
+                          without))
+    return out
