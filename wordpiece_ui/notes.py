@@ -39,9 +39,16 @@ def why_this_pair(training: Training, step: MergeStep) -> str | None:
     runner = next((c for c in step.candidates if c.score < step.score), None)
     if runner is None:
         return None
+    tied = [c for c in tied_candidates(step) if (c.left, c.right) != (step.left, step.right)]
+    ties = ""  # pairs as good as the winner come before the next best: the tie rule chose among them
+    if tied:
+        shown = ", ".join(_pair(c) for c in tied[:3]) + (f" and {len(tied) - 3:,} more" if len(tied) > 3 else "")
+        ties = (f" {shown} {'ties' if len(tied) == 1 else 'tie'} with it"
+                + (f" ({step.pair_count:,} times)" if algorithm == "bpe" else f" at {exact_text(step.score)}")
+                + "; the tie rule picked this one (below).")
     if algorithm == "bpe":
-        return (f"**Why {_pair(step)}?** It occurs {step.pair_count:,} times; the next best pair, {_pair(runner)}, "
-                f"{runner.pair_count:,} times. BPE merges the most frequent pair.")
+        return (f"**Why {_pair(step)}?** It occurs {step.pair_count:,} times.{ties} The next best pair, "
+                f"{_pair(runner)}, occurs {runner.pair_count:,} times. BPE merges the most frequent pair.")
     ratio = float(step.score / runner.score)
     factors = {  # each factor of score(winner) / score(runner-up); above 1 helps the winner
         f"the pair is more frequent: {_pair(step)} occurs {step.pair_count:,} times, {_pair(runner)} "
@@ -57,7 +64,7 @@ def why_this_pair(training: Training, step: MergeStep) -> str | None:
     reason, weight = max(factors.items(), key=lambda kv: kv[1])
     alike = sum(1 for c in step.candidates if c.score == runner.score)
     which = "the runner-up" if alike == 1 else f"the runner-up (one of {alike} pairs at {exact_text(runner.score)})"
-    text = (f"**Why {_pair(step)} and not {_pair(runner)}?** {arithmetic(step, algorithm)} against "
+    text = (f"**Why {_pair(step)} and not {_pair(runner)}?**{ties} {arithmetic(step, algorithm)} against "
             f"{arithmetic(runner, algorithm)} for {which}: {ratio:.3g}× higher. ")
     if weight > 1:
         text += f"What made the difference most: {reason} (a factor of {weight:.3g}). "
