@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from .loading import load_tokenizer
 
 
 def add_encode_parser(sub) -> None:
@@ -34,6 +33,7 @@ def add_encode_parser(sub) -> None:
 
 
 def run_encode(args: argparse.Namespace) -> int:
+    from .loading import load_tokenizer  # here: `train` starts without the encoder pipeline (~60M instructions)
     tok = load_tokenizer(args.tokenizer, lowercase=args.lowercase)
     texts = args.text if args.text else (line.rstrip("\r\n") for line in sys.stdin)
     out = sys.stdout

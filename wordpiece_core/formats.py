@@ -25,12 +25,11 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Protocol, runtime_checkable
 
 from .errors import WordPieceError
-from .special_tokens import CLS, SEP, UNK
+from .special_tokens import BERT_PAIR, BERT_SINGLE, CLS, SEP, UNK
 from .steps import Steps
 from .records import MergeStep, exact_text, loglik_change, score_terms
 from .reference import TIE_RULES, new_token
 from .trace import Training
-from .pipeline import Template
 
 
 def normalizer_json(name: str) -> dict[str, Any] | None:
@@ -58,19 +57,18 @@ def pre_tokenizer_json(name: str, add_prefix_space: bool = False) -> dict[str, A
 
 
 def _template(vocab: dict[str, int]) -> dict[str, Any] | None:
-    """BERT's post-processor (Template.bert()) as tokenizers' TemplateProcessing, when CLS and SEP exist."""
+    """BERT's post-processor (special_tokens.BERT_SINGLE, _PAIR) as tokenizers' TemplateProcessing, when CLS and
+    SEP exist."""
     if CLS not in vocab or SEP not in vocab:
         return None
-    template = Template.bert()
-
     def items(parts: tuple[tuple[str, int], ...]) -> list[dict[str, Any]]:
         return [{"Sequence": {"id": name[1:], "type_id": type_id}} if name in ("$A", "$B")
                 else {"SpecialToken": {"id": name, "type_id": type_id}} for name, type_id in parts]
 
     return {
         "type": "TemplateProcessing",
-        "single": items(template.single),
-        "pair": items(template.pair),
+        "single": items(BERT_SINGLE),
+        "pair": items(BERT_PAIR),
         "special_tokens": {tok: {"id": tok, "ids": [vocab[tok]], "tokens": [tok]} for tok in (CLS, SEP)},
     }
 

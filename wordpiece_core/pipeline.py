@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from .models import BPEModel, WordPieceModel, WordResult
 from .normalizers import WHITE_SPACE, normalize_with_sources
 from .pre_tokenizers import METASPACE, pre_tokenize, unicode_to_bytes
-from .special_tokens import CLS, SEP
+from .special_tokens import BERT_PAIR, BERT_SINGLE, CLS, SEP
 
 if TYPE_CHECKING:  # the Unigram model imports models.py's base, as this module does: only its type is needed here
     from .unigram.model import UnigramModel
@@ -119,11 +119,10 @@ class Template:
 
     @staticmethod
     def bert(cls: str = CLS, sep: str = SEP) -> Template:
-        """[CLS] A [SEP], and [CLS] A [SEP] B [SEP] with B's tokens of type 1."""
-        return Template(
-            single=((cls, 0), ("$A", 0), (sep, 0)),
-            pair=((cls, 0), ("$A", 0), (sep, 0), ("$B", 1), (sep, 1)),
-        )
+        """[CLS] A [SEP], and [CLS] A [SEP] B [SEP] with B's tokens of type 1 (special_tokens.BERT_SINGLE, _PAIR)."""
+        names = {CLS: cls, SEP: sep}
+        return Template(single=tuple((names.get(t, t), k) for t, k in BERT_SINGLE),
+                        pair=tuple((names.get(t, t), k) for t, k in BERT_PAIR))
 
 
 class Tokenizer:
