@@ -63,10 +63,6 @@ class Settings:
     unigram_rule: str = "tokenizers"  # unigram: one of UNIGRAM_RULES
     whole_words: bool = True  # unigram, course rule: the seed holds whole words (the course's code)
 
-    @property
-    def unigram(self) -> bool:
-        return self.algorithm == "unigram"
-
     def options_for(self, algorithm: str, **given: object) -> dict[str, object]:
         """`algorithm`'s own settings (algorithms.build_config's options) from these settings: those it shares
         with the sidebar's algorithm, or all of them when it is the sidebar's; the others take its defaults
@@ -121,17 +117,15 @@ def _query_value(value: object) -> str:
 
 
 def defaults_for(corpus_id: str, algorithm: str = "wordpiece") -> Settings:
-    """The suggested settings of a corpus (custom corpora get the English paragraphs' ones); with Unigram, its
-    catalogue entry's `unigram` settings over them."""
+    """The suggested settings of a corpus (custom corpora get the English paragraphs' ones), with the catalogue
+    entry's settings for the algorithm over them (its field named for the algorithm: `unigram`)."""
     sample = sample_by_id(corpus_id) or sample_by_id("english-paragraphs")
     assert sample is not None
+    algorithm = algorithm if algorithm in ALGORITHMS else "wordpiece"
     base = {name: getattr(sample, name) for name in SUGGESTED}
-    if algorithm == "unigram":
-        base |= {k: v for k, v in (sample.unigram or {}).items() if k in SUGGESTED + UNIGRAM_SUGGESTED}
-        if sample.is_word_counts or corpus_id in CUSTOM_IDS:
-            base.setdefault("pre_tokenizer", sample.pre_tokenizer)
-        return Settings(corpus=corpus_id, algorithm="unigram", **base)
-    return Settings(corpus=corpus_id, algorithm=algorithm if algorithm in ALGORITHMS else "wordpiece", **base)
+    own = getattr(sample, algorithm, None) or {}  # the catalogue's suggestions for this algorithm, if any
+    base |= {k: v for k, v in own.items() if k in SUGGESTED + UNIGRAM_SUGGESTED}
+    return Settings(corpus=corpus_id, algorithm=algorithm, **base)
 
 
 # The settings a sample corpus suggests (its catalogue entry has a field of the same name for each).

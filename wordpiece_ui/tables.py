@@ -234,7 +234,7 @@ def judge_guess(candidates: pd.DataFrame, guess: str, algorithm: str) -> tuple[b
     if rows.empty:
         return False, f"{guess} is not among the candidates."
     mine = rows.iloc[0]
-    if algorithm == "unigram":  # a piece to remove: the smallest loss increase wins (the frame is cheapest first)
+    if "loss increase" in candidates.columns:  # a piece to remove (a round's): the smallest loss increase wins
         wl, gl = float(winner["loss increase"]), float(mine["loss increase"])
         if gl == wl:
             return True, (f"Right: removing {guess} raises the loss least ({gl:.3g})." if guess == winner["pair"] else
