@@ -168,7 +168,7 @@ def test_help_documents_defaults():
         assert word in proc.stdout
 
 
-# ----- the output folder (issue 11) --------------------------------------------------------
+# ----- the output folder --------------------------------------------------------
 
 
 def test_a_folder_that_cannot_be_written_is_refused_before_training(tmp_path, course_txt):

@@ -237,7 +237,7 @@ def test_decoding_round_trips_and_offsets_slice(exported, text):
             assert text[s:e].lower() == tok.removeprefix("##")
 
 
-# ----- decoding, as tokenizers decodes (issue 11) ----------------------------------------------
+# ----- decoding, as tokenizers decodes ----------------------------------------------
 
 
 def _byte_level_pair():

@@ -1,4 +1,4 @@
-"""pages/compare.py in AppTest (issue 5): BPE against WordPiece on the same corpus; rendering, URL state,
+"""pages/compare.py in AppTest: BPE against WordPiece on the same corpus; rendering, URL state,
 bad input."""
 
 import pytest

@@ -1,4 +1,4 @@
-"""pages/playground.py in AppTest (issue 5): encoding typed text with the tokenizer trained in the sidebar
+"""pages/playground.py in AppTest: encoding typed text with the tokenizer trained in the sidebar
 or with an uploaded tokenizer file; rendering, URL state, bad input."""
 
 import json
