@@ -80,6 +80,10 @@ what the browser sends, so a browser should meet them too; not checked in a brow
   Stepper's slider at its new position (a poll, while the server is busy with the class's
   reruns) carries the slider's old value; the server runs the slider's on_change, which moves
   the step back. The next run of the step view then draws the step before.
+  (In the app since: a step view's run waits until the server's event loop has taken its
+  messages (stepper.delivered), a poll whose request still names an older step redraws the page
+  (classroom.browser_behind), and a slider value that comes with another fragment's run is no drag
+  (Stepper._slid). The end message of a run can still be lost, so the rows may still count some.)
 
 What it does not simulate: no browser renders anything, so the times are the server's
 (run + transfer on loopback), not the time until pixels change; the browser's other HTTP

@@ -64,7 +64,7 @@ if st.session_state.get(state.STEP, 1) > n:  # past the end: a link's step (up t
     st.info(f"Step {st.session_state[state.STEP]:,} is past this training's last step: showing step {n:,}.")
     st.session_state[state.STEP] = n
 if teacher:
-    room_teacher.bar(teacher, ready, presenting, table_at=view.room_table)
+    room_teacher.bar(teacher, presenting, view.question, view.answer_name)
 
 
 def hidden(number: int) -> bool:

@@ -1,6 +1,6 @@
 """What the tests share, in one place: the project root, the seeds' corpora, short ways to train, the
-command line in a child process, AppTest's launcher and readers, malformed tokenizer files, and what
-the garbage collector walks.
+command line in a child process, AppTest's launcher and readers, property tests' example counts, malformed
+tokenizer files, and what the garbage collector walks.
 
 pytest.ini puts the project root and this folder on sys.path (`pythonpath = . tests`), so tests import
 `wordpiece_core`, `wordpiece_ui` and this module by name; conftest.py sets ROOT from pytest's configuration.
@@ -9,6 +9,7 @@ pytest.ini puts the project root and this folder on sys.path (`pythonpath = . te
 from __future__ import annotations
 
 import copy
+import functools
 import gc
 import json
 import os
@@ -25,7 +26,8 @@ from wordpiece_core.formats import tokenizer_json
 from wordpiece_core.special_tokens import BERT_SPECIALS
 
 __all__ = ["BERT_SPECIALS", "BPE", "CASES", "COURSE", "Clock", "ROOT", "TOY", "WP", "app", "changed", "cli_env", "everything",
-           "markdown", "metrics", "run_cli", "shown", "tracked_reachable", "train_bpe", "train_wordpiece"]
+           "examples", "markdown", "metrics", "run_cli", "scan_installed_components_once", "shown", "tracked_reachable",
+           "train_bpe", "train_wordpiece"]
 
 # ----- the project ----------------------------------------------------------------------------
 
@@ -82,11 +84,25 @@ def run_cli(*args: str, cwd=None, stdin: str | None = None) -> subprocess.Comple
 # ----- the app in AppTest --------------------------------------------------------------------------
 
 
+def scan_installed_components_once() -> None:
+    """Each new AppTest scans the metadata of every installed distribution for Streamlit components (about
+    0.15 s of CPU here, a third of a small page's test, spent again by every test). The installed packages do
+    not change while the tests run, so the first scan's answer is kept for the rest of the process."""
+    try:
+        from streamlit.components.v2 import manifest_scanner
+    except ImportError:  # a Streamlit without v2 components: nothing is scanned
+        return
+    scan = manifest_scanner.scan_component_manifests
+    if not hasattr(scan, "cache_info"):
+        manifest_scanner.scan_component_manifests = functools.lru_cache(maxsize=None)(scan)
+
+
 def app(page: str | None = None, **params):
     """Open the app the way a shared link does: app.py with `params` in the URL, its first run already on
     `page` (a path such as "pages/compare.py"; by default the Train page). A run that raised fails the test."""
     from streamlit.testing.v1 import AppTest
 
+    scan_installed_components_once()
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
     for k, v in params.items():
         at.query_params[k] = str(v)
@@ -128,6 +144,20 @@ def everything(at) -> str:
     parts += [" ".join(map(str, d.value.columns)) for d in at.dataframe]
     parts += [e.label + " " + " ".join(map(str, e.options)) for e in at.selectbox]
     return shown("\n".join(parts)).replace("**", "")
+
+
+# ----- property tests: a few examples in the fast suite, all of them under the slow marker ----------
+
+
+def examples(full: int, fast: int):
+    """Run a property test twice: with `fast` examples in the fast suite, and with `full` in a case marked
+    slow. The test takes `max_examples`, builds its @given function inside with
+    `settings(max_examples=max_examples)` and calls it (a function can take settings only once)."""
+    import pytest
+
+    return pytest.mark.parametrize("max_examples", [
+        pytest.param(fast, id=f"{fast} examples"),
+        pytest.param(full, id=f"{full} examples", marks=pytest.mark.slow)])
 
 
 # ----- malformed tokenizer files: one sentence naming the problem, never a traceback ---------------

@@ -63,9 +63,9 @@ def test_switching_to_unigram_applies_the_corpus_suggestions_and_asks_first(serv
     assert "algorithm=unigram" in pg.url and "unigram_rule=course" in pg.url and "whole_words=0" in pg.url
     pg.get_by_text("Ask first (quiz)").click()
     pg.get_by_text("which piece costs least to remove?").first.wait_for(timeout=30_000)
-    pg.get_by_text("gs", exact=True).first.click()  # one of the six cheapest, all tied at 0
+    pg.get_by_text("ug", exact=True).first.click()  # the cheapest of the two choices (hug, ug): their costs differ
     pg.get_by_role("button", name="Reveal the round").click()
-    pg.get_by_text("You chose gs: right, nothing costs less to remove").first.wait_for(timeout=30_000)
+    pg.get_by_text("You chose ug: right, nothing costs less to remove").first.wait_for(timeout=30_000)
     _done(pg, "unigram-ask-first")
     context.close()
 

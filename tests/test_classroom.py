@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import pytest
 
-from helpers import app, everything, shown
-from wordpiece_ui import classroom, room_teacher, rooms, state
+import pandas as pd
+
+from helpers import TOY, app, everything, shown
+from wordpiece_core import TrainerConfig, train
+from wordpiece_ui import classroom, room_teacher, rooms, state, tables
 
 pytest.importorskip("streamlit.testing.v1")  # AppTest
 
@@ -143,6 +146,34 @@ def test_show_answers_vote_again_and_reveal_with_the_share_right_in_each_round()
     assert "You chose ##g + ##s: Right" in texts(students[1])
 
 
+def room_row(at) -> list[tuple[str, str, bool]]:
+    """The projector's room buttons: (label, key, disabled), in their order."""
+    return [(b.label, b.key, b.disabled) for b in at.button if b.key and b.key.startswith("room_")
+            and b.key.split()[0] in ("room_show", "room_again", "room_reveal")]
+
+
+@pytest.mark.slow
+def test_the_projectors_room_buttons_keep_their_places_and_keys_through_the_rounds():
+    """A button replaced in place by another (*Show answers* by *Vote again*, or a key with the round in
+    it) is a new element to the browser, which kept the old one on screen beside it; the next press made it vanish
+    and the row moved under the pointer. All three are always drawn, with the step's keys; one is disabled."""
+    teacher, code, _ = start_room()
+    vote_radio(join(code)).set_value("##g + ##s").run()
+    teacher.run()
+    row = [("Show answers", "room_show 1", False), ("Vote again", "room_again 1", True),
+           ("Reveal the merge", "room_reveal 1", False)]
+    assert room_row(teacher) == row
+    button(teacher, "Show answers").click().run()
+    assert room_row(teacher) == [("Show answers", "room_show 1", True), ("Vote again", "room_again 1", False),
+                                 ("Reveal the merge", "room_reveal 1", False)]
+    button(teacher, "Vote again").click().run()
+    assert snapshot(code).round == 2 and room_row(teacher) == row  # round 2: the same buttons, the same keys
+    version = snapshot(code).version
+    # a late press of round 1's *Show answers* (its click carries round 1) changes nothing
+    assert not classroom.store().show_answers(code, teacher.session_state[state.ROOM_TEACHER], 1, round_=1)
+    assert snapshot(code).version == version and not snapshot(code).shown
+
+
 @pytest.mark.slow
 def test_a_student_follows_the_teacher_cannot_pass_it_and_a_late_joiner_lands_on_its_step():
     teacher, code, _ = start_room()
@@ -237,15 +268,11 @@ def test_the_record_counts_each_round_and_its_csv_names_nicknames_only():
     classroom.store().rename(code, student.session_state[state.ROOM_STUDENT], "=HYPERLINK(1)")
     vote_radio(student).set_value("##g + ##s").run()
     room = classroom.Room(snapshot(code), teacher.session_state[state.ROOM_TEACHER], None)
-    import pandas as pd
-
-    from wordpiece_core import train, TrainerConfig
-    from wordpiece_ui import tables
-    from helpers import TOY
-
     training = train(TOY, TrainerConfig(algorithm="wordpiece", vocab_size=30))
     table = tables.candidates_frame(training.steps.candidates(0), "wordpiece")
-    frame, rows = room_teacher.record_frame(room, "wordpiece", lambda step: table)
+    question = classroom.Question(("##g + ##s", "##u + ##g"), "##g + ##s",
+                                  lambda choice: tables.judge_guess(table, choice, "wordpiece"))
+    frame, rows = room_teacher.record_frame(room, lambda step: question)
     assert frame.to_dict("records") == [{"step": 1, "merge": "##g + ##s", "round": 1, "answered": 1, "right": 1,
                                          "right %": 100}]
     csv = room_teacher.record_csv(rows)
@@ -304,12 +331,12 @@ def test_a_student_in_an_open_room_cannot_see_the_training_on_other_pages():
     for page in ("pages/compare.py", "pages/playground.py"):
         student.switch_page(page).run()
         assert not student.exception, student.exception
-        assert f"You are in class room {code}: this page would show the merges" in texts(student)
+        assert f"You are in class room {code}: this page would show the steps" in texts(student)
         assert not student.dataframe and not student.get("vega_lite_chart")  # nothing of the training
         assert dict(student.query_params)["student"] == token  # a reload stays in the room
     button(teacher, "Close the room").click().run()
     student.switch_page("pages/compare.py").run()
-    assert "this page would show the merges" not in texts(student)  # a closed room hides nothing
+    assert "this page would show the steps" not in texts(student)  # a closed room hides nothing
 
 
 @pytest.mark.slow
@@ -343,3 +370,31 @@ def test_a_mistyped_code_in_the_sidebar_says_so_there():
     box.input("ZZZZZ").run()
     assert state.ROOM not in at.session_state
     assert [w for w in at.sidebar.warning if "There is no class room 'ZZZZZ'" in w.value]
+
+
+def test_a_browser_that_never_got_its_last_step_is_redrawn_once_a_poll_later(monkeypatch):
+    """classroom.browser_behind: the address bar a request carries (`step=`) against the step the step view last
+    drew. A request that crossed the new page on its way is no sign; the same old step a poll later is, and the
+    slider's old value meanwhile stays no drag; at most BEHIND_REDRAWS redraws for one step."""
+    from types import SimpleNamespace
+
+    from wordpiece_ui import stepper
+
+    fake = SimpleNamespace(session_state={}, query_params={})
+    monkeypatch.setattr(classroom, "st", fake)
+    monkeypatch.setattr(stepper, "st", fake)
+    key = state.STEP
+    fake.session_state.update({f"{key}:drawn": 3, f"{key}:echo": (2, 0.0)})
+    fake.query_params["step"] = "3"
+    assert not classroom.browser_behind(100.0)  # the browser shows what was drawn
+    fake.query_params["step"] = "2"
+    assert not classroom.browser_behind(101.0)  # a request sent before the page arrived
+    assert fake.session_state[f"{key}:echo"][1] > 0.0  # the slider's old value: still an echo, not a drag
+    assert classroom.browser_behind(101.0 + classroom.POLL_SECONDS)  # still behind a poll later: redraw
+    fake.query_params["step"] = "3"
+    assert not classroom.browser_behind(103.0) and classroom.BEHIND_SINCE not in fake.session_state  # caught up
+    fake.query_params["step"] = "2"
+    redraws = sum(classroom.browser_behind(200.0 + i) for i in range(20))
+    assert redraws == classroom.BEHIND_REDRAWS  # a browser that stays behind is not redrawn for ever
+    fake.session_state[f"{key}:drawn"] = 4  # a new step drawn: counted again
+    assert not classroom.browser_behind(300.0) and classroom.browser_behind(301.0)

@@ -238,6 +238,7 @@ def test_counts_too_large_are_refused_with_the_limit(tmp_path, count):
     assert "9,223,372,036,854,775,807 (2^63 − 1)" in proc.stderr and not out.exists()
 
 
+@pytest.mark.slow
 def test_a_word_count_file_with_a_header_line_is_read_and_the_header_named(tmp_path):
     tsv = tmp_path / "counts.tsv"
     tsv.write_text("word\tcount\nhug\t10\npug\t5\npun\t12\nbun\t4\nhugs\t5\n", encoding="utf-8")
@@ -283,6 +284,7 @@ def test_the_project_installs_with_a_wordpiece_lab_command(tmp_path, toy_tsv):
     assert usage.stdout.startswith("usage: wordpiece-lab")
 
 
+@pytest.mark.slow
 def test_a_users_own_files_of_our_names_stop_the_run_unless_overwrite(tmp_path, toy_tsv):
     out = tmp_path / "out"
     out.mkdir()
@@ -301,6 +303,7 @@ def test_a_users_own_files_of_our_names_stop_the_run_unless_overwrite(tmp_path, 
     assert sorted(listed) == sorted(os.listdir(out))
 
 
+@pytest.mark.slow
 def test_only_files_an_earlier_training_listed_are_removed(tmp_path, toy_tsv):
     out = tmp_path / "out"
     out.mkdir()

@@ -246,15 +246,21 @@ def test_a_folder_that_cannot_be_used_keeps_files_in_memory_and_says_why(tmp_pat
 
 
 def test_a_full_disk_keeps_the_file_in_memory_and_says_so(tmp_path, clock, monkeypatch):
+    from wordpiece_ui import sqlite_files
+
     s = store(tmp_path, clock)
+    connect = sqlite_files.connect
 
-    def full(*args):
-        raise sqlite3.OperationalError("database or disk is full")
+    def full(path):  # the data folder's database (the memory it falls back on has a connection of its own)
+        db = connect(path)
+        db.execute("PRAGMA max_page_count = 1")  # no page more than it has: SQLite's "database or disk is full"
+        return db
 
-    monkeypatch.setattr(s._disk, "put", full)  # the data folder's database, not the memory it falls back on
-    kept = s.put("upload", "corpus.txt", b"hug pug")
+    monkeypatch.setattr(sqlite_files, "connect", full)
+    data = b"hug pug\n" * 800  # more than the free room in the database's pages
+    kept = s.put("upload", "corpus.txt", data)
     assert not kept.saved and s.problem == "the data folder's disk is full"
-    assert s.read(kept.digest) == b"hug pug"
+    assert s.read(kept.digest) == data
 
 
 @pytest.mark.parametrize("hostile", ["../../etc/passwd", "'; DROP TABLE files; --", "0123456789abcde", "g" * 16,

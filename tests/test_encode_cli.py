@@ -13,6 +13,7 @@ from wordpiece_core import TextSettings, count_words
 from wordpiece_core.formats import output_files, write_outputs
 
 
+@pytest.mark.slow
 def test_encode_cli(tmp_path):
     t = train_wordpiece(count_words(COURSE, TextSettings("none", "bert")), 70, special_tokens=BERT_SPECIALS)
     write_outputs(str(tmp_path), output_files(t, "none", "bert"))
@@ -59,6 +60,7 @@ def test_the_command_line_says_it_in_one_line(tmp_path, case):
     assert words in proc.stderr
 
 
+@pytest.mark.slow
 def test_encode_lowercase_or_not_for_a_vocab_txt(tmp_path):
     vocab = tmp_path / "vocab.txt"
     vocab.write_text("[PAD]\n[UNK]\n[CLS]\n[SEP]\nhug\n##s\nh\n##u\n##g\n", encoding="utf-8")

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import TOY
+from helpers import TOY, examples
 from wordpiece_core.config import TrainerConfig
 from wordpiece_core.engine import train
 from wordpiece_core.formats import pretty_json, step_json, tokenizer_json, trace_lines
@@ -21,18 +21,22 @@ from wordpiece_core.formats import pretty_json, step_json, tokenizer_json, trace
 odd_words = st.text(alphabet='ab"\\\n\t\u00e9\u0000\U0001f600', min_size=1, max_size=6)
 
 
-@settings(max_examples=60, deadline=None)
-@given(st.dictionaries(odd_words, st.integers(1, 9), min_size=1, max_size=10),
-       st.sampled_from(["wordpiece", "bpe"]), st.sampled_from([0, 3]))
-def test_trace_lines_equal_json_of_step_json(corpus, algorithm, top_k):
-    cfg = TrainerConfig(algorithm=algorithm, vocab_size=40, prefix="##" if algorithm == "wordpiece" else None,
-                        top_k=top_k)
-    t = train(corpus, cfg)
-    lines = list(trace_lines(t))
-    assert len(lines) == len(t.steps)
-    for line, step in zip(lines, t.steps):
-        assert "\n" not in line
-        assert line == json.dumps(step_json(step, cfg.tie_break), ensure_ascii=False)  # byte for byte
+@examples(60, fast=12)
+def test_trace_lines_equal_json_of_step_json(max_examples):
+    @settings(max_examples=max_examples, deadline=None)
+    @given(st.dictionaries(odd_words, st.integers(1, 9), min_size=1, max_size=10),
+           st.sampled_from(["wordpiece", "bpe"]), st.sampled_from([0, 3]))
+    def check(corpus, algorithm, top_k):
+        cfg = TrainerConfig(algorithm=algorithm, vocab_size=40, prefix="##" if algorithm == "wordpiece" else None,
+                            top_k=top_k)
+        t = train(corpus, cfg)
+        lines = list(trace_lines(t))
+        assert len(lines) == len(t.steps)
+        for line, step in zip(lines, t.steps):
+            assert "\n" not in line
+            assert line == json.dumps(step_json(step, cfg.tie_break), ensure_ascii=False)  # byte for byte
+
+    check()
 
 
 @pytest.mark.parametrize("algorithm,prefix", [("wordpiece", "##"), ("bpe", None), ("bpe", "##")])

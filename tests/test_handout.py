@@ -56,12 +56,17 @@ def test_a_corpus_word_in_the_html_handout_is_text_not_a_link_or_an_attribute():
     assert HOSTILE in text and "<b>my corpus</b>" in text and "**b**" in text
 
 
-def test_notes_keep_their_links_bold_and_code_in_the_html_handout():
+def test_notes_keep_their_links_bold_and_code_in_the_html_handout(monkeypatch):
+    from wordpiece_ui import notes
+
     note = f"**Why {safe.code('a`b + [c](https://e.x)')}?** See {sources.COURSE_WORDPIECE.md()} and [y](https://e.x), {safe.md('*z*')}."
-    assert handout._inline(note) == (
-        "<strong>Why <code>a`b + [c](https://e.x)</code>?</strong> See "
+    monkeypatch.setattr(notes, "for_step", lambda *args: [note])  # the step's one note
+    t = train(TOY, TrainerConfig(algorithm="wordpiece", vocab_size=30, top_k=10))
+    page = handout.as_html(t, "course-toy", "Course toy words", 1, 1, "http://localhost:8501/?step=1")
+    assert page.count("<p><strong>Why ") == 1 and (
+        "<p><strong>Why <code>a`b + [c](https://e.x)</code>?</strong> See "
         f"<a href=\"{sources.COURSE_WORDPIECE.url}\">{html.escape(sources.COURSE_WORDPIECE.title, quote=False)}</a> "
-        "and [y](https://e.x), *z*.")
+        "and [y](https://e.x), *z*.</p>") in page
 
 
 def test_a_corpus_word_in_the_markdown_handout_is_text():

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import COURSE, TOY, train_bpe, train_wordpiece
+from helpers import COURSE, TOY, examples, train_bpe, train_wordpiece
 from wordpiece_core import TextSettings, count_words
 from wordpiece_core.loading import tokenizer_from_training
 from wordpiece_core.models import TRACED_CHARS, BPEModel, WordPieceModel
@@ -73,16 +73,20 @@ def _unbounded_scan(vocab, word, prefix="##"):
     return out
 
 
-@settings(max_examples=300, deadline=None)
-@given(st.lists(st.text(alphabet="abc#", min_size=1, max_size=6), min_size=1, max_size=15),
-       st.text(alphabet="abc", min_size=1, max_size=30))
-def test_the_wordpiece_scan_tries_no_piece_longer_than_the_vocabularys_longest(tokens, word):
-    vocab = {t: i for i, t in enumerate(dict.fromkeys(["[UNK]", *tokens]))}
-    model = WordPieceModel(vocab, max_input_chars_per_word=1000)
-    assert list(model.tokenize(word).tokens) == _unbounded_scan(vocab, word)
-    result = model.tokenize(word, trace=True)
-    assert list(result.tokens) == _unbounded_scan(vocab, word)
-    assert all(len(piece) <= model.longest for step in result.scan for piece in step.tried)
+@examples(300, fast=30)
+def test_the_wordpiece_scan_tries_no_piece_longer_than_the_vocabularys_longest(max_examples):
+    @settings(max_examples=max_examples, deadline=None)
+    @given(st.lists(st.text(alphabet="abc#", min_size=1, max_size=6), min_size=1, max_size=15),
+           st.text(alphabet="abc", min_size=1, max_size=30))
+    def check(tokens, word):
+        vocab = {t: i for i, t in enumerate(dict.fromkeys(["[UNK]", *tokens]))}
+        model = WordPieceModel(vocab, max_input_chars_per_word=1000)
+        assert list(model.tokenize(word).tokens) == _unbounded_scan(vocab, word)
+        result = model.tokenize(word, trace=True)
+        assert list(result.tokens) == _unbounded_scan(vocab, word)
+        assert all(len(piece) <= model.longest for step in result.scan for piece in step.tried)
+
+    check()
 
 
 @pytest.mark.slow

@@ -99,6 +99,7 @@ def test_compare_hf_column_marks_its_ties_and_says_why_they_matter():
     assert "tokenizers issue 1794" in captions and "hash-map order" in captions
 
 
+@pytest.mark.slow
 def test_an_uploaded_word_count_file_with_a_header_trains_and_says_so():
     at = page("pages/compare.py", corpus="upload")
     at.file_uploader(key="upload_file").set_value(
@@ -109,6 +110,7 @@ def test_an_uploaded_word_count_file_with_a_header_trains_and_says_so():
     assert "BPE **19** tokens, WordPiece **21**" in overlap  # 14 and 16 as learned, plus the 5 special tokens
 
 
+@pytest.mark.slow
 def test_a_link_heldout_text_over_the_links_limit_is_cut_and_said():
     at = page("pages/compare.py", corpus="course-toy", heldout="hug " * 300)
     assert at.text_area(key="heldout").value == ("hug " * 300)[:1_000]

@@ -274,10 +274,16 @@ def test_tokens_of_a_pasted_corpus_are_shown_as_text():
     at = app(corpus="paste", pre_tokenizer="whitespace-split", algorithm="bpe", vocab_size=200)
     at.text_area(key="paste_text").set_value("**b** **b** [l](http://evil.example) [l](http://evil.example)\n" * 3).run()
     assert not at.exception
-    at.session_state["step_value"] = 10_000  # the last step: whole words merged
+    at.session_state["step_value"] = 3  # the merge that makes **b**
     at.run()
-    sources = [at.header[0].value] + [m.value for m in at.markdown if "wpl-chip" not in m.value]
-    assert any("\\*\\*b\\*\\*" in s or "\\[l\\]\\(http" in s for s in sources), sources[0]  # escaped …
+    header = at.header[0].value
+    assert "\\*\\*b\\*\\*" in header and shown(header) == "Step 3 of 26:  **b + ** → **b**", header  # escaped …
+    at.session_state["step_value"] = 10_000  # the last step: the link merged whole
+    at.run()
+    header = at.header[0].value
+    assert "\\[l\\]\\(http" in header, header
+    assert shown(header) == "Step 26 of 26:  [l](http://evil.example + ) → [l](http://evil.example)", header
+    sources = [header] + [m.value for m in at.markdown if "wpl-chip" not in m.value]
     import re
 
     for body in sources + [w.value for w in at.warning]:

@@ -1,10 +1,13 @@
 """The Train page with algorithm=unigram, in AppTest: the course's toy round with the course's numbers, the
 tokenizers rule's EM and pruning on a wordfreq list, ask first, and the links' Unigram parameters."""
 
+import functools
+
 import pytest
 
-from helpers import app, shown
-from wordpiece_ui import state
+from helpers import app, everything, shown
+from wordpiece_ui import classroom, room_teacher, rounds_view, state
+from wordpiece_ui.rounds_view import RoundsView
 from wordpiece_ui.settings import Settings, defaults_for, from_query
 
 pytest.importorskip("streamlit.testing.v1")  # AppTest
@@ -181,9 +184,6 @@ def test_a_bad_algorithms_link_is_said_and_the_pair_shown():
 
 @pytest.mark.slow
 def test_a_class_room_votes_on_a_unigram_round():
-    from helpers import everything
-    from wordpiece_ui import classroom, state
-
     teacher = app(corpus="course-toy", algorithm="unigram", step=1)
     next(b for b in teacher.button if b.label == "Start a class room").click().run()
     code = teacher.session_state[state.ROOM]
@@ -212,6 +212,16 @@ def test_a_class_room_votes_on_a_unigram_round():
     record = classroom.store().record(code)  # (step, round, nickname, kind, choice): by step, round and nickname
     assert [row[2:] for row in record] == [("Ann", "piece", "hug"), ("Bob", "piece", "ug"), ("Cem", "piece", "ug")]
     assert len({row[:2] for row in record}) == 1  # one step, one round
+    # the lesson record, with the round's costs as the page's question has them (hug 23.5, ug 0)
+    room = classroom.Room(classroom.store().snapshot(code), teacher.session_state[state.ROOM_TEACHER], None)
+    question = classroom.Question(("hug", "ug"), "ug",
+                                  functools.partial(rounds_view.judge_removal, [("ug", 0.0), ("hug", 23.5)]))
+    frame, rows = room_teacher.record_frame(room, lambda step: question, RoundsView.answer_name)
+    assert frame.to_dict("records") == [{"step": 1, "removed first": "ug", "round": 1, "answered": 3, "right": 2,
+                                         "right %": 67}]
+    assert room_teacher.record_csv(rows, RoundsView.answer_name).splitlines() == [
+        "step,round,nickname,choice,right,removed first", "1,1,Ann,hug,False,ug", "1,1,Bob,ug,True,ug",
+        "1,1,Cem,ug,True,ug"]
     students[1].run()
     assert shown(students[1].header[0].value).startswith("Round 1 of 5:  15 → 14 pieces")
     assert "You chose hug: Not this one: removing hug raises the loss by 23.5, against 0 for ug." in everything(students[1])

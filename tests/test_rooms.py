@@ -251,6 +251,30 @@ def test_vote_again_stops_at_max_rounds_and_after_the_reveal(store, room):
     assert snap.step == 2 and snap.round == 1 and snap.revealed and not snap.voting
 
 
+def test_a_click_carries_its_round_and_a_second_press_or_a_late_one_changes_nothing(store, room, clock):
+    """The projector's buttons send the round they were drawn for: a double click, a press from another tab or
+    one that arrives after the round moved on changes nothing and wakes no page (the version stays)."""
+    code, teacher = room
+    _voted(store, code)
+    assert store.show_answers(code, teacher, 1, 1) is True
+    after_show = (rows(store, code), store.snapshot(code))
+    clock.advance(5)
+    assert store.show_answers(code, teacher, 1, 1) is False  # the second press of *Show answers*
+    assert store.vote_again(code, teacher, 1, 2) is False  # a round that is not the current one
+    assert (rows(store, code), store.snapshot(code)) == after_show
+    assert store.vote_again(code, teacher, 1, 1) is True
+    snap = store.snapshot(code)
+    assert snap.round == 2 and not snap.shown and snap.version == after_show[1].version + 1
+    assert store.vote_again(code, teacher, 1, 1) is False  # pressed twice: still round 2
+    assert store.show_answers(code, teacher, 1, 1) is False  # round 1's *Show answers*, late: round 2 stays open
+    assert store.snapshot(code) == snap
+    store.reveal(code, teacher, 1)
+    assert store.show_answers(code, teacher, 1, 2) is False  # revealed: nothing to show any more
+    store.close(code, teacher)
+    with pytest.raises(NotAllowed):
+        store.vote_again(code, teacher, 1, 2)
+
+
 # ----- the teacher's token -------------------------------------------------------------------------
 
 

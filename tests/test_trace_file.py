@@ -28,7 +28,7 @@ def _waiting(trace):
     """A progress callback that lets the writer finish each part before the next step (so that, however
     slow the machine, the training sends part after part)."""
     def wait(done, todo):
-        trace._is_idle(wait=True)
+        trace.is_idle(wait=True)
     return wait
 
 
@@ -83,6 +83,9 @@ def test_if_the_writer_fails_this_process_writes_the_trace(tmp_path, monkeypatch
 
 
 def test_closing_stops_the_writer(tmp_path, monkeypatch):
+    """close() kills a writer busy with a part (here one that would take a minute) and reaps it: it does not
+    wait for the part. (How long close() takes: benchmarks/bench_stops.py.)"""
+    import signal
     import time
 
     import wordpiece_core.trace_file as trace_file
@@ -93,10 +96,20 @@ def test_closing_stops_the_writer(tmp_path, monkeypatch):
     train(WORDS, _config(), None, trace.during)
     pid = trace.pid
     assert pid > 0 and trace.busy
-    started = time.perf_counter()
+    reaped = []
+    waitpid = os.waitpid
+
+    def watched(*args):
+        reaped.append(waitpid(*args))
+        return reaped[-1]
+
+    monkeypatch.setattr(os, "waitpid", watched)
     trace.close()
-    assert time.perf_counter() - started < 10 and trace.pid < 0
-    with pytest.raises(ChildProcessError):  # killed and reaped
+    assert trace.pid < 0 and len(reaped) == 1 and reaped[0][0] == pid
+    status = reaped[0][1]
+    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL  # killed, not ended by its part
+    monkeypatch.undo()
+    with pytest.raises(ChildProcessError):  # and reaped: no zombie left
         os.waitpid(pid, os.WNOHANG)
 
 
@@ -114,14 +127,16 @@ def test_the_trace_is_written_at_the_end_where_no_writer_can_be_forked(tmp_path,
 
 
 def test_a_trace_that_cannot_be_written_leaves_nothing_behind(tmp_path, monkeypatch):
+    import wordpiece_core.trace_file as trace_file
+
     _early(monkeypatch)
     trace = TraceFile(folder=str(tmp_path)).start()
     t = train(WORDS, _config(), _waiting(trace), trace.during)
 
-    def full_disk(self, path, start, stop, mode="w"):
+    def full_disk(*args):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(TraceFile, "_write", full_disk)
+    monkeypatch.setattr(trace_file, "trace_lines", full_disk)  # (this process's lines: the writer has sent its own)
     with pytest.raises(OSError):
         trace.finish(t).write_to(str(tmp_path / "trace.jsonl"))
     assert list(tmp_path.iterdir()) == [] and trace.pid < 0
@@ -129,19 +144,27 @@ def test_a_trace_that_cannot_be_written_leaves_nothing_behind(tmp_path, monkeypa
 
 
 def test_a_writer_that_fails_at_the_end_is_replaced_by_this_process(tmp_path, monkeypatch):
+    """The writer writes every part it was sent, then dies (as when the disk fills up at its end, or the kernel
+    kills it): this process writes the whole trace."""
+    import signal
+    import time
+
     import wordpiece_core.trace_file as trace_file
 
     _early(monkeypatch)
-    real = trace_file._writer
-
-    def fails_on_closing(*args):  # writes every part, then fails (as when the disk fills up at the end)
-        real(*args)
-        os._exit(3)
-
-    monkeypatch.setattr(trace_file, "_writer", fails_on_closing)
     trace = TraceFile(folder=str(tmp_path)).start()
     t = train(WORDS, _config(), _waiting(trace), trace.during)
     assert trace.pid > 0 and trace.sent > 0
+    early = tmp_path / trace_file.EARLY_NAME
+
+    def written():  # the lines the writer has written so far (it flushes after each part)
+        return early.read_bytes().count(b"\n") if early.exists() else 0
+
+    deadline = time.monotonic() + 30
+    while written() < trace.sent and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert written() == trace.sent  # every part it was sent …
+    os.kill(trace.pid, signal.SIGKILL)  # … then it dies
     _assert_written(trace, t, tmp_path)
 
 

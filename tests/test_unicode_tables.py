@@ -74,8 +74,9 @@ def test_every_code_point_splits_as_in_tokenizers(name):
 
 
 def test_code_points_the_installed_regex_once_got_wrong():
-    """The issue's cases: U+3D3E8 (unassigned: a symbol to tokenizers, a letter to regex 2026.11), U+061D
-    (punctuation since Unicode 14: not in tokenizers' tables, so inside a word for BertPreTokenizer)."""
+    """The code points the installed regex split otherwise than tokenizers: U+3D3E8 (unassigned: a symbol to
+    tokenizers, a letter to regex 2026.11), U+061D (punctuation since Unicode 14: not in tokenizers' tables, so
+    inside a word for BertPreTokenizer)."""
     for text in ("a\U0003d3e8b", "a\u061db", "x a\U0003d3e8b"):
         for name, hf in HF.items():
             assert pre_tokenize(text, name) == [(w, tuple(o)) for w, o in hf.pre_tokenize_str(text)], (name, text)
@@ -83,9 +84,10 @@ def test_code_points_the_installed_regex_once_got_wrong():
     assert [w for w, _ in pre_tokenize("a\u061db", "bert")] == ["a\u061db"]
 
 
+@pytest.mark.slow
 def test_the_stored_exceptions_are_the_installed_regexs_or_are_found_again(monkeypatch):
     """With the regex version the tables were made with, the stored exceptions are what a scan finds; with any
-    other, the scan runs (once per process) and the pre-tokenizers still split the issue's cases right."""
+    other, the scan runs (once per process) and the pre-tokenizers still split those code points right."""
     import regex
 
     from wordpiece_core import pre_tokenizers
@@ -94,10 +96,8 @@ def test_the_stored_exceptions_are_the_installed_regexs_or_are_found_again(monke
         for name in ("WORD", "BERT_PUNCT", "LETTER", "NUMBER", "SPACE"):
             assert unicode_tables.REGEX_EXCEPTIONS[name] == pre_tokenizers.scan_exceptions(name), name
     monkeypatch.setattr(unicode_tables, "REGEX_VERSION", "another")
-    pre_tokenizers._exceptions.cache_clear()
-    pre_tokenizers._patterns.cache_clear()
+    pre_tokenizers.clear_caches()
     try:
         test_code_points_the_installed_regex_once_got_wrong()
     finally:
-        pre_tokenizers._exceptions.cache_clear()
-        pre_tokenizers._patterns.cache_clear()
+        pre_tokenizers.clear_caches()

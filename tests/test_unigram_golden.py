@@ -100,6 +100,7 @@ def test_the_code_sections_scores_and_loss_to_the_last_digit(code_words):
     assert scores["his"] == 0.0
 
 
+@pytest.mark.slow
 def test_the_code_sections_training_and_its_tokenization(code_words):
     final, rounds = U.train(code_words, 100, seed_size=300, prune_percent=10)
     assert len(final) == 98  # "while len(model) > 100" removes int(10 % of 108) = 10 in its last round

@@ -113,8 +113,8 @@ def test_on_any_corpus_the_engine_equals_the_plain_trainer_and_keeps_every_chara
 
 @pytest.mark.slow
 def test_unigram_trainer_agrees_on_five_corpora(monkeypatch, tmp_path):
-    """The issue's agreement target, as benchmarks/unigram_agreement.py prints it: vocabularies overlap and
-    held-out words split the same, ≥ 99 % each (they are 100 % on this machine)."""
+    """The agreement target of benchmarks/README.md, as benchmarks/unigram_agreement.py prints it: vocabularies
+    overlap and held-out words split the same, ≥ 99 % each (they are 100 % on this machine)."""
     pytest.importorskip("tokenizers")
     monkeypatch.setattr(sys, "path", [str(ROOT / "benchmarks"), *sys.path])
     import unigram_agreement
@@ -169,6 +169,7 @@ def test_a_vocabulary_smaller_than_the_characters_stops_with_one_line(tmp_path):
     assert len(done.stderr.strip().splitlines()) == 1 and not (tmp_path / "out").exists()
 
 
+@pytest.mark.slow
 def test_the_exact_increase_of_a_tokenizers_round_is_the_course_removal_score():
     """unigram_rounds.exact_increases (the Train page's "exact (course)" column) is the course reference's
     removal score under the round's model, per word occurrence; never below 0."""

@@ -22,6 +22,7 @@ def param(at, key):
     return value[0] if isinstance(value, list) else value
 
 
+@pytest.mark.slow
 def test_a_pasted_corpus_opens_from_its_link_in_a_new_session():
     at = app(corpus="paste")
     at.text_area(key="paste_text").set_value(TEXT).run()
@@ -34,6 +35,7 @@ def test_a_pasted_corpus_opens_from_its_link_in_a_new_session():
     assert not opened.sidebar.warning
 
 
+@pytest.mark.slow
 def test_an_uploaded_corpus_is_kept_by_digest_and_opens_from_its_link():
     at = app(corpus="upload")
     at.file_uploader(key="upload_file").set_value(("toy.tsv", TSV, "text/tab-separated-values")).run()

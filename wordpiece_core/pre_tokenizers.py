@@ -172,6 +172,13 @@ def _patterns(name: str) -> _Patterns:
     return _Patterns(fast, regex.compile(_source(name, exact=True), flags=regex.V1), frozenset(map(chr, differ)))
 
 
+def clear_caches() -> None:
+    """Forget the compiled patterns and the scanned exceptions: the next use builds them again (for a process
+    whose installed regex, or whose idea of the tables' regex version, changed: a test)."""
+    _exceptions.cache_clear()
+    _patterns.cache_clear()
+
+
 @lru_cache(maxsize=1)
 def bytes_to_unicode() -> dict[int, str]:
     """GPT-2's map from each byte to a printable character (0x20 → 'Ġ')."""

@@ -107,7 +107,7 @@ class TraceFile:
         signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         return self
 
-    def _is_idle(self, wait: bool) -> bool:
+    def is_idle(self, wait: bool) -> bool:
         """Whether the writer runs and has written every part sent (wait: until it has)."""
         if self.pid < 0:
             return False
@@ -163,13 +163,13 @@ class TraceFile:
         if finished:
             self.tail_from = self.sent
             # (a writer still busy with its last part is not waited for: this process writes the rest)
-            if done - self.sent >= self.SPLIT_FROM and self._is_idle(wait=False):
+            if done - self.sent >= self.SPLIT_FROM and self.is_idle(wait=False):
                 self.tail_from = (self.sent + done) // 2
                 self._send(part, self.sent, self.tail_from)
             return
         if done - self.sent < self.EARLY_STEPS or done % self.POLL_EVERY:
             return
-        if self._is_idle(wait=False):
+        if self.is_idle(wait=False):
             self._send(part, self.sent, done)
 
     # ----- at the end ------------------------------------------------------------------

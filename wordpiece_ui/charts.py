@@ -192,15 +192,15 @@ ROUND_COLOURS = [OTHER, BPE_PICK, TIED, "#CC79A7", "#56B4E9", "#F0E442", "#99999
 
 
 def votes(frame: pd.DataFrame, dark: bool = False, large: bool = False) -> alt.Chart:
-    """A class's votes: one bar per pair and round, the rounds side by side (columns pair, round, votes)."""
+    """A class's votes: one bar per choice and round, the rounds side by side (columns choice, round, votes)."""
     size = 18 if large else 13
     text_colour = "#FAFAFA" if dark else "#31333F"
     rounds = sorted(frame["round"].unique(), key=lambda r: int(str(r).split()[-1]))
     base = alt.Chart(frame).encode(
-        y=alt.Y("pair:N", title=None, sort=None, axis=alt.Axis(labelFontSize=size, labelLimit=260)),
+        y=alt.Y("choice:N", title=None, sort=None, axis=alt.Axis(labelFontSize=size, labelLimit=260)),
         yOffset=alt.YOffset("round:N", sort=rounds),
         x=alt.X("votes:Q", title="votes", axis=alt.Axis(labelFontSize=size - 2, titleFontSize=size - 1, tickMinStep=1)),
-        tooltip=["pair:N", "round:N", "votes:Q"],
+        tooltip=["choice:N", "round:N", "votes:Q"],
     )
     bars = base.mark_bar().encode(color=alt.Color(
         "round:N", sort=rounds, scale=alt.Scale(domain=rounds, range=ROUND_COLOURS[:len(rounds)]),

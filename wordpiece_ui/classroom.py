@@ -1,5 +1,6 @@
 """A session in a live class room: entering (a link, a typed code), leaving, who this session is in the room,
-and what both sides of the Train page share (the votes' histogram, the results after a reveal). The store is
+and what both sides of the Train page share (a step's `Question`, the votes' histogram, the results after a
+reveal). The store is
 rooms.py; the teacher's part of the page is room_teacher.py, the student's room_student.py.
 
 Roles. A session is in a room as its teacher (it holds the teacher token, read once from the
@@ -10,20 +11,26 @@ as a new student.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import NoReturn
+from urllib.parse import parse_qs, urlsplit
 
 import pandas as pd
 import streamlit as st
 
-from . import charts, safe, state, tables
+from . import charts, navigation, safe, state
 from .datastore import folder_from_env
 from .rooms import NotAllowed, RoomsOff, RoomStore, Snapshot, normal_code, valid_token
 from .settings import Settings
+from .stepper import Stepper
 
 RETRY_SECONDS = 3.0  # a room that cannot be read for a moment: the page tries again this often
 POLL_SECONDS = 1.0  # how often a student's page (and the teacher's count) asks the room what changed
-WRONG_NOTES = 2  # after a reveal: why the most chosen wrong pairs lost, for this many of them
+BEHIND_SECONDS = 0.8  # a browser whose address bar still names another step a poll later: its page is drawn again
+BEHIND_SINCE = "room_behind_since"  # (session key) since when a poll sees the browser behind, at which step, redraws
+BEHIND_REDRAWS = 3  # at most this many redraws for one step (a browser that stays behind after them: left alone)
+WRONG_NOTES = 2  # after a reveal: why the most chosen wrong choices lost, for this many of them
 
 
 @st.cache_resource(show_spinner=False)
@@ -40,7 +47,7 @@ class Room:
     teacher_token: str | None  # when this session is the teacher
     student_token: str | None  # when this session is a student
     nickname: str = ""
-    revealed: frozenset[int] = frozenset()  # the steps whose merge the teacher revealed
+    revealed: frozenset[int] = frozenset()  # the steps the teacher revealed
 
     @property
     def code(self) -> str:
@@ -57,6 +64,18 @@ class Room:
     @property
     def open(self) -> bool:
         return not self.snap.closed
+
+
+@dataclass(frozen=True)
+class Question:
+    """What a class votes on at a hidden step, as the step's view asks it (lesson.StepView.question): the choices
+    in the order the vote lists them, the answer (what the step does: a merge's pair, the piece a round removes
+    first) and how a choice is judged (right or not, and a sentence saying why). The room stores a vote's choice
+    as this text, whatever the algorithm."""
+
+    choices: tuple[str, ...]
+    answer: str
+    judge: Callable[[str], tuple[bool, str]]
 
 
 def student_link(code: str) -> str:
@@ -139,8 +158,35 @@ def _enter_room(rooms: RoomStore, raw_code: str, code: str | None, teacher: str 
 def forget() -> None:
     """Out of the room (*Continue alone*, *Go on alone*), keeping the settings and the step."""
     for key in (state.ROOM_RECLAIM, state.ROOM, state.ROOM_TEACHER, state.ROOM_STUDENT, state.ROOM_NICKNAME, state.ROOM_PROBLEM,
-                state.ROOM_SENT, state.ROOM_VERSION, state.ROOM_AT, state.ROOM_REVEALED, state.ROOM_SEEN_AT):
+                state.ROOM_SENT, state.ROOM_VERSION, state.ROOM_AT, state.ROOM_REVEALED, state.ROOM_SEEN_AT, BEHIND_SINCE):
         st.session_state.pop(key, None)
+
+
+def browser_behind(now: float) -> bool:
+    """Whether this session's browser never got the page's last step, so the page must be drawn again (a poll's
+    question, in a fragment's run of its own, never in the page's full run).
+
+    Each request a browser sends carries its address bar, where the step view writes `step=` as it draws the
+    step. When another request (a poll's timer, a click) reaches Streamlit 1.67 just after a run ended, while
+    that run's messages still wait on the server's event loop, Streamlit starts a new ScriptRunner and drops
+    everything the old one had not yet delivered: the step, its address and the run's end never reach the
+    browser, and nothing would redraw them (the room's version has not moved since). Such a browser keeps
+    sending the old step. One poll that sees it may have crossed the new page on the way (a request sent just
+    before the page arrived), so only a step still behind at the next poll (BEHIND_SECONDS later) counts."""
+    shown = st.query_params.get("step")
+    drawn = Stepper.drawn(state.STEP)  # the step the step view last drew (and wrote in the address bar)
+    if shown is None or drawn is None or shown == str(drawn):
+        st.session_state.pop(BEHIND_SINCE, None)
+        return False
+    Stepper.hold_echo(state.STEP)  # meanwhile the slider's old value, sent with each request, moves nothing
+    since, step, redrawn = st.session_state.get(BEHIND_SINCE) or (now, drawn, 0)
+    if step != drawn:
+        since, redrawn = now, 0
+    if now - since < BEHIND_SECONDS or redrawn >= BEHIND_REDRAWS:  # (a page that never writes it: not for ever)
+        st.session_state[BEHIND_SINCE] = (since, drawn, redrawn)
+        return False
+    st.session_state[BEHIND_SINCE] = (now, drawn, redrawn + 1)
+    return True
 
 
 def join_typed() -> None:
@@ -228,8 +274,6 @@ def reclaim_box() -> None:
 
 
 def _reclaim(code: str) -> None:
-    from urllib.parse import parse_qs, urlsplit
-
     text = (st.session_state.get(state.ROOM_RECLAIM_BOX) or "").strip()
     st.session_state[state.ROOM_RECLAIM_BOX] = ""
     token = parse_qs(urlsplit(text).query).get("teacher", [text])[0] if "teacher=" in text else text
@@ -249,8 +293,6 @@ def problem_line(where=st) -> None:
 def join_box() -> None:
     """The sidebar's box for typing a room code, on every page (and, once entered, off to the Train page)."""
     if st.session_state.pop(state.ROOM_GO, False) and st.session_state.get(state.ROOM):
-        from . import navigation
-
         st.switch_page(navigation.TRAIN_PATH, query_params={"room": st.session_state[state.ROOM]})
     if st.session_state.get(state.ROOM):
         return
@@ -264,10 +306,8 @@ def join_box() -> None:
 
 def not_while_in_class(room: Room, settings: Settings) -> None:
     """A student of an open room on the Compare page or the playground: both would show the whole training."""
-    from . import navigation
-
     state.sync_url(settings)  # the room stays in the address bar: a reload keeps the student in it
-    st.info(f"You are in class room {room.code}: this page would show the merges the class has not seen yet. It "
+    st.info(f"You are in class room {room.code}: this page would show the steps the class has not seen yet. It "
             "opens when the teacher closes the room, or when you go on alone.", icon=":material/groups:")
     row = st.container(horizontal=True)
     if row.button("Back to the class", icon=":material/school:", type="primary", key="room_elsewhere_back"):
@@ -280,38 +320,38 @@ def my_votes(room: Room, step: int) -> dict[int, str]:
     return store().my_votes(room.code, room.student_token, step) if room.student_token else {}
 
 
-def histogram(tally: dict[int, dict[str, int]], pairs: list[str], dark: bool, large: bool) -> None:
-    """The guesses of each round, side by side, over the quiz's candidates (in its order)."""
-    rows = [{"pair": pair, "round": f"round {r}", "votes": counts.get(pair, 0)}
-            for r, counts in sorted(tally.items()) for pair in pairs]
-    others = [{"pair": pair, "round": f"round {r}", "votes": n} for r, counts in sorted(tally.items())
-              for pair, n in counts.items() if pair not in pairs]
+def histogram(tally: dict[int, dict[str, int]], choices: Sequence[str], dark: bool, large: bool) -> None:
+    """The votes of each round, side by side, over the question's choices (in its order)."""
+    rows = [{"choice": choice, "round": f"round {r}", "votes": counts.get(choice, 0)}
+            for r, counts in sorted(tally.items()) for choice in choices]
+    others = [{"choice": choice, "round": f"round {r}", "votes": n} for r, counts in sorted(tally.items())
+              for choice, n in counts.items() if choice not in choices]
     frame = pd.DataFrame(rows + others)
     st.altair_chart(charts.votes(frame, dark=dark, large=large), width="stretch")
-    st.caption(safe.md(" · ".join(f"Round {r}: " + ", ".join(f"{pair} {n}" for pair, n in
+    st.caption(safe.md(" · ".join(f"Round {r}: " + ", ".join(f"{choice} {n}" for choice, n in
                                                           sorted(counts.items(), key=lambda i: (-i[1], i[0])))
                                   for r, counts in sorted(tally.items()))))
 
 
-def results(room: Room, step: int, table: pd.DataFrame, algorithm: str) -> str | None:
+def results(room: Room, step: int, question: Question) -> str | None:
     """After a reveal: the share of the class that was right in each round, and why the most chosen wrong
-    pairs lost (both scores): Markdown, or None when nobody voted at this step."""
+    choices lost (the question's judge says): Markdown, or None when nobody voted at this step."""
     tally = store().tally(room.code, step)
     if not tally:
         return None
     lines = []
     for r, counts in sorted(tally.items()):
         total = sum(counts.values())
-        right = sum(n for pair, n in counts.items() if tables.judge_guess(table, pair, algorithm)[0])
+        right = sum(n for choice, n in counts.items() if question.judge(choice)[0])
         lines.append(f"round {r}: **{right} of {total}** right ({right / total:.0%})")
     last_round = max(tally)
-    wrong = {pair: n for pair, n in tally[last_round].items() if not tables.judge_guess(table, pair, algorithm)[0]}
+    wrong = {choice: n for choice, n in tally[last_round].items() if not question.judge(choice)[0]}
     text = "The class: " + " · ".join(lines)
     mine = my_votes(room, step)
     if mine:
         last = mine[max(mine)]
-        text += "  \n" + safe.md(f"You chose {last}: ") + safe.md(tables.judge_guess(table, last, algorithm)[1])
-    for pair, _ in sorted(wrong.items(), key=lambda item: (-item[1], item[0]))[:WRONG_NOTES]:
-        chose = f"{wrong[pair]} chose it" + (f" in round {last_round}" if last_round > 1 else "")
-        text += "  \n" + safe.md(f"{chose}. " + tables.judge_guess(table, pair, algorithm)[1])
+        text += "  \n" + safe.md(f"You chose {last}: ") + safe.md(question.judge(last)[1])
+    for choice, _ in sorted(wrong.items(), key=lambda item: (-item[1], item[0]))[:WRONG_NOTES]:
+        chose = f"{wrong[choice]} chose it" + (f" in round {last_round}" if last_round > 1 else "")
+        text += "  \n" + safe.md(f"{chose}. " + question.judge(choice)[1])
     return text

@@ -88,6 +88,11 @@ class Job:
     _worker: _Worker | None = None
 
     @property
+    def process(self) -> Any:
+        """Its current (or last) worker process (None before one started)."""
+        return self._process
+
+    @property
     def fraction(self) -> float:
         return self.done_steps / self.total_steps if self.total_steps else 0.0
 

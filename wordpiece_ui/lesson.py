@@ -14,7 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-import pandas as pd
 
 from . import classroom, room_student, room_teacher
 from .settings import Settings
@@ -53,9 +52,11 @@ class Lesson:
 
 class ViewBase:
     """What every step view shares: the lesson, its training's handle and settings, the count of steps, and what
-    a student is told while the room keeps the files closed. A view names what its steps are (`steps_noun`)."""
+    a student is told while the room keeps the files closed. A view names what its steps are (`steps_noun`) and
+    what the lesson record calls what a step did (`answer_name`)."""
 
     steps_noun = "steps"
+    answer_name = "answer"
 
     def __init__(self, lesson: Lesson) -> None:
         self.lesson = lesson
@@ -81,6 +82,7 @@ class StepView(Protocol):
     on_screen: str  # what presenter mode keeps on one screen
     hold_help: str  # why Play stops at a hidden step
     intro: str  # the introduction a newcomer reads first (intro.py)
+    answer_name: str  # the lesson record's column of what a step did ("merge", ...)
 
     @property
     def closed_downloads(self) -> str:
@@ -99,8 +101,8 @@ class StepView(Protocol):
     def revealed_here(self) -> set[int]:
         """The steps this session revealed (ask first, outside a class room)."""
 
-    def room_table(self, number: int) -> pd.DataFrame:
-        """A hidden step's choices as the class room votes on them, the right one first (its `pair` column)."""
+    def question(self, number: int) -> classroom.Question:
+        """A hidden step's vote: its choices, its answer and how a choice is judged (the class room's, the record's)."""
 
     def draw(self, number: int, hidden: bool) -> None:
         """The step, or (hidden) the question that hides it with its vote or guess."""

@@ -33,6 +33,7 @@ class MergesView(ViewBase):
     hold_help = "Reveal this merge first: Play stops at every hidden merge."
     intro = intro.INTRO
     steps_noun = "merges"
+    answer_name = "merge"
 
     def __init__(self, lesson: Lesson) -> None:
         super().__init__(lesson)
@@ -59,8 +60,11 @@ class MergesView(ViewBase):
     def revealed_here(self) -> set[int]:
         return st.session_state.get(state.REVEALED_STEPS, set())
 
-    def room_table(self, number: int) -> pd.DataFrame:
-        return caches.candidates(self.model, number, False)[0]
+    def question(self, number: int) -> classroom.Question:
+        table = caches.candidates(self.model, number, False)[0]
+        return classroom.Question(tuple(tables.quiz_frame(table, self.algorithm, QUIZ_CHOICES)["pair"]),
+                                  str(table.iloc[0]["pair"]), functools.partial(tables.judge_guess, table,
+                                                                                algorithm=self.algorithm))
 
     # ------------------------------------------------------------------------------------------ a step
 
@@ -113,10 +117,10 @@ class MergesView(ViewBase):
         with right:
             st.markdown(f"**{tables.formula(algorithm)}**")
             if lesson.teacher and lesson.teacher.open:  # the class votes: the teacher sees the count, then the spread
-                room_teacher.vote_panel(lesson.teacher, number, candidates, lesson.dark, lesson.presenting)
+                room_teacher.vote_panel(lesson.teacher, number, self.question(number), lesson.dark, lesson.presenting)
                 return
             if lesson.student:
-                room_student.vote_panel(lesson.student, number, candidates, lesson.dark)
+                room_student.vote_panel(lesson.student, number, self.question(number), lesson.dark)
                 return
             guess = st.selectbox("Your guess (optional): which pair merges?", list(candidates["pair"]), index=None,
                                  key=f"{state.GUESS} {number}", placeholder="the class's guess")
@@ -141,7 +145,7 @@ class MergesView(ViewBase):
         lesson, algorithm, presenting = self.lesson, self.algorithm, self.lesson.presenting
         left_tok, right_tok = tables.fmt_token(step.left), tables.fmt_token(step.right)
         guesses = st.session_state.get(state.QUIZ_GUESSES, {})
-        if lesson.room is not None and (votes := classroom.results(lesson.room, number, table, algorithm)):
+        if lesson.room is not None and (votes := classroom.results(lesson.room, number, self.question(number))):
             st.info(votes, icon=":material/groups:")
         elif lesson.quiz and number in guesses:
             correct, sentence = tables.judge_guess(table, guesses[number][0], algorithm)

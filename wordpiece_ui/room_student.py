@@ -10,7 +10,6 @@ from __future__ import annotations
 import random
 import time
 
-import pandas as pd
 import streamlit as st
 
 from . import classroom, safe, state
@@ -55,15 +54,15 @@ def back_to_class(step: int) -> None:
 
 
 def reachable(room: classroom.Room | None, n: int) -> int:
-    """How far this session may step: a student of an open room, up to the teacher's step or the last merge the
-    teacher revealed (the teacher may have gone back); others, all `n`."""
+    """How far this session may step: a student of an open room, up to the teacher's step or the last step (merge,
+    round) the teacher revealed (the teacher may have gone back); others, all `n`."""
     if room is None or not room.is_student or not room.open:
         return n
     return max(1, min(n, max(room.snap.step, max(room.revealed, default=0))))
 
 
 def hidden(room: classroom.Room, step: int) -> bool:
-    """While the teacher asks first, a merge stays hidden from the class until the teacher reveals it (a step
+    """While the teacher asks first, a step (a merge, a round) stays hidden from the class until the teacher reveals it (a step
     the teacher passed without revealing it too); a closed room hides nothing."""
     return room.open and room.snap.quiz and step not in room.revealed
 
@@ -104,6 +103,8 @@ def follow(room: classroom.Room) -> None:
                 st.session_state[state.ROOM_VERSION] = snap.version
                 st.session_state[state.ROOM_AT] = snap.step
             st.rerun(scope="app")
+        if not in_page_run and classroom.browser_behind(now):  # its last page never arrived: draw it again
+            st.rerun(scope="app")
 
     poll()
 
@@ -121,12 +122,12 @@ def throttle() -> None:
         time.sleep(BURST_PAUSE)
 
 
-def vote_panel(room: classroom.Room, step: int, candidates: pd.DataFrame, dark: bool,
-               question: str = "which pair merges next?", noun: str = "merge", kind: str = "pair") -> None:
-    """The student's side of a hidden step: choose a pair (stored at once), or the spread once it is shown
-    (Unigram: a piece to remove, `question` and `noun` say so)."""
+def vote_panel(room: classroom.Room, step: int, question: classroom.Question, dark: bool,
+               ask: str = "which pair merges next?", noun: str = "merge", kind: str = "pair") -> None:
+    """The student's side of a hidden step: choose one of the question's choices (stored at once, as `kind`: a
+    merge's pair, a round's piece), or the spread once it is shown; `ask` and `noun` say what is asked."""
     snap = room.snap
-    if step != snap.step:  # a merge the teacher passed without revealing it
+    if step != snap.step:  # a step the teacher passed without revealing it
         st.info(f"The class votes on this {noun} when the teacher is on it (the class is at step {snap.step}).",
                 icon=":material/hourglass_top:")
         return
@@ -136,7 +137,7 @@ def vote_panel(room: classroom.Room, step: int, candidates: pd.DataFrame, dark: 
         shown_rounds = {r: c for r, c in tally.items() if r < snap.round or snap.shown}
         if shown_rounds:
             st.caption("What the class answered:")
-            classroom.histogram(shown_rounds, list(candidates["pair"]), dark, large=False)
+            classroom.histogram(shown_rounds, question.choices, dark, large=False)
     if not snap.voting:
         if snap.round in mine:
             st.success(safe.md(f"Your vote is in: {mine[snap.round]}. Wait for the teacher to reveal the {noun}."),
@@ -145,11 +146,11 @@ def vote_panel(room: classroom.Room, step: int, candidates: pd.DataFrame, dark: 
             st.info("The vote is closed: wait for the teacher.", icon=":material/hourglass_top:")
         return
     key = f"room_vote {room.code} {step} {snap.round}"
-    pairs = list(candidates["pair"])
-    if key not in st.session_state and snap.round in mine and mine[snap.round] in pairs:
+    choices = list(question.choices)
+    if key not in st.session_state and snap.round in mine and mine[snap.round] in choices:
         st.session_state[key] = mine[snap.round]
-    st.radio(f"Your vote{' (round ' + str(snap.round) + ')' if snap.round > 1 else ''}: {question}",
-             pairs, index=None, key=key, on_change=_vote, args=(room, step, snap.round, key, kind),
+    st.radio(f"Your vote{' (round ' + str(snap.round) + ')' if snap.round > 1 else ''}: {ask}",
+             choices, index=None, key=key, on_change=_vote, args=(room, step, snap.round, key, kind),
              format_func=safe.md)  # a radio's options are Markdown: a pair or a piece is the corpus's text
     if snap.round in mine:
         st.success(safe.md(f"Your vote is in: {mine[snap.round]}. You may change it until the teacher shows the answers."),

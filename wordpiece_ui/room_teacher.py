@@ -1,6 +1,6 @@
 """The teacher's part of a live class room on the Train page: *Start a class room*, the room's bar (code,
 QR code, teacher link, lesson record, *Close the room*), the class following the teacher's step, and a
-hidden step's live count, *Show answers*, *Vote again* and *Reveal the merge*."""
+hidden step's live count, *Show answers*, *Vote again* and *Reveal* (the merge, the round)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import streamlit as st
 from . import classroom, state, tables, user_files
 from .rooms import MAX_ROUNDS, PRESENT_SECONDS, NotAllowed, RoomsOff, Snapshot
 from .settings import Settings
+from .stepper import delivered
 
 PIN_RENEW_SECONDS = 3600.0  # a room's corpus: its pin in the data store is renewed at most hourly
 HEAD_COUNT_SECONDS = 2.0  # the teacher's bar counts the students here this often
@@ -66,7 +67,7 @@ def start_button(settings: Settings) -> None:
                       disabled=not rooms.on, width="stretch",
                      help=(f"Class rooms are off: {rooms.problem}." if not rooms.on else
                            "Students join from a QR code or a short code, follow your step and vote on each hidden "
-                           "merge; the projector shows how many answered, then the spread. Turns on Ask first."))
+                           "step (a merge, a round); the projector shows how many answered, then the spread. Turns on Ask first."))
 
 
 def sync(room: classroom.Room, step: int, quiz: bool) -> None:
@@ -81,9 +82,11 @@ def sync(room: classroom.Room, step: int, quiz: bool) -> None:
     _pin(room.snap.corpus_digest)
 
 
-def bar(room: classroom.Room, model, presenting: bool,
-        table_at: Callable[[int], pd.DataFrame] | None = None) -> None:
-    """The room's code, the join link and QR code, the record and *Close the room*: the projector's top line."""
+def bar(room: classroom.Room, presenting: bool, question_at: Callable[[int], classroom.Question],
+        answer_name: str = "merge") -> None:
+    """The room's code, the join link and QR code, the record and *Close the room*: the projector's top line.
+    `question_at(step)`: the vote of a hidden step (the record judges the votes by it); `answer_name`: the record's
+    column of what each step did."""
     _pin(room.snap.corpus_digest)  # a pasted or uploaded corpus stays while the room lives (renewed hourly)
     with st.container(border=True):
         row = st.container(horizontal=True, vertical_alignment="center", gap="small")
@@ -91,7 +94,7 @@ def bar(room: classroom.Room, model, presenting: bool,
             head_count(room)
         with row.popover("Lesson record", icon=":material/table_view:", key="room_record_open", on_change="rerun") as box:
             if box.open:
-                record_view(room, model, table_at)
+                record_view(room, question_at, answer_name)
         with row.popover("Teacher link", icon=":material/key:", key="room_teacher_link_open", on_change="rerun",
                          help="Keep it private: it reopens control of this room from another tab or after a restart.") as box:
             if box.open:
@@ -118,17 +121,23 @@ def bar(room: classroom.Room, model, presenting: bool,
 def head_count(room: classroom.Room) -> None:
     """The room's code and how many students are here, kept up to date while the teacher talks."""
     code, closed = room.code, room.snap.closed
+    in_page_run = [True]  # its first call is part of the page's run; its timer's runs are its own
 
     @st.fragment(run_every=None if closed else HEAD_COUNT_SECONDS)
     def line() -> None:
+        if not in_page_run[0] and classroom.browser_behind(time.time()):  # the projector missed its last step
+            st.rerun(scope="app")
         try:
             snap = classroom.store().snapshot(code)
         except RoomsOff:
             snap = None
         here = f"{tables.plural(snap.present, 'student')} here ({snap.members:,} joined)" if snap else "…"
         st.markdown(f"**Class room {code}** · {'closed (read-only)' if closed else 'open'} · {here}", width="stretch")
+        if not in_page_run[0]:  # a timer's run of its own: its messages taken before it ends (stepper.delivered)
+            delivered()
 
     line()
+    in_page_run[0] = False
 
 
 def link_panel(room: classroom.Room) -> None:
@@ -150,15 +159,17 @@ def _close(room: classroom.Room) -> None:
         st.session_state[state.ROOM_PROBLEM] = f"The room could not be closed: {exc}."
 
 
-def _teacher_action(action: Callable[..., None], room: classroom.Room, step: int) -> None:
+def _teacher_action(action: Callable[..., object], room: classroom.Room, step: int, *round_: int) -> None:
+    """A teacher's button: `action` in the room (with the round the projector showed, when given: a click for a
+    round that is over, or a second press, then changes nothing)."""
     try:
-        action(room.code, room.teacher_token, step)
+        action(room.code, room.teacher_token, step, *round_)
     except (NotAllowed, RoomsOff) as exc:
         st.session_state[state.ROOM_PROBLEM] = f"That did not happen: {exc}."
 
 
 def reveal(room: classroom.Room, step: int) -> None:
-    """The teacher reveals the merge: for the class too."""
+    """The teacher reveals the step (its merge, its round): for the class too."""
     _teacher_action(classroom.store().reveal, room, step)
     st.session_state.setdefault(state.ROOM_REVEALED, set()).add(step)
 
@@ -172,10 +183,11 @@ def answered_line(snap: Snapshot) -> str:
     return f"{snap.answered:,} of {snap.present:,} answered"
 
 
-def vote_panel(room: classroom.Room, step: int, candidates: pd.DataFrame, dark: bool, large: bool,
+def vote_panel(room: classroom.Room, step: int, question: classroom.Question, dark: bool, large: bool,
                noun: str = "merge") -> None:
     """The teacher's side of a hidden step: the live count, *Show answers*, the spread, *Vote again*, *Reveal*."""
     code = room.code
+    in_view_run = [True]  # its first call is part of the step view's run (which waits for its messages itself)
 
     @st.fragment(run_every=classroom.POLL_SECONDS)
     def live() -> None:
@@ -196,9 +208,12 @@ def vote_panel(room: classroom.Room, step: int, candidates: pd.DataFrame, dark: 
             tally = classroom.store().tally(code, step)
             shown_rounds = {r: c for r, c in tally.items() if r < snap.round or snap.shown}
             if shown_rounds:
-                classroom.histogram(shown_rounds, list(candidates["pair"]), dark, large)
+                classroom.histogram(shown_rounds, question.choices, dark, large)
+        if not in_view_run[0]:
+            delivered()
 
     live()
+    in_view_run[0] = False
     try:
         snap = classroom.store().snapshot(code)  # now: the page's own may be older than this fragment's run
     except RoomsOff:
@@ -206,60 +221,73 @@ def vote_panel(room: classroom.Room, step: int, candidates: pd.DataFrame, dark: 
     if snap is None or snap.closed:
         return
     # The buttons rerun the step view (not only the count above): a reveal changes the whole step.
+    #
+    # All three are always drawn, in the same places, with keys that stay the same through the step's rounds
+    # (the one that does not apply now is disabled). A button that changed in place (*Show answers* replaced
+    # by *Vote again*, or a key with the round in it) is a new element to the browser, and the browser keeps the
+    # old one, the focused one still on screen, until the step view's run is reported finished. A timer's run
+    # (the count above, the bar's) that Streamlit starts right after the click's run relabels that report as
+    # "stopped early" when both are still in its outgoing queue, so the old button stayed beside the new one;
+    # the next press moved the focus off it, it vanished, the row shifted under the pointer between the
+    # button's press and release, and the browser sent no click at all (a second press worked). With a row
+    # that never changes, nothing moves. Each click carries the round it was meant for: a press for a round
+    # that is over (a double click, a second tab) changes nothing.
     buttons = st.container(horizontal=True)
-    if not snap.shown:
-        buttons.button("Show answers", icon=":material/bar_chart:", key=f"room_show {step} {snap.round}",
-                       on_click=_teacher_action, args=(classroom.store().show_answers, room, step))
-    elif snap.round < MAX_ROUNDS:
-        buttons.button("Vote again", icon=":material/replay:", key=f"room_again {step} {snap.round}",
-                       on_click=_teacher_action, args=(classroom.store().vote_again, room, step),
-                       help="A new round after the class discussed the spread; the first stays beside it.")
+    round_ = snap.round
+    buttons.button("Show answers", icon=":material/bar_chart:", key=f"room_show {step}",
+                   disabled=snap.shown or snap.revealed, on_click=_teacher_action,
+                   args=(classroom.store().show_answers, room, step, round_),
+                   help="Closes this round's vote and shows its spread.")
+    buttons.button("Vote again", icon=":material/replay:", key=f"room_again {step}",
+                   disabled=not snap.shown or snap.revealed or round_ >= MAX_ROUNDS, on_click=_teacher_action,
+                   args=(classroom.store().vote_again, room, step, round_),
+                   help=(f"At most {MAX_ROUNDS} rounds." if round_ >= MAX_ROUNDS else
+                         "A new round after the class discussed the spread; the first stays beside it."))
     buttons.button(f"Reveal the {noun}", icon=":material/visibility:", type="primary", key=f"room_reveal {step}",
                    on_click=reveal, args=(room, step))
 
 
-def record_frame(room: classroom.Room, algorithm: str,
-                 table_at: Callable[[int], pd.DataFrame]) -> tuple[pd.DataFrame, list[dict]]:
-    """The lesson's record: per step and round, how many answered and were right; and every vote's row."""
+def record_frame(room: classroom.Room, question_at: Callable[[int], classroom.Question],
+                 answer_name: str = "merge") -> tuple[pd.DataFrame, list[dict]]:
+    """The lesson's record: per step and round, how many answered and were right; and every vote's row (its
+    choice, whether it was right, and what the step did, under `answer_name`)."""
     votes = classroom.store().record(room.code)
     rows: list[dict] = []
     summary: dict[tuple[int, int], list[int]] = {}
-    for step, round_, nickname, kind, choice in votes:
-        table = table_at(step)
-        right = tables.judge_guess(table, choice, algorithm)[0] if kind in ("pair", "piece") else False
-        merge = table.iloc[0]["pair"]
+    for step, round_, nickname, _kind, choice in votes:
+        question = question_at(step)
+        right = question.judge(choice)[0]
         rows.append({"step": step, "round": round_, "nickname": nickname, "choice": choice, "right": right,
-                     "merge": merge})
+                     answer_name: question.answer})
         counts = summary.setdefault((step, round_), [0, 0])
         counts[0] += 1
         counts[1] += int(right)
-    frame = pd.DataFrame([{"step": s, "merge": table_at(s).iloc[0]["pair"], "round": r, "answered": a, "right": ok,
+    frame = pd.DataFrame([{"step": s, answer_name: question_at(s).answer, "round": r, "answered": a, "right": ok,
                            "right %": round(100 * ok / a)} for (s, r), (a, ok) in sorted(summary.items())])
     return frame, rows
 
 
-def record_csv(rows: list[dict]) -> str:
-    """The votes as CSV: nicknames only; a cell that a spreadsheet would run as a formula starts with '."""
+def record_csv(rows: list[dict], answer_name: str = "merge") -> str:
+    """The votes as CSV (record_frame's rows): nicknames only; a cell that a spreadsheet would run as a formula
+    starts with '."""
     out = io.StringIO()
-    writer = csv.DictWriter(out, ["step", "round", "nickname", "choice", "right", "merge"], lineterminator="\n")
+    writer = csv.DictWriter(out, ["step", "round", "nickname", "choice", "right", answer_name], lineterminator="\n")
     writer.writeheader()
     for row in rows:
         writer.writerow({k: ("'" + v if isinstance(v, str) and v[:1] in "=+-@\t\r" else v) for k, v in row.items()})
     return out.getvalue()
 
 
-def record_view(room: classroom.Room, model, table_at: Callable[[int], pd.DataFrame] | None = None) -> None:
-    """The lesson record; `table_at(step)`: the step's candidates, the answer first (by default a merge's)."""
-    from . import caches
-
-    frame, rows = record_frame(room, model.config.algorithm,
-                               table_at or (lambda step: caches.candidates(model, step, False)[0]))
+def record_view(room: classroom.Room, question_at: Callable[[int], classroom.Question],
+                answer_name: str = "merge") -> None:
+    """The lesson record (record_frame), and its CSV to download."""
+    frame, rows = record_frame(room, question_at, answer_name)
     if frame.empty:
         st.caption("No votes yet: the record fills in as the class votes on hidden steps.")
         return
     st.caption("Per step and round: how many answered and how many were right (a tie with the winner counts).")
     st.dataframe(frame, hide_index=True, width="stretch")
-    st.download_button("Download the record (CSV)", data=record_csv(rows), file_name=f"class-room-{room.code}.csv",
+    st.download_button("Download the record (CSV)", data=record_csv(rows, answer_name), file_name=f"class-room-{room.code}.csv",
                        mime="text/csv", icon=":material/download:", on_click="ignore",
-                       help="One row per vote: step, round, nickname, choice, whether it was right, the merge. "
+                       help=f"One row per vote: step, round, nickname, choice, whether it was right, the {answer_name}. "
                             "Nicknames only: nothing else identifies a student.")

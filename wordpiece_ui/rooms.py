@@ -21,8 +21,8 @@ process), each write one `BEGIN IMMEDIATE` transaction. Schema version 1 (`PRAGM
     members(code, member,              -- SHA-256 of the student's token (the link carries the token)
           nickname TEXT, joined REAL, seen REAL, PRIMARY KEY (code, member))
     votes(code, step, round, member,   -- one per (room, step, round, student): a retry or a double
-          kind TEXT,                   --   click counts once; 'pair' (a merge's left + right); open to
-          choice TEXT, at REAL,        --   other kinds of choice (a Unigram step's token to remove)
+          kind TEXT,                   --   click counts once; what was asked: 'pair' (a merge's left + right)
+          choice TEXT, at REAL,        --   or 'piece' (a Unigram round's piece to remove); the choice as shown
           PRIMARY KEY (code, step, round, member))
 
 Deleting a room deletes its rows (foreign keys, ON DELETE CASCADE). A room untouched for
@@ -343,20 +343,37 @@ class RoomStore:
                        (max(1, step), None if quiz is None else int(quiz), code))
             db.execute("INSERT OR IGNORE INTO room_steps (code, step) VALUES (?, ?)", (code, max(1, step)))
 
-    def _step_action(self, code: str, token: str | None, step: int, sql: str) -> None:
+    def _step_action(self, code: str, token: str | None, step: int, sql: str, round_: int | None = None) -> bool:
+        """One teacher action at `step`; whether it changed the room.
+
+        `round_`: the round the teacher's click was meant for (the round the projector showed). A click for a
+        round that is over, or a second press of the same button, then changes nothing and wakes no page (the
+        room's version stays). Without it, the action applies to the current round and the version moves."""
         with self._teacher_write(code, token) as db:
-            self._bump(db, code)
+            if round_ is None:
+                self._bump(db, code)
+            elif db.execute("SELECT closed FROM rooms WHERE code = ?", (code,)).fetchone()[0]:
+                raise NotAllowed("the room is closed")
             db.execute("INSERT OR IGNORE INTO room_steps (code, step) VALUES (?, ?)", (code, step))
-            db.execute(sql, (code, step))
+            if round_ is None:
+                db.execute(sql, (code, step))
+                return True
+            if not db.execute(sql + " AND round = ?", (code, step, round_)).rowcount:
+                return False
+            self._bump(db, code)
+            return True
 
-    def show_answers(self, code: str, token: str | None, step: int) -> None:
-        """Close the current round's vote and show its answers."""
-        self._step_action(code, token, step, "UPDATE room_steps SET shown = 1 WHERE code = ? AND step = ?")
+    def show_answers(self, code: str, token: str | None, step: int, round_: int | None = None) -> bool:
+        """Close the current round's vote and show its answers (`round_`: only if that round is the current one
+        and still open). Whether the room changed."""
+        return self._step_action(code, token, step, "UPDATE room_steps SET shown = 1 WHERE code = ? AND step = ?"
+                                 + ("" if round_ is None else " AND shown = 0 AND revealed = 0"), round_)
 
-    def vote_again(self, code: str, token: str | None, step: int) -> None:
-        """Open another round at `step` (after its answers were shown and discussed)."""
-        self._step_action(code, token, step, "UPDATE room_steps SET round = round + 1, shown = 0 WHERE code = ? "
-                                             f"AND step = ? AND shown = 1 AND revealed = 0 AND round < {MAX_ROUNDS}")
+    def vote_again(self, code: str, token: str | None, step: int, round_: int | None = None) -> bool:
+        """Open another round at `step` (after its answers were shown and discussed; `round_`: only if that
+        round is the current one). Whether the room changed."""
+        return self._step_action(code, token, step, "UPDATE room_steps SET round = round + 1, shown = 0 WHERE code = ? "
+                                 f"AND step = ? AND shown = 1 AND revealed = 0 AND round < {MAX_ROUNDS}", round_)
 
     def reveal(self, code: str, token: str | None, step: int) -> None:
         self._step_action(code, token, step, "UPDATE room_steps SET revealed = 1, shown = 1 WHERE code = ? AND step = ?")

@@ -8,7 +8,7 @@ tokenizers rule, EM's iterations (sizes, objective, the most expected pieces wit
 → after); *Why this round*; and over all rounds the vocabulary size and the loss. Ask first hides what a
 round removes until it is revealed: which of a few candidates (the course rule's cheapest; under the tokenizers
 rule, those around where the pruning stops) costs least to remove? In a class room the class votes on it
-(`room_table`: the choices, cheapest first).
+(`question`: the choices, the cheapest the answer).
 """
 
 from __future__ import annotations
@@ -304,16 +304,31 @@ def choices_frame(picked: list[Choice], answers: bool = False) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def room_table(model: TrainedModel, number: int) -> pd.DataFrame:
-    """A hidden round's choices as the class room votes on them, cheapest first (the right one), the piece in the
-    room's `pair` column (tables.judge_guess reads it with the loss increase). Every candidate costing the same:
-    the cheapest alone (nothing to vote on; the teacher reveals)."""
+def question(model: TrainedModel, number: int) -> classroom.Question:
+    """A hidden round's vote as the class room asks it: its choices in alphabetical order, the cheapest the answer,
+    a choice judged by its loss increase (judge_removal). Every candidate costing the same: the cheapest alone
+    (nothing to vote on; the teacher reveals)."""
     picked = vote_choices(model, number)
-    if not picked:
-        r = _rounds(model).rounds[number - 1]
-        frame = candidates_frame(r, CANDIDATE_ROWS).head(1)
-        return frame.assign(pair=frame["piece"])
-    return pd.DataFrame({"pair": [fmt(c.piece) for c in picked], "loss increase": [c.loss_increase for c in picked]})
+    if picked:
+        costs = [(fmt(c.piece), c.loss_increase) for c in picked]
+    else:
+        frame = candidates_frame(_rounds(model).rounds[number - 1], CANDIDATE_ROWS).head(1)
+        costs = list(zip(frame["piece"], frame["loss increase"]))
+    return classroom.Question(tuple(sorted(piece for piece, _ in costs)), costs[0][0] if costs else "",
+                              functools.partial(judge_removal, costs))
+
+
+def judge_removal(costs: list[tuple[str, float]], guess: str) -> tuple[bool, str]:
+    """Whether removing `guess` raises the loss least among `costs` (piece, loss increase; cheapest first; a tie
+    with the cheapest counts, and says so), and a sentence with both costs."""
+    mine = dict(costs).get(guess)
+    if mine is None:
+        return False, f"{guess} is not among the choices."
+    first, least = costs[0]
+    if mine == least:
+        return True, (f"Right: removing {guess} raises the loss least ({mine:.3g})." if guess == first else
+                      f"Right, by a tie: removing {guess} raises the loss by {mine:.3g} too; {first} goes first.")
+    return False, f"Not this one: removing {guess} raises the loss by {mine:.3g}, against {least:.3g} for {first}."
 
 
 class RoundsView(ViewBase):
@@ -326,6 +341,7 @@ class RoundsView(ViewBase):
     hold_help = "Reveal this round first: Play stops at every hidden round."
     intro = intro.UNIGRAM_INTRO
     steps_noun = "rounds"
+    answer_name = "removed first"
 
     def summary(self) -> str:
         model = self.model
@@ -345,8 +361,8 @@ class RoundsView(ViewBase):
     def revealed_here(self) -> set[int]:
         return st.session_state.get(state.REVEALED_ROUNDS, set())
 
-    def room_table(self, number: int) -> pd.DataFrame:
-        return room_table(self.model, number)
+    def question(self, number: int) -> classroom.Question:
+        return question(self.model, number)
 
     def draw(self, number: int, hidden: bool) -> None:
         lesson = self.lesson
@@ -380,7 +396,7 @@ def round_view(model: TrainedModel, settings: Settings, number: int, presenting:
     shown = ", ".join(fmt(t) for t in removed[:4]) + (" …" if len(removed) > 4 else "")
     st.header(f"Round {number} of {n}:  {size:,} → {size - len(removed):,} pieces"
               + (f"  (− {safe.md(shown)})" if removed else ""), anchor=False)
-    if room is not None and (votes := classroom.results(room, number, room_table(model, number), "unigram")):
+    if room is not None and (votes := classroom.results(room, number, question(model, number))):
         st.info(votes, icon=":material/groups:")
     else:
         guess_feedback(number)
@@ -500,17 +516,15 @@ def quiz_view(model: TrainedModel, number: int, n: int, frame: pd.DataFrame, dar
         where = right
         if room is not None and room.is_teacher and room.open:  # the class votes; the projector shows the count
             with where:
-                room_teacher.vote_panel(room, number, pd.DataFrame({"pair": sorted(room_table(model, number)["pair"])}),
-                                        dark, presenting, noun="round")
+                room_teacher.vote_panel(room, number, question(model, number), dark, presenting, noun="round")
             return
         if room is not None and room.is_student:
             with where:
-                room_student.vote_panel(room, number, pd.DataFrame({"pair": sorted(room_table(model, number)["pair"])}),
-                                        dark, question="which piece costs least to remove?", noun="round",
-                                        kind="piece")
+                room_student.vote_panel(room, number, question(model, number), dark,
+                                        ask="which piece costs least to remove?", noun="round", kind="piece")
             return
     if room is not None and room.is_teacher and room.open:  # nothing to vote on: the teacher reveals
-        room_teacher.vote_panel(room, number, room_table(model, number)[["pair"]], dark, presenting, noun="round")
+        room_teacher.vote_panel(room, number, question(model, number), dark, presenting, noun="round")
         return
     if room is not None and room.is_student:
         st.info("Nothing to vote on in this round: wait for the teacher to reveal it.", icon=":material/hourglass_top:")

@@ -12,25 +12,60 @@ both use `Stepper`, so both behave alike:
   (`run_every`) is fixed when the fragment is defined, so starting, stopping or re-timing
   Play reruns the page once.
 - The keys (← → Space Home End) click these buttons (keys.py).
+- A view's run ends only once the server has taken its messages (`delivered`): Streamlit 1.67 could drop
+  them otherwise, when a timer's request came at that moment.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
+import threading
 import time
 from dataclasses import dataclass, field
 
 import streamlit as st
+from streamlit.runtime import Runtime
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from . import keys
 
 
 ECHO_SECONDS = 3.0  # the slider's old value, sent back this soon after a move by other means, is not a drag
+SETTLE_SECONDS = 10.0  # a run waits at most this long for the server to take its messages (delivered; it is
+#                        released as soon as the loop has them: seconds only when the server is very busy)
 
 
 def speeds_for(noun: str) -> dict[str, float]:
     """Play's speeds: the label says what the timer does (it waits after each view is drawn)."""
     return {f"~1 {noun}/s": 1.0, f"~1 {noun}/2 s": 2.0, "as fast as it draws": 0.05}
+
+
+def delivered(timeout: float = SETTLE_SECONDS) -> None:
+    """Wait (at most `timeout`) until the server's event loop has taken every message this run sent so far.
+
+    Why: Streamlit 1.67 hands each message of a run to its event loop as an event of the session's ScriptRunner,
+    and a runner stops as soon as its run ends with no request waiting. A request that the loop handles after
+    that (a class room's poll, the teacher's count, Play: any `run_every` timer, or a click), while the run's
+    last events still wait behind it on a busy loop, makes a new ScriptRunner, and the session drops every
+    event of the old one it had not handled yet (`AppSession._handle_scriptrunner_event_on_event_loop`: "not the
+    current ScriptRunner"): the browser never sees the end of the step (a phone stayed on the step before; a
+    vote's "Your vote is in" never came). Waiting here keeps the runner running until the loop has caught up
+    with the step's messages, so a request meanwhile joins this runner. (The run's end message, sent after
+    this, can still be lost that way, with nothing of the step; the wait releases the GIL.) Outside a server
+    (AppTest) there is no loop to wait for."""
+    try:
+        loop = Runtime.instance()._get_async_objs().eventloop if Runtime.exists() else None
+    except Exception:  # another Streamlit: its internals differ; nothing to wait for then
+        loop = None
+    if not isinstance(loop, asyncio.AbstractEventLoop) or not loop.is_running():
+        return  # no server loop to wait for (AppTest's runtime is a mock; a server that stops)
+    taken = threading.Event()
+    try:
+        loop.call_soon_threadsafe(taken.set)  # after the run's messages: the loop takes events in order
+    except RuntimeError:  # the loop is closed (the server stops)
+        return
+    taken.wait(timeout)
 
 
 @dataclass(frozen=True)
@@ -58,6 +93,19 @@ class Stepper:
     def _k(self, part: str) -> str:
         return f"{self.key}:{part}"
 
+    @staticmethod
+    def drawn(key: str) -> int | None:
+        """The position the view of the stepper whose session key is `key` last drew, or None before it drew."""
+        return st.session_state.get(f"{key}:drawn")
+
+    @staticmethod
+    def hold_echo(key: str) -> None:
+        """The browser is known to show an older view (a class room's poll saw its address bar): the slider's old
+        value it keeps sending is still no drag, however long the new view takes to reach it (see _slid)."""
+        echo = st.session_state.get(f"{key}:echo")
+        if echo is not None:
+            st.session_state[f"{key}:echo"] = (echo[0], time.monotonic())
+
     @property
     def slider_key(self) -> str:
         return self._k("slider")
@@ -76,6 +124,16 @@ class Stepper:
 
     def _slid(self) -> None:
         value = st.session_state[self.slider_key]
+        ctx = get_script_run_ctx()
+        fragments = (ctx.fragment_ids_this_run or []) if ctx is not None else []
+        own = st.session_state.get(self._k("fragment"))
+        if fragments and own is not None and own not in fragments:
+            # Not a drag: a drag reruns this view's fragment. Another fragment's run (a class room's poll, the
+            # teacher's count) carries the slider's value as the browser has it, which is the old one for as
+            # long as the browser has not drawn the last move (seconds on a busy machine: taken as a drag after
+            # ECHO_SECONDS, it sent a student a step back, off the class's step, and the page stayed there).
+            st.session_state[self.slider_key] = self.position
+            return
         echo = st.session_state.get(self._k("echo"))
         if echo is not None and value == echo[0] and time.monotonic() - echo[1] < ECHO_SECONDS:
             # Not a drag: a rerun the browser sent before it heard of the last move (a class room's poll, say)
@@ -118,11 +176,16 @@ class Stepper:
 
         @st.fragment(run_every=speeds[speed_now] if playing_now else None)
         def view() -> None:
+            ctx = get_script_run_ctx()
+            if ctx is not None and ctx.fragment_ids_this_run and len(ctx.fragment_ids_this_run) == 1:
+                st.session_state[self._k("fragment")] = ctx.fragment_ids_this_run[0]  # this view's own (see _slid)
             self._tick()
             if self.playing != playing_now or (playing_now and st.session_state[self._k("speed")] != speed_now):
                 st.rerun()  # start, stop or re-time the timer: it is fixed when the fragment is defined
             self.controls(speeds, keys_legend, extra)
+            st.session_state[self._k("drawn")] = self.position
             body(self.position)
+            delivered()
 
         view()
 

@@ -234,13 +234,6 @@ def judge_guess(candidates: pd.DataFrame, guess: str, algorithm: str) -> tuple[b
     if rows.empty:
         return False, f"{guess} is not among the candidates."
     mine = rows.iloc[0]
-    if "loss increase" in candidates.columns:  # a piece to remove (a round's): the smallest loss increase wins
-        wl, gl = float(winner["loss increase"]), float(mine["loss increase"])
-        if gl == wl:
-            return True, (f"Right: removing {guess} raises the loss least ({gl:.3g})." if guess == winner["pair"] else
-                          f"Right, by a tie: removing {guess} raises the loss by {gl:.3g} too; {winner['pair']} goes first.")
-        return False, (f"Not this one: removing {guess} raises the loss by {gl:.3g}, against {wl:.3g} for "
-                       f"{winner['pair']}.")
     if algorithm == "bpe":
         wc, gc = int(winner["count(ab)"]), int(mine["count(ab)"])
         best, yours, gap = f"count {wc:,}", f"count {gc:,}", f"{wc - gc:,} fewer occurrences"
