@@ -10,7 +10,7 @@ times it, on this machine, against the bound each test asserted:
   Stop → the job has ended, and Stop → the next training has its worker slot; target the kill grace
   + 2 s (tests/test_jobs.py, test_stop_kills_a_stopped_worker_and_frees_its_slot_within_the_kill_grace).
 - `rooms.clean_nickname` of a megabyte of text (four kinds: one letter, lines, right-to-left marks, tags);
-  target 50 ms each (tests/test_rooms.py, test_a_megabyte_nickname_is_cut_quickly).
+  target 50 ms each (tests/test_rooms.py, test_a_megabyte_nickname_is_cut_to_its_length).
 
 Medians and the worst of several runs.
 

@@ -690,12 +690,10 @@ def test_a_nickname_loses_control_characters_and_newlines():
     assert clean_nickname("\n\t\x00 ") == "" and clean_nickname(None) == "" and clean_nickname(42) == ""
 
 
-def test_a_megabyte_nickname_is_cut_quickly():
+def test_a_megabyte_nickname_is_cut_to_its_length():
+    """(How long the cut takes: benchmarks/bench_stops.py, against 50 ms.)"""
     for text in ("A" * 1_000_000, "x\n" * 500_000, "\u202e" * 1_000_000, "<b>" * 400_000):
-        start = time.perf_counter()
-        cleaned = clean_nickname(text)
-        assert time.perf_counter() - start < 0.05
-        assert len(cleaned) <= NICKNAME_CHARS
+        assert len(clean_nickname(text)) <= NICKNAME_CHARS
     assert clean_nickname("A" * 1_000_000) == "A" * NICKNAME_CHARS
 
 
