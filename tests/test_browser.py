@@ -346,6 +346,34 @@ def test_the_step_keys_work_after_every_redraw(server, page):
     check(page, "train-keys-after-redraws")
 
 
+def test_the_keys_step_from_a_focused_switch_or_radio_and_a_help_mark_toggles_nothing(server, page):
+    """A click leaves the focus on the switch or radio it toggled: → must step from there (not do nothing, not
+    move the sidebar's algorithm radio to the next algorithm); a click on *Ask first*'s "?" must not toggle it."""
+    import re
+
+    visit(page, server.url + "/?corpus=course-toy&algorithm=wordpiece&step=2", "Step 2 of 9", 60_000)
+    wait_idle(page)
+    page.wait_for_function("() => !!document.__wordpieceLabKeys", timeout=15_000)
+    ask = page.get_by_test_id("stCheckbox").filter(has_text="Ask first").first
+    ask.get_by_test_id("stTooltipIcon").click()
+    page.wait_for_timeout(1500)
+    assert not ask.locator("input").is_checked()  # the "?" showed help; nothing was hidden or shown to a class
+    ask.locator("label").first.click()
+    wait_idle(page)
+    assert ask.locator("input").is_checked() and page.evaluate("document.activeElement.type") == "checkbox"
+    page.keyboard.press("ArrowRight")
+    page.get_by_text("Step 3 of 9:  which pair merges next?").first.wait_for(timeout=15_000)
+    ask.locator("label").first.click()
+    wait_idle(page)
+    page.get_by_test_id("stSidebar").get_by_text("BPE", exact=True).click()
+    wait_idle(page)
+    assert page.evaluate("document.activeElement.type") == "radio"
+    page.keyboard.press("ArrowRight")
+    page.locator("h2").filter(has_text=re.compile(r"Step 2 of \d+")).first.wait_for(timeout=15_000)
+    wait_idle(page)
+    assert "algorithm=bpe" in page.url  # still BPE: the arrow stepped, it did not pick the next algorithm
+
+
 def test_the_step_keys_work_after_every_redraw_of_the_playground(server, page):
     """The playground's word-by-word trace uses the same Stepper and key script: after each redraw of the
     page (new text, the special tokens, the tokenizer source, another algorithm, another page and back)

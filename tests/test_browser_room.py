@@ -127,6 +127,9 @@ def test_a_class_room_with_a_teacher_and_three_students(server, browser):
 
     # the projector in dark: the teacher link reopens control in another tab (another computer)
     teacher.get_by_role("button", name="Teacher link").click()
+    teacher.get_by_role("button", name="Download the teacher link").wait_for(timeout=10_000)
+    assert teacher.locator('[data-testid="stPopoverBody"] [data-testid="stCode"]').count() == 0  # not on the projector
+    teacher.get_by_role("button", name="Show it on this screen").click()  # a second, deliberate click
     teacher_link = teacher.locator('[data-testid="stPopoverBody"] [data-testid="stCode"]').first
     teacher_link.wait_for(timeout=10_000)
     dark = tab(browser, PROJECTOR, scheme="dark")

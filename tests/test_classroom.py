@@ -398,3 +398,11 @@ def test_a_browser_that_never_got_its_last_step_is_redrawn_once_a_poll_later(mon
     assert redraws == classroom.BEHIND_REDRAWS  # a browser that stays behind is not redrawn for ever
     fake.session_state[f"{key}:drawn"] = 4  # a new step drawn: counted again
     assert not classroom.browser_behind(300.0) and classroom.browser_behind(301.0)
+
+
+def test_the_teacher_token_is_never_drawn_on_the_projected_tab():
+    """The teacher's tab is the projector's: its token is in no element (and not in the address bar); the
+    *Teacher link* panel downloads it, or draws it after a second click that says it is secret."""
+    teacher, code, token = start_room()
+    button(teacher, "Next").click().run()
+    assert token not in texts(teacher) and token not in str(dict(teacher.query_params))

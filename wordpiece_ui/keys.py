@@ -3,7 +3,10 @@
 Streamlit has no key events of its own, so a few lines of script (in a zero-height
 `st.iframe` of our own HTML, nothing loaded from anywhere) listen on the app's page
 and click the step view's own buttons; the buttons do the work, so the keys do exactly
-what a click does. Keys typed into a text field, a select box or a slider are left alone.
+what a click does. Keys typed into a text field, a select box or a slider are left alone. A switch or a
+radio button keeps the focus after a click (*Ask first*, the sidebar's algorithm): the arrows and Home/End
+step from there too (they would otherwise do nothing, or move the radio to the next algorithm); Space is left
+to them. A click on a widget's "?" shows its help and never toggles the widget its label belongs to.
 
 Every redraw that replaces the iframe (a toggle, *Got it*, another algorithm, another page and
 back) runs the script again, and the listener is replaced with the new one: a listener whose
@@ -30,13 +33,19 @@ _SCRIPT = r"""
   const labels = %s;  // key -> button labels to try, in order
   const before = doc.__wordpieceLabKeys;
   if (before && before.handler) doc.removeEventListener("keydown", before.handler, true);
+  const pressEvents = ["pointerdown", "pointerup", "mousedown", "mouseup", "touchstart", "touchend", "click"];
+  if (before && before.onHelp) pressEvents.forEach(function (e) { doc.removeEventListener(e, before.onHelp, true); });
   const handler = function (event) {
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     const target = event.target || {};
     const tag = (target.tagName || "").toLowerCase();
     const role = target.getAttribute ? (target.getAttribute("role") || "") : "";
-    if (tag === "input" || tag === "textarea" || tag === "select" || target.isContentEditable ||
-        role === "slider" || role === "combobox" || role === "textbox" || role === "listbox") return;
+    const type = (target.type || "").toLowerCase();
+    const choice = (tag === "input" && (type === "checkbox" || type === "radio")) || role === "switch" ||
+        role === "radio" || role === "checkbox";
+    if (choice && event.key === " ") return;  // Space toggles or picks the focused switch or radio
+    if (!choice && (tag === "input" || tag === "textarea" || tag === "select" || target.isContentEditable ||
+        role === "slider" || role === "combobox" || role === "textbox" || role === "listbox")) return;
     const wanted = doc.__wordpieceLabKeys.labels[event.key];
     if (!wanted) return;
     const buttons = Array.from(doc.querySelectorAll("button"));
@@ -53,8 +62,21 @@ _SCRIPT = r"""
       }
     }
   };
-  doc.__wordpieceLabKeys = {labels: labels, handler: handler};
+  // A switch's "?" sits inside its label, which toggles on a press anywhere in it (Ask first: every hidden step
+  // shown to the class). A press on the "?" stops here, before the page's own handlers; its help shows on hover.
+  const onHelp = function (event) {
+    const t = event.target;
+    if (!t || !t.closest) return;
+    const help = t.closest('[data-testid="stTooltipIcon"]');
+    const label = t.closest("label");
+    if (help && label && label.contains(help)) {
+      event.stopPropagation();
+      if (event.type === "click") event.preventDefault();
+    }
+  };
+  doc.__wordpieceLabKeys = {labels: labels, handler: handler, onHelp: onHelp};
   doc.addEventListener("keydown", handler, true);
+  pressEvents.forEach(function (e) { doc.addEventListener(e, onHelp, true); });
 })();
 </script>
 """

@@ -99,6 +99,8 @@ def bar(room: classroom.Room, presenting: bool, question_at: Callable[[int], cla
                          help="Keep it private: it reopens control of this room from another tab or after a restart.") as box:
             if box.open:
                 link_panel(room)
+            else:
+                st.session_state.pop(state.ROOM_LINK_SHOWN, None)  # shown once: hidden again when the panel closes
         if room.open:
             row.button("Close the room", icon=":material/lock:", on_click=_close, args=(room,), key="room_close",
                        help="Makes the room read-only: no more votes; the record stays to download.")
@@ -141,15 +143,23 @@ def head_count(room: classroom.Room) -> None:
 
 
 def link_panel(room: classroom.Room) -> None:
-    """The teacher link (it gives control of the room: drawn only while its closed panel is opened, never on
-    the projector unless the teacher opens it)."""
+    """The teacher link gives control of the room, and this tab is often the projector's: it is downloaded
+    (nothing drawn), or drawn only after a second, deliberate click that says it is secret, and hidden again when
+    the panel closes."""
     assert room.teacher_token is not None
     link = classroom.teacher_link(room.code, room.teacher_token)
     st.caption("Keep this link private: whoever opens it runs the room. It reopens control from another tab, another "
                "computer, or after the server restarts.")
-    st.code(link, language=None, wrap_lines=True)
     st.download_button("Download the teacher link", data=link + "\n", file_name=f"class-room-{room.code}-teacher.txt",
-                           mime="text/plain", icon=":material/download:", on_click="ignore")
+                       mime="text/plain", icon=":material/download:", on_click="ignore", type="primary")
+    if st.session_state.get(state.ROOM_LINK_SHOWN):
+        st.code(link, language=None, wrap_lines=True)
+        st.button("Hide it", icon=":material/visibility_off:", key="room_link_hide",
+                  on_click=st.session_state.pop, args=(state.ROOM_LINK_SHOWN, None))
+    else:
+        st.button("Show it on this screen", icon=":material/warning:", key="room_link_show",
+                  on_click=st.session_state.__setitem__, args=(state.ROOM_LINK_SHOWN, True),
+                  help="Only when the class cannot see this screen: anyone who reads the link can run the room.")
 
 
 def _close(room: classroom.Room) -> None:

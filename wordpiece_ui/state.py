@@ -104,6 +104,7 @@ ROOM_REVEALED = "room_revealed"  # the teacher: the steps the room revealed
 ROOM_PAGE_RUN = "room_page_run"  # a student's poll runs within the page's full run (it must not wait then)
 ROOM_SEEN_AT = "room_seen_at"  # a student: when the page last told the room it is here
 ROOM_JOIN_OPEN = "room_join_open"  # the teacher's join panel (QR code and code), open at first
+ROOM_LINK_SHOWN = "room_link_shown"  # the teacher asked to see the teacher link on screen (until its panel closes)
 ROOM_PINNED_AT = "room_pinned_at"  # the teacher: when the room's corpus was last pinned in the data store
 ROOM_TYPED = "room_typed"  # the sidebar's *Join a class room* box
 ROOM_GO = "room_go"  # a typed code was entered: open the Train page
