@@ -139,3 +139,30 @@ def test_a_class_room_with_a_teacher_and_three_students(server, browser):
     assert "teacher=" not in dark.url and "role=teacher" in dark.url
     assert dark.get_by_role("button", name="Close the room").count() == 1
     shot(dark, "room-projector-dark")
+
+
+def test_a_phone_that_scans_the_code_again_is_the_same_student(server, browser):
+    """A phone that closes its tab and scans the code again (the student link, without its token) comes back
+    as itself: the same nickname, its vote kept, and the projector still counts one student."""
+    teacher = tab(browser, PROJECTOR)
+    link = start_room(teacher, server.url)
+    phone = tab(browser, PHONE, phone=True)
+    phone.goto(link)
+    phone.get_by_text("which pair merges next?").first.wait_for(timeout=60_000)
+    wait_idle(phone)
+    nickname = re.search(r"you are (.+)$", phone.get_by_text(re.compile("you are")).first.inner_text().strip())[1]
+    phone.get_by_test_id("stRadio").get_by_text("##g + ##s", exact=True).click()
+    phone.get_by_text("Your vote is in").first.wait_for(timeout=20_000)
+    context = phone.context
+    phone.close()  # the tab is gone; the browser (its cookies) stays
+    again = context.new_page()
+    again.goto(link)  # the QR code's link: no token in it
+    again.get_by_text(re.compile("you are")).first.wait_for(timeout=60_000)
+    wait_idle(again)
+    assert again.get_by_text(re.compile("you are")).first.inner_text().strip().endswith(f"you are {nickname}")
+    again.get_by_text("Your vote is in: ##g + ##s").first.wait_for(timeout=20_000)
+    teacher.get_by_text("1 of 1 answered").first.wait_for(timeout=20_000)
+    other = tab(browser, PHONE, phone=True)  # another phone (another browser): another student
+    other.goto(link)
+    other.get_by_text(re.compile("you are")).first.wait_for(timeout=60_000)
+    assert not other.get_by_text(re.compile("you are")).first.inner_text().strip().endswith(f"you are {nickname}")

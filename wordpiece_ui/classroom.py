@@ -6,11 +6,14 @@ rooms.py; the teacher's part of the page is room_teacher.py, the student's room_
 Roles. A session is in a room as its teacher (it holds the teacher token, read once from the
 teacher link and dropped from the address bar, which says `role=teacher` instead) or as a student (the link
 carries `student=TOKEN`, so a reload or a restart keeps the nickname and the votes). `room=CODE` alone joins
-as a new student.
+as a new student, unless this browser was in the room before: a student's page keeps its token in a cookie
+of its own for the room (`device_cookie`, kept as long as a room lives), so a phone that scans the code again,
+closed its tab or lost its address bar comes back as itself, with its nickname and its votes.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import NoReturn
@@ -30,6 +33,7 @@ POLL_SECONDS = 1.0  # how often a student's page (and the teacher's count) asks 
 BEHIND_SECONDS = 0.8  # a browser whose address bar still names another step a poll later: its page is drawn again
 BEHIND_SINCE = "room_behind_since"  # (session key) since when a poll sees the browser behind, at which step, redraws
 BEHIND_REDRAWS = 3  # at most this many redraws for one step (a browser that stays behind after them: left alone)
+DEVICE_COOKIE = "wordpiece_lab_room_"  # + the room's code: this browser's student token in that room
 WRONG_NOTES = 2  # after a reveal: why the most chosen wrong choices lost, for this many of them
 
 
@@ -139,7 +143,7 @@ def _enter_room(rooms: RoomStore, raw_code: str, code: str | None, teacher: str 
             st.session_state[state.ROOM_PROBLEM] = ("This link's teacher part is not this room's: you joined as a "
                                                     "student. Open the teacher link you downloaded to run the room.")
         try:
-            member = rooms.join(code, valid_token(student))
+            member = rooms.join(code, valid_token(student) or device_token(code))
         except NotAllowed as exc:
             st.session_state[state.ROOM_PROBLEM] = f"You could not join the class room {code}: {exc}."
             st.session_state.pop(state.ROOM, None)
@@ -153,6 +157,30 @@ def _enter_room(rooms: RoomStore, raw_code: str, code: str | None, teacher: str 
     if st.session_state.get(state.ROOM_TEACHER):
         st.session_state[state.kept(state.QUIZ)] = st.session_state[state.QUIZ] = snap.quiz
         st.session_state[state.ROOM_SENT] = (snap.step, snap.quiz)
+
+
+def device_cookie(code: str) -> str:
+    return DEVICE_COOKIE + code
+
+
+def device_token(code: str) -> str | None:
+    """The student token this browser kept for room `code` (a cookie the student's page set), or None. The
+    browser sends its cookies when a session starts."""
+    try:
+        return valid_token(st.context.cookies.get(device_cookie(code)))
+    except Exception:  # no browser behind this session (AppTest, a bare run): nothing kept
+        return None
+
+
+def remember_device(room: Room, hours: float) -> None:
+    """Keep this student's token in the browser for as long as the room can live (`hours` since its last use):
+    a script of our own in a one-pixel frame sets the cookie on the app's own address (nothing is sent anywhere
+    else; a reload draws the same frame, which the browser does not run again)."""
+    if not room.student_token:
+        return
+    cookie = (f"{device_cookie(room.code)}={room.student_token}; Max-Age={int(hours * 3600)}; Path=/; "
+              "SameSite=Strict")
+    st.iframe(f"<script>window.parent.document.cookie = {json.dumps(cookie)};</script>", height=1)
 
 
 def forget() -> None:
