@@ -19,8 +19,8 @@ classroom.enter_from_url()  # a class room's link: its settings and step, before
 if page.title == navigation.TRAIN:  # presenter mode: the room sees the step, not the settings
     st.set_page_config(initial_sidebar_state="collapsed" if state.presenting() else "auto")
 room = classroom.current()
+classroom.join_box()  # type a room's code, on any page: at the top of the sidebar (a phone's first screen)
 settings = st.session_state[state.SETTINGS] = state.sidebar(locked=classroom.lock_reason(room))
-classroom.join_box()  # type a room's code, on any page
 if room is not None and room.is_student and room.open and page.title in (navigation.COMPARE, navigation.PLAYGROUND):
     classroom.not_while_in_class(room, settings)  # these pages would show the merges the class has not seen yet
 if page.title in (navigation.TRAIN, navigation.COMPARE):  # its trainings run while the page imports its modules

@@ -20,7 +20,7 @@ teacher = room if room is not None and room.is_teacher else None  # this session
 state.keep(state.QUIZ, False, bool)  # quiz=1 in a link opens the page in "ask first" mode
 state.keep(state.PRESENT, False, bool)  # present=1 opens it in presenter mode
 presenting = bool(st.session_state[state.PRESENT]) and not student
-presenter.style(presenting)
+presenter.style(presenting, student=student is not None and student.open)
 if student:  # a student's phone: the room first
     room_student.bar(student)
 elif not presenting:
@@ -50,11 +50,12 @@ quiz = student.snap.quiz if student else bool(st.session_state[state.QUIZ])
 lesson = Lesson(settings, ready, presenting, quiz, room, DARK)
 view = step_views.view_for(lesson)  # a merge's (merges_view.py) or a round's (rounds_view.py)
 n = view.steps
-summary, modes = st.columns([3, 2], vertical_alignment="center")
-if not presenting:  # presenter mode: the room sees the step, not the corpus's statistics
-    summary.caption(view.summary())
-if not student:  # a student's room decides what is hidden, and a phone is no projector
-    mode_toggles(modes.container(horizontal=True, horizontal_alignment="right"), view)
+if not (student and student.open):  # a phone in class: the step first (its room decides what is hidden)
+    summary, modes = st.columns([3, 2], vertical_alignment="center")
+    if not presenting:  # presenter mode: the room sees the step, not the corpus's statistics
+        summary.caption(view.summary())
+    if not student:
+        mode_toggles(modes.container(horizontal=True, horizontal_alignment="right"), view)
 if not presenting and not st.session_state[state.QUIZ] and room is None:  # a class has its teacher
     intro.show(view.intro)
 if (nothing := view.nothing()) is not None:
@@ -78,8 +79,9 @@ def view_params(number: int) -> dict:
 
 def glossary_and_share(number: int) -> None:
     intro.glossary_button()
-    state.share_button(settings, qr_at_once=presenting, url=classroom.student_link(room.code) if room else None,
-                       **view_params(number))
+    if not (student and student.open):  # a student shares nothing: the class joins from the teacher's code
+        state.share_button(settings, qr_at_once=presenting, url=classroom.student_link(room.code) if room else None,
+                           **view_params(number))
 
 
 def step_view(number: int) -> None:
@@ -95,7 +97,8 @@ def step_view(number: int) -> None:
 if student:
     room_student.follow(student)  # the class's step, as the teacher moves
 Stepper(state.STEP, n, noun=view.noun, hold=hidden, limit=room_student.reachable(room, n),
-        hold_help=view.hold_help).run(step_view, extra=glossary_and_share, keys_legend=not presenting and not student)
+        hold_help=view.hold_help).run(step_view, extra=glossary_and_share, keys_legend=not presenting and not student,
+                                      player=not (student and student.open))
 
 if student and student.open:
     st.caption(view.closed_downloads)

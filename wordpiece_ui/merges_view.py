@@ -102,7 +102,10 @@ class MergesView(ViewBase):
         """The candidates without their scores, a guess and the reveal: all on one 1280×720 screen."""
         lesson, algorithm = self.lesson, self.algorithm
         st.header(f"Step {number} of {self.steps}:  which pair merges next?", anchor=False)
-        left, right = st.columns([3, 2])
+        if lesson.student:  # a phone: the vote first, above the fold; the candidates under it
+            right, left = st.container(), st.container()
+        else:
+            left, right = st.columns([3, 2])
         candidates = tables.quiz_frame(table, algorithm, QUIZ_CHOICES)
         with left:
             if lesson.presenting:  # a plain table takes presenter mode's big type

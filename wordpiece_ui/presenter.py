@@ -1,4 +1,5 @@
-"""Presenter mode's look: big type, little padding, for a projector at 1280×720.
+"""Presenter mode's look: big type, little padding, for a projector at 1280×720; and a class room student's:
+touch targets of at least 44 px (the vote's choices, the buttons), for a phone.
 
 Only type sizes and spacing change (CSS of our own, nothing fetched); the page decides
 what goes above the fold. Charts get their large type from `charts.candidates_bar(large=True)`.
@@ -32,6 +33,16 @@ _COMPACT_CSS = """
 """
 
 
-def style(presenting: bool) -> None:
-    """Apply the Train page's spacing, and presenter mode's type sizes when it is on."""
-    st.html(_PRESENTER_CSS if presenting else _COMPACT_CSS)
+# A student's phone: each choice of the vote, and each button, at least 44 px tall (a thumb, not a pointer).
+_STUDENT_CSS = """
+<style>
+[data-testid="stMainBlockContainer"] [data-testid="stRadioOption"] { min-height: 44px; align-items: center; }
+[data-testid="stMainBlockContainer"] button { min-height: 44px; }
+</style>
+"""
+
+
+def style(presenting: bool, student: bool = False) -> None:
+    """Apply the Train page's spacing, and presenter mode's type sizes when it is on (`student`: a class room
+    student's touch targets)."""
+    st.html((_PRESENTER_CSS if presenting else _COMPACT_CSS) + (_STUDENT_CSS if student else ""))

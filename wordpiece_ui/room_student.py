@@ -26,7 +26,8 @@ def bar(room: classroom.Room) -> None:
     with st.container(border=True):
         row = st.container(horizontal=True, vertical_alignment="center", gap="small")
         row.markdown(f"**Class room {room.code}** · you are **{safe.md(room.nickname)}**", width="stretch")
-        classroom.remember_device(room, classroom.store().idle_hours)  # scanned again: the same student
+        with row:  # (in the row: its one-pixel frame takes no line of its own)
+            classroom.remember_device(room, classroom.store().idle_hours)  # scanned again: the same student
         with row.popover("Change name", icon=":material/edit:", key="room_name_open"):
             st.text_input("Your name in this room (others see it in the record)", value=room.nickname,
                           max_chars=NICKNAME_CHARS, key=state.ROOM_NICKNAME_BOX, on_change=_rename, args=(room,))

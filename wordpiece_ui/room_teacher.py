@@ -106,6 +106,8 @@ def bar(room: classroom.Room, presenting: bool, question_at: Callable[[int], cla
                        help="Makes the room read-only: no more votes; the record stays to download.")
         else:
             row.button("Continue alone", icon=":material/person:", on_click=classroom.forget, key="room_leave_t")
+        if not room.open:  # a closed room takes no one: no code to scan
+            return
         join = state.panel(f"Join the class: scan the code or type {room.code}", ":material/qr_code_2:",
                            state.ROOM_JOIN_OPEN)
         with join as panel:

@@ -498,7 +498,10 @@ def quiz_view(model: TrainedModel, number: int, n: int, frame: pd.DataFrame, dar
                 "there is nothing to guess. Reveal the round to see which ones go.", icon=":material/balance:")
     else:
         st.header(f"Round {number} of {n}:  which piece costs least to remove?", anchor=False)
-        left, right = st.columns([3, 2]) if not (room is not None and room.is_student) else (st.container(),) * 2
+        if room is not None and room.is_student:  # a phone: the vote first, above the fold; the table under it
+            right, left = st.container(), st.container()
+        else:
+            left, right = st.columns([3, 2])
         with left:
             table = choices_frame(picked)
             if presenting:  # a plain table takes presenter mode's big type

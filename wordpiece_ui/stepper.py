@@ -161,11 +161,12 @@ class Stepper:
 
     # ----- drawing -----------------------------------------------------------------------------
     def run(self, body: Callable[[int], None], *, extra: Callable[[int], None] | None = None,
-            keys_legend: bool = True) -> None:
+            keys_legend: bool = True, player: bool = True) -> None:
         """Draw the controls and `body(position)` in a fragment that Play reruns on its timer.
 
         `extra(position)` draws one more control at the end of the controls' row (the Train
-        page's Share button, which must follow the step).
+        page's Share button, which must follow the step). `player`: Play and its speed (a class room's
+        student follows the teacher instead: a phone's first screen keeps the vote).
         """
         st.session_state[self.key] = self.position
         speeds = speeds_for(self.noun)
@@ -182,7 +183,7 @@ class Stepper:
             self._tick()
             if self.playing != playing_now or (playing_now and st.session_state[self._k("speed")] != speed_now):
                 st.rerun()  # start, stop or re-time the timer: it is fixed when the fragment is defined
-            self.controls(speeds, keys_legend, extra)
+            self.controls(speeds, keys_legend, extra, player)
             st.session_state[self._k("drawn")] = self.position
             body(self.position)
             delivered()
@@ -190,7 +191,7 @@ class Stepper:
         view()
 
     def controls(self, speeds: dict[str, float], keys_legend: bool,
-                 extra: Callable[[int], None] | None = None) -> None:
+                 extra: Callable[[int], None] | None = None, player: bool = True) -> None:
         position, n, last = self.position, self.count, self.last
         before = st.session_state.get(self.slider_key)
         if before is not None and before != position:  # moved by a button, a key, Play or the page: see _slid
@@ -207,13 +208,15 @@ class Stepper:
                    args=(position + 1,), disabled=position >= last, width="content", key=self._k("next"))
         row.button("Last", icon=":material/last_page:", icon_position="right", on_click=self.go, args=(last,),
                    disabled=position >= last, width="content", key=self._k("last"))
-        held = not self.playing and self.hold(position)
-        row.button("Pause" if self.playing else "Play", on_click=self._toggle_play,
-                   icon=":material/pause:" if self.playing else ":material/play_arrow:",
-                   disabled=last <= 1 or held, width="content", key=self._k("play"),
-                   help=self.hold_help if held else (f"From {self.noun} 1 again" if position >= last else None))
-        row.selectbox("Speed", list(speeds), key=self._k("speed"), label_visibility="collapsed", width=150,
-                      help=f"Play waits this long after a {self.noun} is drawn, so a {self.noun} can take a little longer.")
+        if player:
+            held = not self.playing and self.hold(position)
+            row.button("Pause" if self.playing else "Play", on_click=self._toggle_play,
+                       icon=":material/pause:" if self.playing else ":material/play_arrow:",
+                       disabled=last <= 1 or held, width="content", key=self._k("play"),
+                       help=self.hold_help if held else (f"From {self.noun} 1 again" if position >= last else None))
+            row.selectbox("Speed", list(speeds), key=self._k("speed"), label_visibility="collapsed", width=150,
+                          help=f"Play waits this long after a {self.noun} is drawn, so a {self.noun} can take a little "
+                               "longer.")
         if keys_legend:  # the legend, with the extra control at its right
             row = st.container(horizontal=True, vertical_alignment="center")
             row.caption(keys.legend(self.noun), width="stretch")
