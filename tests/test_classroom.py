@@ -406,3 +406,17 @@ def test_the_teacher_token_is_never_drawn_on_the_projected_tab():
     teacher, code, token = start_room()
     button(teacher, "Next").click().run()
     assert token not in texts(teacher) and token not in str(dict(teacher.query_params))
+
+
+def test_a_student_the_teacher_took_out_is_told_and_a_locked_room_takes_no_one_new():
+    teacher, code, token = start_room()
+    student = join(code)
+    member = next(s.member for s in classroom.store().roster(code))
+    classroom.store().remove_student(code, token, member)
+    student.run()
+    assert state.ROOM not in student.session_state
+    assert f"The teacher took you out of class room {code}." in texts(student)
+    classroom.store().lock(code, token, True)
+    late = app(room=code)
+    assert state.ROOM not in late.session_state
+    assert f"You could not join the class room {code}: the teacher has locked the room" in texts(late)

@@ -624,7 +624,7 @@ def test_processes_opening_a_new_folder_at_once_all_get_the_store(tmp_path):
 def test_the_schema_is_wal_with_its_user_version(store, room):
     with sqlite3.connect(store.path) as db:
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 1
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
         tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         assert tables == {"rooms", "room_steps", "members", "votes"}
         assert [c[1] for c in db.execute("PRAGMA table_info(votes)")] == ["code", "step", "round", "member", "kind",
@@ -645,11 +645,11 @@ def _off(store, expected):
 def test_a_newer_schema_turns_the_store_off_and_is_left_alone(tmp_path, clock):
     with sqlite3.connect(tmp_path / DB_NAME) as db:
         db.execute("CREATE TABLE rooms (code TEXT PRIMARY KEY, future TEXT)")
-        db.execute("PRAGMA user_version = 2")
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     store = RoomStore(str(tmp_path), clock=clock)
     _off(store, "newer WordPiece Lab")
     with sqlite3.connect(tmp_path / DB_NAME) as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION + 1
         assert [c[1] for c in db.execute("PRAGMA table_info(rooms)")] == ["code", "future"]
         assert db.execute("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'").fetchone()[0] == 1
 
@@ -836,3 +836,64 @@ def test_a_store_that_stays_locked_says_so_in_words(store, room, monkeypatch):
         holder.close()
     store.vote(code, ann.token, 1, 1, "h ##u")  # and works again once it is free
     assert store.snapshot(code).answered == 1
+
+
+# ----- the teacher's list: who is here, who answered; rename, remove, lock ----------------------------------
+
+
+def test_the_roster_says_who_is_here_and_who_answered_the_current_round(store, room, clock):
+    code, teacher = room
+    ann, bob = store.join(code, nickname="Ann"), store.join(code, nickname="Bob")
+    store.vote(code, ann.token, 1, 1, "a + b")
+    seats = store.roster(code)
+    assert [(s.nickname, s.present, s.answered) for s in seats] == [("Ann", True, True), ("Bob", True, False)]
+    assert all(s.member not in (ann.token, bob.token) for s in seats)  # never a token: its hash
+    store.show_answers(code, teacher, 1)
+    store.vote_again(code, teacher, 1)  # round 2: nobody has answered it yet
+    assert [s.answered for s in store.roster(code)] == [False, False]
+    clock.advance(PRESENT_SECONDS + 1)
+    assert [s.present for s in store.roster(code)] == [False, False]
+
+
+def test_the_teacher_renames_and_removes_a_student_and_nobody_else_can(store, room):
+    code, teacher = room
+    ann, bob = store.join(code, nickname="Ann"), store.join(code, nickname="Bob")
+    store.vote(code, bob.token, 1, 1, "a + b")
+    seat = {s.nickname: s.member for s in store.roster(code)}
+    with pytest.raises(NotAllowed):
+        store.remove_student(code, ann.token, seat["Bob"])  # a student's token runs nothing
+    assert store.rename_student(code, teacher, seat["Ann"], "  <b>Annie</b>\n") == "<b>Annie</b>"
+    store.remove_student(code, teacher, seat["Bob"])
+    assert [s.nickname for s in store.roster(code)] == ["<b>Annie</b>"]
+    assert store.tally(code, 1) == {} and not store.is_member(code, bob.token)  # their votes went with them
+    assert store.is_member(code, ann.token)
+
+
+def test_a_locked_room_lets_its_students_back_but_no_one_new(store, room):
+    code, teacher = room
+    ann = store.join(code, nickname="Ann")
+    version = store.snapshot(code).version
+    store.lock(code, teacher, True)
+    assert store.is_locked(code) and store.snapshot(code).version == version + 1  # the pages hear of it
+    assert store.join(code, ann.token).nickname == "Ann"  # back: a reload, the code scanned again
+    with pytest.raises(NotAllowed, match="locked"):
+        store.join(code)
+    with pytest.raises(NotAllowed, match="locked"):
+        store.join(code, "an-unknown-token-0123456789")
+    store.lock(code, teacher, False)
+    assert store.join(code).nickname
+
+
+def test_a_version_1_store_gains_the_lock_when_opened(tmp_path, clock):
+    old = RoomStore(str(tmp_path), idle_hours=24, clock=clock)
+    code, teacher = old.create(SETTINGS)
+    with sqlite3.connect(old.path) as db:  # the file as version 1 left it: no `locked` column
+        db.execute("ALTER TABLE rooms DROP COLUMN locked")
+        db.execute("PRAGMA user_version = 1")
+    new = RoomStore(str(tmp_path), idle_hours=24, clock=clock)
+    assert new.on, new.problem
+    assert not new.is_locked(code) and new.snapshot(code) is not None  # the room is still there
+    new.lock(code, teacher, True)
+    assert new.is_locked(code)
+    with sqlite3.connect(new.path) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2

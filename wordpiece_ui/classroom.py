@@ -238,15 +238,22 @@ def current() -> Room | None:
     if not code:
         return None
     rooms = store()
+    student = st.session_state.get(state.ROOM_STUDENT)
     try:
         snap = rooms.snapshot(code) if rooms.on else None
         revealed = frozenset(rooms.revealed_steps(code)) if snap is not None else frozenset()
+        removed = snap is not None and student is not None and not rooms.is_member(code, student)
     except RoomsOff as exc:
         _retry_soon(f"The class room {code} cannot be read right now ({exc}). The page tries again in a moment.")
     if snap is None:
         forget()
         st.session_state[state.ROOM_PROBLEM] = (f"The class room {code} has ended (a room is removed "
                                                 f"{rooms.idle_hours:g} hours after it was last used): you are on your own here.")
+        return None
+    if removed:
+        forget()
+        st.session_state[state.ROOM_PROBLEM] = (f"The teacher took you out of class room {code}. To join again, type its "
+                                                "code in the sidebar (unless the teacher has locked the room).")
         return None
     st.session_state[state.ROOM_REVEALED] = set(revealed)  # this tab's reveals join it until the next full run
     room = Room(snap, st.session_state.get(state.ROOM_TEACHER), st.session_state.get(state.ROOM_STUDENT),

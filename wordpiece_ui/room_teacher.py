@@ -12,8 +12,8 @@ from collections.abc import Callable
 import pandas as pd
 import streamlit as st
 
-from . import classroom, state, tables, user_files
-from .rooms import MAX_ROUNDS, PRESENT_SECONDS, NotAllowed, RoomsOff, Snapshot
+from . import classroom, safe, state, tables, user_files
+from .rooms import MAX_ROUNDS, NICKNAME_CHARS, PRESENT_SECONDS, NotAllowed, RoomsOff, Snapshot
 from .settings import Settings
 from .stepper import delivered
 
@@ -95,6 +95,9 @@ def bar(room: classroom.Room, presenting: bool, question_at: Callable[[int], cla
         with row.popover("Lesson record", icon=":material/table_view:", key="room_record_open", on_change="rerun") as box:
             if box.open:
                 record_view(room, question_at, answer_name)
+        with row.popover("Students", icon=":material/groups:", key="room_students_open", on_change="rerun") as box:
+            if box.open:
+                students_panel(room)
         with row.popover("Teacher link", icon=":material/key:", key="room_teacher_link_open", on_change="rerun",
                          help="Keep it private: it reopens control of this room from another tab or after a restart.") as box:
             if box.open:
@@ -144,6 +147,56 @@ def head_count(room: classroom.Room) -> None:
     in_page_run[0] = False
 
 
+def students_panel(room: classroom.Room) -> None:
+    """Who joined, who is here and who has not answered yet; rename or remove a student; lock the room to late
+    joiners. (In a popover: opened on purpose, never left on the projector.)"""
+    try:
+        seats = classroom.store().roster(room.code)
+        locked = classroom.store().is_locked(room.code)
+    except RoomsOff as exc:
+        st.warning(f"The room cannot be read right now ({exc}).")
+        return
+    if room.open:
+        st.toggle("Lock the room: no one new can join", value=locked, key="room_lock", on_change=_lock,
+                  args=(room,), help="Students who joined come back even then (a reload, a new tab, the code scanned "
+                                     "again).")
+    waiting = [s.nickname for s in seats if s.present and not s.answered]
+    if room.snap.voting:
+        st.markdown(safe.md("Not answered yet: " + (", ".join(waiting) if waiting else "nobody")))
+    if not seats:
+        st.caption("No one has joined yet.")
+        return
+    st.dataframe(pd.DataFrame([{"nickname": s.nickname, "here": s.present, "answered": s.answered} for s in seats]),
+                 hide_index=True, width="stretch", height=min(400, 40 + 35 * len(seats)))
+    if not room.open:
+        return
+    by_member = {s.member: s.nickname for s in seats}
+    chosen = st.selectbox("A student", list(by_member), format_func=by_member.__getitem__, index=None,
+                          key="room_student_chosen", placeholder="choose to rename or remove")
+    if chosen is None:
+        return
+    st.text_input("New nickname", max_chars=NICKNAME_CHARS, key="room_student_rename",
+                  on_change=_rename_student, args=(room, chosen))
+    st.button(f"Remove {by_member[chosen]} and their votes", icon=":material/person_remove:",
+              key="room_student_remove", on_click=_remove_student, args=(room, chosen))
+
+
+def _lock(room: classroom.Room) -> None:
+    _teacher_action(classroom.store().lock, room, bool(st.session_state.get("room_lock")))
+
+
+def _rename_student(room: classroom.Room, member: str) -> None:
+    name = st.session_state.get("room_student_rename", "")
+    st.session_state["room_student_rename"] = ""
+    if name.strip():
+        _teacher_action(classroom.store().rename_student, room, member, name)
+
+
+def _remove_student(room: classroom.Room, member: str) -> None:
+    _teacher_action(classroom.store().remove_student, room, member)
+    st.session_state.pop("room_student_chosen", None)
+
+
 def link_panel(room: classroom.Room) -> None:
     """The teacher link gives control of the room, and this tab is often the projector's: it is downloaded
     (nothing drawn), or drawn only after a second, deliberate click that says it is secret, and hidden again when
@@ -171,11 +224,12 @@ def _close(room: classroom.Room) -> None:
         st.session_state[state.ROOM_PROBLEM] = f"The room could not be closed: {exc}."
 
 
-def _teacher_action(action: Callable[..., object], room: classroom.Room, step: int, *round_: int) -> None:
-    """A teacher's button: `action` in the room (with the round the projector showed, when given: a click for a
-    round that is over, or a second press, then changes nothing)."""
+def _teacher_action(action: Callable[..., object], room: classroom.Room, *args: object) -> None:
+    """A teacher's button: `action(code, token, *args)` in the room (a step's action takes the step and the round
+    the projector showed, when given: a click for a round that is over, or a second press, then changes
+    nothing)."""
     try:
-        action(room.code, room.teacher_token, step, *round_)
+        action(room.code, room.teacher_token, *args)
     except (NotAllowed, RoomsOff) as exc:
         st.session_state[state.ROOM_PROBLEM] = f"That did not happen: {exc}."
 

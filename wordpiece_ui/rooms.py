@@ -4,7 +4,8 @@ A teacher starts a room from the Train page; students join with its code. Everyt
 lives in `rooms.sqlite3` in the app's data folder (datastore.py names it), so all sessions of the
 server (and any process) see the same room, and nothing a class did is lost when the server restarts
 or is killed: WAL mode, `synchronous = NORMAL` (a committed transaction survives a crash of the
-process), each write one `BEGIN IMMEDIATE` transaction. Schema version 1 (`PRAGMA user_version`):
+process), each write one `BEGIN IMMEDIATE` transaction. Schema version 2 (`PRAGMA user_version`; a version 1
+file gains `rooms.locked` when it is opened):
 
     rooms(code TEXT PRIMARY KEY,       -- what students type: ROOM_CODE_CHARS of CODE_ALPHABET
           teacher TEXT,                -- SHA-256 of the teacher's token (the token itself is never kept)
@@ -13,7 +14,8 @@ process), each write one `BEGIN IMMEDIATE` transaction. Schema version 1 (`PRAGM
           created REAL, touched REAL,  -- Unix times; touched: the last write by anyone
           closed REAL,                 -- 0 while open; when the teacher closed it (then read-only)
           step INTEGER, quiz INTEGER,  -- the teacher's step, and "ask first"
-          version INTEGER)             -- +1 at every teacher action: a poll compares one number
+          version INTEGER,             -- +1 at every teacher action: a poll compares one number
+          locked INTEGER)              -- 1: no new student may join (those who joined come back)
     room_steps(code, step, round,      -- the vote's round at this step (1, then 2 after *Vote again*, ...)
           shown INTEGER,               -- the answers of the current round are on the projector: it is closed
           revealed INTEGER,            -- the teacher revealed the merge
@@ -53,7 +55,8 @@ from dataclasses import dataclass
 from . import sqlite_files
 
 DB_NAME = "rooms.sqlite3"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+_UPGRADES = {2: ["ALTER TABLE rooms ADD COLUMN locked INTEGER NOT NULL DEFAULT 0"]}
 HOURS_ENV = "WORDPIECE_LAB_ROOM_HOURS"
 DEFAULT_HOURS = 24.0
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L: read off a projector and typed by hand
@@ -79,7 +82,8 @@ _SCHEMA = (
         closed REAL NOT NULL DEFAULT 0,
         step INTEGER NOT NULL,
         quiz INTEGER NOT NULL,
-        version INTEGER NOT NULL DEFAULT 0)""",
+        version INTEGER NOT NULL DEFAULT 0,
+        locked INTEGER NOT NULL DEFAULT 0)""",
     "CREATE INDEX IF NOT EXISTS rooms_by_touch ON rooms (touched)",
     """CREATE TABLE IF NOT EXISTS room_steps (
         code TEXT NOT NULL REFERENCES rooms (code) ON DELETE CASCADE,
@@ -184,6 +188,16 @@ class Member:
     nickname: str
 
 
+@dataclass(frozen=True)
+class Seat:
+    """A student as the teacher's list shows them (never their token: `member` is its hash)."""
+
+    member: str
+    nickname: str
+    present: bool  # seen in the last PRESENT_SECONDS
+    answered: bool  # voted in the current round at the teacher's step
+
+
 # ----- waking the pages of this process when a teacher acts (another process' changes wait for the next poll)
 _CHANGES = threading.Condition()
 _CHANGE_COUNTS: dict[str, int] = {}  # room code → teacher actions committed by this process
@@ -265,7 +279,7 @@ class RoomStore:
             db.close()
         with self._transaction(write=True) as db:
             sqlite_files.use_schema(db, _SCHEMA, SCHEMA_VERSION, lambda found: RoomsOff(
-                f"the rooms were written by a newer WordPiece Lab (schema {found})"))
+                f"the rooms were written by a newer WordPiece Lab (schema {found})"), _UPGRADES)
         self.expire()
 
     # ----- rooms ----------------------------------------------------------------------------------
@@ -404,6 +418,8 @@ class RoomStore:
                 if row is not None:
                     db.execute("UPDATE members SET seen = ? WHERE code = ? AND member = ?", (now, code, _hash(token)))
                     return Member(token, row[0])
+            if db.execute("SELECT locked FROM rooms WHERE code = ?", (code,)).fetchone()[0]:
+                raise NotAllowed("the teacher has locked the room: no one new can join now")
             if db.execute("SELECT COUNT(*) FROM members WHERE code = ?", (code,)).fetchone()[0] >= MAX_MEMBERS:
                 # full: first make room by removing the members who never voted and left long ago (a tab
                 # opened and closed, or someone opening the link over and over)
@@ -433,6 +449,55 @@ class RoomStore:
         if row is None:
             raise NotAllowed("not a member of this room")
         return row[0]
+
+    def roster(self, code: str) -> list[Seat]:
+        """The room's students, by nickname: who is here and who has answered the current round."""
+        now = self.clock()
+        with self._transaction() as db:
+            rows = db.execute(
+                """SELECT m.member, m.nickname, m.seen >= ?,
+                          EXISTS (SELECT 1 FROM votes v WHERE v.code = m.code AND v.member = m.member
+                                  AND v.step = r.step AND v.round = COALESCE(s.round, 1))
+                   FROM members m JOIN rooms r ON r.code = m.code
+                   LEFT JOIN room_steps s ON s.code = r.code AND s.step = r.step
+                   WHERE m.code = ? ORDER BY m.nickname, m.joined""", (now - PRESENT_SECONDS, code)).fetchall()
+        return [Seat(member, nickname, bool(here), bool(answered)) for member, nickname, here, answered in rows]
+
+    def rename_student(self, code: str, token: str | None, member: str, nickname: str) -> str:
+        """The teacher renames a student (`member`: a Seat's); the nickname kept ("" leaves it as it was)."""
+        name = clean_nickname(nickname)
+        with self._teacher_write(code, token) as db:
+            if name:
+                db.execute("UPDATE members SET nickname = ? WHERE code = ? AND member = ?", (name, code, member))
+            row = db.execute("SELECT nickname FROM members WHERE code = ? AND member = ?", (code, member)).fetchone()
+            self._bump(db, code)
+        if row is None:
+            raise NotAllowed("no such student in this room")
+        return row[0]
+
+    def remove_student(self, code: str, token: str | None, member: str) -> None:
+        """The teacher removes a student and their votes (the page that had them joins again as someone new,
+        unless the room is locked)."""
+        with self._teacher_write(code, token) as db:
+            db.execute("DELETE FROM votes WHERE code = ? AND member = ?", (code, member))
+            db.execute("DELETE FROM members WHERE code = ? AND member = ?", (code, member))
+            self._bump(db, code)
+
+    def lock(self, code: str, token: str | None, locked: bool) -> None:
+        """Let no one new join (`locked`), or let them again; the students who joined always come back."""
+        with self._teacher_write(code, token) as db:
+            db.execute("UPDATE rooms SET locked = ? WHERE code = ?", (int(locked), code))
+            self._bump(db, code)
+
+    def is_member(self, code: str, token: str) -> bool:
+        with self._transaction() as db:
+            return db.execute("SELECT 1 FROM members WHERE code = ? AND member = ?",
+                              (code, _hash(token))).fetchone() is not None
+
+    def is_locked(self, code: str) -> bool:
+        with self._transaction() as db:
+            row = db.execute("SELECT locked FROM rooms WHERE code = ?", (code,)).fetchone()
+        return bool(row and row[0])
 
     def seen(self, code: str, token: str) -> None:
         """The student is here now (the page calls it at most every SEEN_SECONDS)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
 BUSY_SECONDS = 10.0  # how long an operation waits for another process' write
 
@@ -32,12 +32,17 @@ def transaction(db: sqlite3.Connection, write: bool = False) -> Iterator[sqlite3
 
 
 def use_schema(db: sqlite3.Connection, statements: Iterable[str], version: int,
-               newer: Callable[[int], Exception]) -> None:
+               newer: Callable[[int], Exception], upgrades: Mapping[int, Iterable[str]] | None = None) -> None:
     """Create what is missing and stamp the version, inside a write transaction; `newer(v)` is raised
-    when the file was written by a newer schema (this code must not touch it)."""
+    when the file was written by a newer schema (this code must not touch it). A file of an older version
+    (not a new one: its tables are created whole) is brought up to date by `upgrades[v]` for each v after it."""
     found = db.execute("PRAGMA user_version").fetchone()[0]
     if found > version:
         raise newer(found)
+    if 0 < found < version:
+        for step in range(found + 1, version + 1):
+            for statement in (upgrades or {}).get(step, ()):
+                db.execute(statement)
     for statement in statements:
         db.execute(statement)
     db.execute(f"PRAGMA user_version = {version}")
