@@ -60,3 +60,15 @@ def test_one_number_format_per_chart():
     assert tables.fmt_score(5.01e-6) == "5.01e-6"
     curve = charts.over_steps(pd.DataFrame({"step": [1, 2], "score": [0.5, 0.01]}), "score", "t", log=True)
     assert curve["layer"][0]["encoding"]["y"]["title"] == "score (log scale)"
+
+
+def test_the_votes_after_a_reveal_mark_the_right_bar():
+    import pandas as pd
+
+    frame = pd.DataFrame({"choice": ["a + b", "c + d"] * 2, "round": ["round 1"] * 2 + ["round 2"] * 2,
+                          "votes": [3, 1, 1, 3]})
+    spec = charts.votes(frame, answer="c + d").to_dict()
+    data = next(iter(spec["datasets"].values()))
+    assert [(row["choice"], row["right"]) for row in data] == [("a + b", False), ("✓ c + d", True)] * 2
+    assert spec["layer"][0]["encoding"]["opacity"] == {"condition": {"test": "datum.right", "value": 1.0}, "value": 0.35}
+    assert "opacity" not in charts.votes(frame).to_dict()["layer"][0]["encoding"]  # before the reveal: no answer

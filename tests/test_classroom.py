@@ -141,6 +141,9 @@ def test_show_answers_vote_again_and_reveal_with_the_share_right_in_each_round()
     assert "round 1: 1 of 3 right (33%)" in body and "round 2: 2 of 3 right (67%)" in body
     # why the most chosen wrong pair of the last round lost, with both scores
     assert "1 chose it in round 2. Not this one: ##u + ##g has score 1/36 against score 1/20 for ##g + ##s" in body
+    # the votes stay drawn after the reveal, the right bar marked
+    assert [c for c in teacher.get("vega_lite_chart") if '"test": "datum.right"' in c.proto.spec]
+    assert "Round 1: ##u + ##g 2, ##g + ##s 1 · Round 2: ##g + ##s 2, ##u + ##g 1" in texts(teacher)
     students[1].run()
     assert "##g + ##s → ##gs" in shown(students[1].header[0].value)  # the student sees the reveal
     assert "You chose ##g + ##s: Right" in texts(students[1])
@@ -274,7 +277,7 @@ def test_the_record_counts_each_round_and_its_csv_names_nicknames_only():
                                   lambda choice: tables.judge_guess(table, choice, "wordpiece"))
     frame, rows = room_teacher.record_frame(room, lambda step: question)
     assert frame.to_dict("records") == [{"step": 1, "merge": "##g + ##s", "round": 1, "answered": 1, "right": 1,
-                                         "right %": 100}]
+                                         "right %": 100, "normalised gain": None}]
     csv = room_teacher.record_csv(rows)
     assert csv.splitlines()[0] == "step,round,nickname,choice,right,merge"
     assert "'=HYPERLINK(1)" in csv  # a spreadsheet shows it as text, never runs it
@@ -420,3 +423,11 @@ def test_a_student_the_teacher_took_out_is_told_and_a_locked_room_takes_no_one_n
     late = app(room=code)
     assert state.ROOM not in late.session_state
     assert f"You could not join the class room {code}: the teacher has locked the room" in texts(late)
+
+
+def test_the_normalised_gain_of_a_second_round_is_what_the_discussion_won_of_what_it_could():
+    summary = {(1, 1): [4, 1], (1, 2): [4, 3], (2, 1): [2, 2], (2, 2): [2, 1], (3, 1): [5, 0], (3, 2): [5, 0]}
+    assert room_teacher.gain(summary, 1, 1) is None  # a first round gains nothing over itself
+    assert room_teacher.gain(summary, 1, 2) == round((0.75 - 0.25) / 0.75, 2) == 0.67
+    assert room_teacher.gain(summary, 2, 2) is None  # everyone was right already: no room to gain
+    assert room_teacher.gain(summary, 3, 2) == 0.0

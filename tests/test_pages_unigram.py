@@ -218,7 +218,7 @@ def test_a_class_room_votes_on_a_unigram_round():
                                   functools.partial(rounds_view.judge_removal, [("ug", 0.0), ("hug", 23.5)]))
     frame, rows = room_teacher.record_frame(room, lambda step: question, RoundsView.answer_name)
     assert frame.to_dict("records") == [{"step": 1, "removed first": "ug", "round": 1, "answered": 3, "right": 2,
-                                         "right %": 67}]
+                                         "right %": 67, "normalised gain": None}]
     assert room_teacher.record_csv(rows, RoundsView.answer_name).splitlines() == [
         "step,round,nickname,choice,right,removed first", "1,1,Ann,hug,False,ug", "1,1,Bob,ug,True,ug",
         "1,1,Cem,ug,True,ug"]

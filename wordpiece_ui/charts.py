@@ -191,13 +191,20 @@ def shared_scatter(frame: pd.DataFrame, a: str, b: str, selected: str | None, da
 ROUND_COLOURS = [OTHER, BPE_PICK, TIED, "#CC79A7", "#56B4E9", "#F0E442", "#999999", CHOSEN, "#000000"]
 
 
-def votes(frame: pd.DataFrame, dark: bool = False, large: bool = False) -> alt.Chart:
-    """A class's votes: one bar per choice and round, the rounds side by side (columns choice, round, votes)."""
+def votes(frame: pd.DataFrame, dark: bool = False, large: bool = False, answer: str | None = None) -> alt.Chart:
+    """A class's votes: one bar per choice and round, the rounds side by side (columns choice, round, votes).
+    With `answer` (after the reveal): its label marked ✓ and bold, its bars drawn full, the others faded."""
     size = 18 if large else 13
     text_colour = "#FAFAFA" if dark else "#31333F"
     rounds = sorted(frame["round"].unique(), key=lambda r: int(str(r).split()[-1]))
+    axis = alt.Axis(labelFontSize=size, labelLimit=260)
+    if answer is not None:
+        frame = frame.assign(right=frame["choice"] == answer,
+                             choice=[f"✓ {c}" if c == answer else c for c in frame["choice"]])
+        axis = alt.Axis(labelFontSize=size, labelLimit=260,
+                        labelFontWeight=alt.ExprRef(expr="slice(datum.label, 0, 1) == '✓' ? 'bold' : 'normal'"))
     base = alt.Chart(frame).encode(
-        y=alt.Y("choice:N", title=None, sort=None, axis=alt.Axis(labelFontSize=size, labelLimit=260)),
+        y=alt.Y("choice:N", title=None, sort=None, axis=axis),
         yOffset=alt.YOffset("round:N", sort=rounds),
         x=alt.X("votes:Q", title="votes", axis=alt.Axis(labelFontSize=size - 2, titleFontSize=size - 1, tickMinStep=1)),
         tooltip=["choice:N", "round:N", "votes:Q"],
@@ -205,6 +212,8 @@ def votes(frame: pd.DataFrame, dark: bool = False, large: bool = False) -> alt.C
     bars = base.mark_bar().encode(color=alt.Color(
         "round:N", sort=rounds, scale=alt.Scale(domain=rounds, range=ROUND_COLOURS[:len(rounds)]),
         legend=alt.Legend(orient="bottom", title=None, labelFontSize=size) if len(rounds) > 1 else None))
+    if answer is not None:
+        bars = bars.encode(opacity=alt.condition("datum.right", alt.value(1.0), alt.value(0.35)))
     labels = base.transform_filter("datum.votes > 0").mark_text(  # no "0" beside every empty bar
         align="left", dx=3, fontSize=size - 1, color=text_colour).encode(text="votes:Q")
     return alt.layer(bars, labels).properties(height=alt.Step(16 if len(rounds) > 1 else 26))

@@ -355,17 +355,33 @@ def my_votes(room: Room, step: int) -> dict[int, str]:
     return store().my_votes(room.code, room.student_token, step) if room.student_token else {}
 
 
-def histogram(tally: dict[int, dict[str, int]], choices: Sequence[str], dark: bool, large: bool) -> None:
-    """The votes of each round, side by side, over the question's choices (in its order)."""
+def histogram(tally: dict[int, dict[str, int]], choices: Sequence[str], dark: bool, large: bool,
+              answer: str | None = None) -> None:
+    """The votes of each round, side by side, over the question's choices (in its order); `answer` (after the
+    reveal): the right bar marked."""
     rows = [{"choice": choice, "round": f"round {r}", "votes": counts.get(choice, 0)}
             for r, counts in sorted(tally.items()) for choice in choices]
     others = [{"choice": choice, "round": f"round {r}", "votes": n} for r, counts in sorted(tally.items())
               for choice, n in counts.items() if choice not in choices]
     frame = pd.DataFrame(rows + others)
-    st.altair_chart(charts.votes(frame, dark=dark, large=large), width="stretch")
+    st.altair_chart(charts.votes(frame, dark=dark, large=large, answer=answer), width="stretch")
     st.caption(safe.md(" · ".join(f"Round {r}: " + ", ".join(f"{choice} {n}" for choice, n in
                                                           sorted(counts.items(), key=lambda i: (-i[1], i[0])))
                                   for r, counts in sorted(tally.items()))))
+
+
+def results_view(room: Room, step: int, question: Question, dark: bool, large: bool) -> bool:
+    """After a reveal: what the class answered (results) over the histogram of its votes, the right bar marked.
+    Whether anything was drawn (nothing when nobody voted at this step)."""
+    text = results(room, step, question)
+    if text is None:
+        return False
+    # One under the other, not in columns: the hidden step's view drew columns here, and a column that a run
+    # leaves shorter keeps the old elements under it until the browser hears the run ended (which Streamlit
+    # 1.67 can lose: see stepper.delivered), so the old buttons stayed beside the reveal.
+    st.info(text, icon=":material/groups:")
+    histogram(store().tally(room.code, step), question.choices, dark, large, answer=question.answer)
+    return True
 
 
 def results(room: Room, step: int, question: Question) -> str | None:

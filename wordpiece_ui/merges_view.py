@@ -148,9 +148,9 @@ class MergesView(ViewBase):
         lesson, algorithm, presenting = self.lesson, self.algorithm, self.lesson.presenting
         left_tok, right_tok = tables.fmt_token(step.left), tables.fmt_token(step.right)
         guesses = st.session_state.get(state.QUIZ_GUESSES, {})
-        if lesson.room is not None and (votes := classroom.results(lesson.room, number, self.question(number))):
-            st.info(votes, icon=":material/groups:")
-        elif lesson.quiz and number in guesses:
+        in_room = lesson.room is not None and classroom.results_view(lesson.room, number, self.question(number),
+                                                                     lesson.dark, lesson.presenting)
+        if not in_room and lesson.quiz and number in guesses:
             correct, sentence = tables.judge_guess(table, guesses[number][0], algorithm)
             tally = sum(1 for _, ok in guesses.values() if ok)
             (st.success if correct else st.error)(

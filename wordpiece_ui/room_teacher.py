@@ -329,8 +329,19 @@ def record_frame(room: classroom.Room, question_at: Callable[[int], classroom.Qu
         counts[0] += 1
         counts[1] += int(right)
     frame = pd.DataFrame([{"step": s, answer_name: question_at(s).answer, "round": r, "answered": a, "right": ok,
-                           "right %": round(100 * ok / a)} for (s, r), (a, ok) in sorted(summary.items())])
+                           "right %": round(100 * ok / a), "normalised gain": gain(summary, s, r)}
+                          for (s, r), (a, ok) in sorted(summary.items())])
     return frame, rows
+
+
+def gain(summary: dict[tuple[int, int], list[int]], step: int, round_: int) -> float | None:
+    """Hake's normalised gain of a round over the step's first: (after − before) / (1 − before), the shares
+    right; what the discussion won of what it could. None for a first round, or when the first was all right."""
+    if round_ == 1 or (step, 1) not in summary:
+        return None
+    (a1, ok1), (a, ok) = summary[(step, 1)], summary[(step, round_)]
+    before, after = ok1 / a1, ok / a
+    return None if before >= 1 else round((after - before) / (1 - before), 2)
 
 
 def record_csv(rows: list[dict], answer_name: str = "merge") -> str:
@@ -351,7 +362,9 @@ def record_view(room: classroom.Room, question_at: Callable[[int], classroom.Que
     if frame.empty:
         st.caption("No votes yet: the record fills in as the class votes on hidden steps.")
         return
-    st.caption("Per step and round: how many answered and how many were right (a tie with the winner counts).")
+    st.caption("Per step and round: how many answered and how many were right (a tie with the winner counts); after a "
+               "*Vote again*, the normalised gain over the first round: (after − before) ÷ (1 − before), the shares "
+               "right (1: everyone who was wrong got it; 0: no change).")
     st.dataframe(frame, hide_index=True, width="stretch")
     st.download_button("Download the record (CSV)", data=record_csv(rows, answer_name), file_name=f"class-room-{room.code}.csv",
                        mime="text/csv", icon=":material/download:", on_click="ignore",

@@ -396,9 +396,7 @@ def round_view(model: TrainedModel, settings: Settings, number: int, presenting:
     shown = ", ".join(fmt(t) for t in removed[:4]) + (" …" if len(removed) > 4 else "")
     st.header(f"Round {number} of {n}:  {size:,} → {size - len(removed):,} pieces"
               + (f"  (− {safe.md(shown)})" if removed else ""), anchor=False)
-    if room is not None and (votes := classroom.results(room, number, question(model, number))):
-        st.info(votes, icon=":material/groups:")
-    else:
+    if room is None or not classroom.results_view(room, number, question(model, number), dark, presenting):
         guess_feedback(number)
     if asked and (picked := vote_choices(model, number)):  # the reveal: what each choice of the vote cost
         st.caption("The choices of the question, with what removing each costs (nats; the cheapest goes first):")
