@@ -119,10 +119,42 @@ def bar(room: classroom.Room, presenting: bool, question_at: Callable[[int], cla
                 left.image(state.qr_png(classroom.student_link(room.code)), width=260 if presenting else 220)
                 right.markdown(f"## {room.code}")
                 right.code(classroom.student_link(room.code), language=None, wrap_lines=True)
+                if right.button("Full-screen join view", icon=":material/fullscreen:", key="room_join_full",
+                                help="The code and the QR code as large as the screen, and the names as they join."):
+                    join_screen(room.code)
                 if state.only_this_computer(classroom.student_link(room.code)):
                     right.caption("This address only works on this computer: start the app with "
                                   "`--server.address 0.0.0.0 --browser.serverAddress` and this computer's address "
                                   "(README: *Serving a class*).")
+
+
+JOIN_NAMES = 60  # the full-screen join view names at most this many (alphabetically), then "and N more"
+
+
+@st.dialog("Join the class", width="large")
+def join_screen(code: str) -> None:
+    """The lecture hall's first minutes: the room's code in type read from the back row, the QR code as large as
+    the dialog, and the nicknames as they join (asked again every HEAD_COUNT_SECONDS). Escape closes it."""
+    link = classroom.student_link(code)
+    left, right = st.columns([2, 3], vertical_alignment="center")
+    left.image(state.qr_png(link), width=440)  # (with the names under it, on a 1280×720 projector too)
+    right.html(f'<div style="font-size: clamp(3rem, 9vw, 9rem); font-weight: 700; letter-spacing: .08em; '
+               f'line-height: 1">{code}</div>')  # (a code is six of CODE_ALPHABET's letters and digits: no markup)
+    right.markdown(f"Scan the QR code, or open **{safe.md(state.public_root())}** and type the code in the sidebar.")
+
+    @st.fragment(run_every=HEAD_COUNT_SECONDS)
+    def names() -> None:
+        try:
+            seats = classroom.store().roster(code)
+        except RoomsOff:
+            return
+        shown = [s.nickname for s in seats][:JOIN_NAMES]
+        more = len(seats) - len(shown)
+        st.markdown(f"### {tables.plural(len(seats), 'student')} joined")
+        if shown:
+            st.markdown(safe.md(" · ".join(shown) + (f" and {more:,} more" if more else "")))
+
+    names()
 
 
 def head_count(room: classroom.Room) -> None:
