@@ -21,6 +21,17 @@ _PRESENTER_CSS = """
 [data-testid="stMainBlockContainer"] [data-testid="stCaptionContainer"] p { font-size: 1.05rem; }
 [data-testid="stMainBlockContainer"] [data-testid="stTable"] td,
 [data-testid="stMainBlockContainer"] [data-testid="stTable"] th { font-size: 1.2rem; padding: 0.3rem 0.6rem; }
+/* a 1920×1080 projector (or larger): the same screen, in type half as large again */
+@media (min-width: 1600px) {
+  [data-testid="stMainBlockContainer"] { max-width: 1800px; }
+  [data-testid="stMainBlockContainer"] p, [data-testid="stMainBlockContainer"] li { font-size: 1.8rem; }
+  [data-testid="stMainBlockContainer"] h2 { font-size: 3rem; }
+  [data-testid="stMainBlockContainer"] h3 { font-size: 2.4rem; }
+  [data-testid="stMainBlockContainer"] [data-testid="stCaptionContainer"] p { font-size: 1.4rem; }
+  [data-testid="stMainBlockContainer"] [data-testid="stTable"] td,
+  [data-testid="stMainBlockContainer"] [data-testid="stTable"] th { font-size: 1.6rem; }
+  [data-testid="stMainBlockContainer"] button p { font-size: 1.4rem; }
+}
 </style>
 """
 

@@ -283,8 +283,42 @@ def answered_line(snap: Snapshot) -> str:
 
 def vote_panel(room: classroom.Room, step: int, question: classroom.Question, dark: bool, large: bool,
                noun: str = "merge") -> None:
-    """The teacher's side of a hidden step: the live count, *Show answers*, the spread, *Vote again*, *Reveal*."""
+    """The teacher's side of a hidden step: *Show answers*, *Vote again* and *Reveal*, then the live count and
+    the spread."""
     code = room.code
+    try:
+        snap = classroom.store().snapshot(code)  # now: the page's own may be older than this run
+    except RoomsOff:
+        return
+    if snap is None or snap.closed:
+        return
+    # The buttons first, under the question: *Reveal* stays on a 1280×720 screen whatever the spread's height,
+    # and nothing drawn later moves them. They rerun the step view (not only the count): a reveal changes the
+    # whole step.
+    #
+    # All three are always drawn, in the same places, with keys that stay the same through the step's rounds
+    # (the one that does not apply now is disabled). A button that changed in place (*Show answers* replaced
+    # by *Vote again*, or a key with the round in it) is a new element to the browser, and the browser keeps the
+    # old one, the focused one still on screen, until the step view's run is reported finished. A timer's run
+    # (the count below, the bar's) that Streamlit starts right after the click's run relabels that report as
+    # "stopped early" when both are still in its outgoing queue, so the old button stayed beside the new one;
+    # the next press moved the focus off it, it vanished, the row shifted under the pointer between the
+    # button's press and release, and the browser sent no click at all (a second press worked). With a row
+    # that never changes, nothing moves. Each click carries the round it was meant for: a press for a round
+    # that is over (a double click, a second tab) changes nothing.
+    buttons = st.container(horizontal=True)
+    round_ = snap.round
+    buttons.button("Show answers", icon=":material/bar_chart:", key=f"room_show {step}",
+                   disabled=snap.shown or snap.revealed, on_click=_teacher_action,
+                   args=(classroom.store().show_answers, room, step, round_),
+                   help="Closes this round's vote and shows its spread.")
+    buttons.button("Vote again", icon=":material/replay:", key=f"room_again {step}",
+                   disabled=not snap.shown or snap.revealed or round_ >= MAX_ROUNDS, on_click=_teacher_action,
+                   args=(classroom.store().vote_again, room, step, round_),
+                   help=(f"At most {MAX_ROUNDS} rounds." if round_ >= MAX_ROUNDS else
+                         "A new round after the class discussed the spread; the first stays beside it."))
+    buttons.button(f"Reveal the {noun}", icon=":material/visibility:", type="primary", key=f"room_reveal {step}",
+                   on_click=reveal, args=(room, step))
     in_view_run = [True]  # its first call is part of the step view's run (which waits for its messages itself)
 
     @st.fragment(run_every=classroom.POLL_SECONDS)
@@ -312,37 +346,6 @@ def vote_panel(room: classroom.Room, step: int, question: classroom.Question, da
 
     live()
     in_view_run[0] = False
-    try:
-        snap = classroom.store().snapshot(code)  # now: the page's own may be older than this fragment's run
-    except RoomsOff:
-        return
-    if snap is None or snap.closed:
-        return
-    # The buttons rerun the step view (not only the count above): a reveal changes the whole step.
-    #
-    # All three are always drawn, in the same places, with keys that stay the same through the step's rounds
-    # (the one that does not apply now is disabled). A button that changed in place (*Show answers* replaced
-    # by *Vote again*, or a key with the round in it) is a new element to the browser, and the browser keeps the
-    # old one, the focused one still on screen, until the step view's run is reported finished. A timer's run
-    # (the count above, the bar's) that Streamlit starts right after the click's run relabels that report as
-    # "stopped early" when both are still in its outgoing queue, so the old button stayed beside the new one;
-    # the next press moved the focus off it, it vanished, the row shifted under the pointer between the
-    # button's press and release, and the browser sent no click at all (a second press worked). With a row
-    # that never changes, nothing moves. Each click carries the round it was meant for: a press for a round
-    # that is over (a double click, a second tab) changes nothing.
-    buttons = st.container(horizontal=True)
-    round_ = snap.round
-    buttons.button("Show answers", icon=":material/bar_chart:", key=f"room_show {step}",
-                   disabled=snap.shown or snap.revealed, on_click=_teacher_action,
-                   args=(classroom.store().show_answers, room, step, round_),
-                   help="Closes this round's vote and shows its spread.")
-    buttons.button("Vote again", icon=":material/replay:", key=f"room_again {step}",
-                   disabled=not snap.shown or snap.revealed or round_ >= MAX_ROUNDS, on_click=_teacher_action,
-                   args=(classroom.store().vote_again, room, step, round_),
-                   help=(f"At most {MAX_ROUNDS} rounds." if round_ >= MAX_ROUNDS else
-                         "A new round after the class discussed the spread; the first stays beside it."))
-    buttons.button(f"Reveal the {noun}", icon=":material/visibility:", type="primary", key=f"room_reveal {step}",
-                   on_click=reveal, args=(room, step))
 
 
 def record_frame(room: classroom.Room, question_at: Callable[[int], classroom.Question],
