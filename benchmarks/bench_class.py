@@ -43,8 +43,8 @@ teacher opening the app before class):
 7. room: a live class room (rooms.py, classroom.py), for each size of --room-sizes (default
    30 then 60; a new room each), last as it restarts the server. The teacher opens the toy
    corpus (ROOM_LINK), clicks "Start a class room", reads "Class room CODE" and, from the
-   popover "Teacher link" (opened and closed as the browser does: it tracks its state), the
-   teacher link. N students open /?room=CODE within 3 s (the app puts student=TOKEN in their
+   popover "Teacher link" (opened and closed as the browser does: it tracks its state; its "Show it
+   on this screen" clicked), the teacher link. N students open /?room=CODE within 3 s (the app puts student=TOKEN in their
    address bar). Then 5 hidden steps: each student's page follows the teacher's Next (its 1 s
    poll reruns the app), a third of the students look at the step before (Prev, then "Back to
    the class (step k)": their own step times), each votes for a random candidate within 3 s of
@@ -914,6 +914,7 @@ class Bench:
             raise RuntimeError("no 'Class room CODE' on the teacher's page after Start a class room")
         code = _ROOM_CODE.search(found.body)[1]
         await teacher.set_popover("Teacher link", True)
+        await teacher.click("Show it on this screen")  # the link is drawn only after this second, deliberate click
         shown = teacher.find_text(_TEACHER_LINK, kinds=("code",))
         await teacher.set_popover("Teacher link", False)
         if shown is None:
@@ -1135,7 +1136,7 @@ class Bench:
         if shown is None:
             return False
         pair = _unescape(_CONFIRMED.search(shown.body)[1])
-        if chosen is not None and pair != chosen:
+        if chosen is not None and pair != _unescape(chosen):  # (a radio's options arrive as its Markdown labels)
             r.errors.append(f"{p.label}: voted {chosen!r}, the page confirmed {pair!r}")
         p.confirmed[step] = pair
         p.confirmed_at[step] = shown.at
