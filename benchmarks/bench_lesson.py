@@ -55,7 +55,7 @@ if "SCREENSHOT_DIR" not in os.environ:
     _OWN_LOG_DIR = tempfile.mkdtemp(prefix="bench_lesson-log-")
     os.environ["SCREENSHOT_DIR"] = _OWN_LOG_DIR
 
-from browser import CHROMIUM, CHROMIUM_ARGS, StreamlitServer, start_room, wait_idle  # noqa: E402
+from browser import CHROMIUM, CHROMIUM_ARGS, StreamlitServer, start_room, tab, wait_idle  # noqa: E402
 
 FOLLOW_P90 = 1.5
 VOTE_P90 = 1.0
@@ -154,14 +154,6 @@ def poll_until_done(watches: list[Watch], timeout: float) -> None:
         if not pending:
             return
         time.sleep(max(0.0, POLL - (time.perf_counter() - started)))
-
-
-def tab(browser, viewport, phone=False):
-    context = browser.new_context(viewport=viewport, is_mobile=phone, has_touch=phone)
-    page = context.new_page()
-    page.errors = []
-    page.on("pageerror", lambda e: page.errors.append(str(e)))
-    return page
 
 
 def p90(values: list[float]) -> float:

@@ -65,6 +65,16 @@ class StreamlitServer:
             shutil.rmtree(self.data_dir, ignore_errors=True)
 
 
+def tab(browser, viewport, scheme="light", phone=False):
+    """A page in a browser context of its own (a phone: is_mobile and touch), its script errors kept in
+    `page.errors`."""
+    context = browser.new_context(viewport=viewport, color_scheme=scheme, is_mobile=phone, has_touch=phone)
+    page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    return page
+
+
 def wait_idle(page, timeout: float = 60_000) -> None:
     """Wait until Streamlit has finished running the script (no 'running' status widget)."""
     page.wait_for_selector('[data-testid="stApp"]', timeout=timeout)

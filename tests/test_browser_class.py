@@ -21,7 +21,7 @@ import time
 
 import pytest
 
-from browser import CHROMIUM, SHOTS, start_room, wait_idle
+from browser import CHROMIUM, SHOTS, start_room, tab, wait_idle
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -34,14 +34,6 @@ STEPS = 4
 FOLLOW_SECONDS = 15  # a phone shows the teacher's step (or its own vote) within this; nine pages on two cores
 CLICK_SECONDS = 10  # a teacher's click is acted on within this (one press)
 ROOM_BUTTONS = ("Show answers", "Vote again", "Reveal the merge")
-
-
-def tab(browser, viewport, phone=False):
-    context = browser.new_context(viewport=viewport, is_mobile=phone, has_touch=phone)
-    page = context.new_page()
-    page.errors = []
-    page.on("pageerror", lambda e: page.errors.append(str(e)))
-    return page
 
 
 def shown_step(page) -> int | None:

@@ -11,7 +11,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from browser import CHROMIUM, SHOTS, start_room, wait_idle
+from browser import CHROMIUM, SHOTS, start_room, tab, wait_idle
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -22,14 +22,6 @@ if not os.path.exists(CHROMIUM):
 PROJECTOR = {"width": 1280, "height": 720}
 PHONE = {"width": 390, "height": 844}
 VOTES = ["##g + ##s", "##u + ##g", "##g + ##s"]  # two right, one wrong
-
-
-def tab(browser, viewport, scheme="light", phone=False):
-    context = browser.new_context(viewport=viewport, color_scheme=scheme, is_mobile=phone, has_touch=phone)
-    page = context.new_page()
-    page.errors = []
-    page.on("pageerror", lambda e: page.errors.append(str(e)))
-    return page
 
 
 def shot(page, name):
