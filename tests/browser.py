@@ -76,7 +76,8 @@ def tab(browser, viewport, scheme="light", phone=False):
 
 
 def wait_idle(page, timeout: float = 60_000) -> None:
-    """Wait until Streamlit has finished running the script (no 'running' status widget)."""
+    """Wait until Streamlit has finished running the script (no 'running' status widget, no skeleton, no element
+    kept stale from the run before)."""
     page.wait_for_selector('[data-testid="stApp"]', timeout=timeout)
     page.wait_for_function(
         """() => !document.querySelector('[data-testid="stStatusWidget"]') ||
@@ -84,6 +85,10 @@ def wait_idle(page, timeout: float = 60_000) -> None:
         timeout=timeout,
     )
     page.wait_for_function("() => document.querySelectorAll('[data-testid=\"stSkeleton\"]').length === 0",
+                           timeout=timeout)
+    # A run still drawing keeps the elements of the one before, marked stale, until it ends (a status widget
+    # may not show yet for a run younger than half a second).
+    page.wait_for_function("() => document.querySelectorAll('[data-stale=\"true\"]').length === 0",
                            timeout=timeout)
     page.wait_for_timeout(800)
 
