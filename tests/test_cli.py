@@ -319,3 +319,18 @@ def test_only_files_an_earlier_training_listed_are_removed(tmp_path, toy_tsv):
     assert run_cli("train", "--word-counts", str(toy_tsv), "--algorithm", "wordpiece", "--vocab-size", "20",
                "--out", str(out)).returncode == 0
     assert sorted(os.listdir(out)) == ["tokenizer.json", "trace.jsonl", "training.json", "vocab.txt"]
+
+
+@pytest.mark.slow
+def test_a_folder_of_one_of_our_names_stops_the_run_before_anything_is_written_even_with_overwrite(tmp_path, toy_tsv):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "vocab.txt").mkdir()  # where WordPiece writes a file
+    (out / "tokenizer.json").write_text("{}")  # the user's: --overwrite would replace it, but not half a training
+    args = ("train", "--word-counts", str(toy_tsv), "--algorithm", "wordpiece", "--vocab-size", "20", "--out", str(out),
+            "--overwrite")
+    proc = run_cli(*args)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stderr.count("\n") == 1 and "folder named vocab.txt" in proc.stderr and "nothing was written" in proc.stderr
+    assert (out / "tokenizer.json").read_text() == "{}"
+    assert sorted(os.listdir(out)) == ["tokenizer.json", "vocab.txt"] and not os.listdir(out / "vocab.txt")

@@ -339,6 +339,15 @@ def _ours(path: str) -> set[str]:
     return {name for name in listed if name in OUTPUT_NAMES} if isinstance(listed, list) else set()
 
 
+def _refuse_folders_named(path: str, names: Iterable[str]) -> None:
+    """A folder inside `path` with the name of a file to write stops the run before anything is written."""
+    folders = [name for name in names if os.path.isdir(os.path.join(path, name))]
+    if folders:
+        raise WordPieceError(
+            f"--out {path} holds a folder named {', '.join(folders)}, where this training writes a file of that "
+            "name; move or rename the folder, or give another --out (nothing was written)")
+
+
 class OutputFolder:
     """Where a training's files go: checked and prepared before training, filled all at once.
 
@@ -346,7 +355,8 @@ class OutputFolder:
     inside it (so the final renames never cross file systems, even when `--out` is a mount
     point), so a folder that cannot be written is reported before any work is done. It also
     refuses to replace a file of one of our names that no earlier training of this tool wrote
-    (a user's own vocab.json), unless `overwrite`.
+    (a user's own vocab.json), unless `overwrite`, and any folder of one of our names (no file can
+    replace it: nothing is written, `overwrite` or not).
     `write()` writes every file into the staging folder, then moves them into place and
     removes the files an earlier training of this tool wrote that this one does not write (the
     folder then holds exactly one training's files, and nothing of the user's is removed). `close()` (also on errors and on SIGTERM, through
@@ -372,6 +382,7 @@ class OutputFolder:
             raise WordPieceError(f"--out {path}: the folder {parent} does not exist")
         if os.path.isdir(path):
             self.ours = _ours(path)
+            _refuse_folders_named(path, writing)  # no file can replace one, --overwrite or not: nothing is written
             foreign = [name for name in writing if name not in self.ours and os.path.lexists(os.path.join(path, name))]
             if foreign and not overwrite:
                 raise WordPieceError(
@@ -401,6 +412,7 @@ class OutputFolder:
                         fh.write(content)
                     else:
                         fh.writelines(content)
+            _refuse_folders_named(self.path, files)  # (made since prepare: still all or nothing)
             self.moving = True
             for name in files:
                 os.replace(os.path.join(self.staging, name), os.path.join(self.path, name))
