@@ -147,3 +147,16 @@ def test_an_uploaded_tokenizer_file_opens_from_its_link():
 def test_a_tokenizer_link_whose_file_has_gone_or_is_no_id_gets_one_line(tokenizer_id, line):
     at = app("pages/playground.py", corpus="course-toy", text="hugs", source="file", tokenizer_id=tokenizer_id)
     assert [shown(i.value)[:len(line)] for i in at.info] == [line] and not at.error
+
+
+def test_a_link_whose_pasted_text_went_after_it_was_found_says_so_in_one_line(monkeypatch):
+    """The store still lists the paste but its text has gone by the time it is read (it expired in between): the
+    page says the text is no longer kept, not "Paste some text"."""
+    kept = user_files.data_store().put(user_files.PASTE, user_files.PASTE_NAME, TEXT.encode())
+    store = user_files.data_store()
+    monkeypatch.setattr(type(store), "read", lambda self, digest: None)
+    at = app(corpus="paste", corpus_id=kept.id)
+    lines = [shown(i.value) for i in at.info]
+    assert lines == ["The corpus in this link is no longer kept on this server (files are kept 7 days after their "
+                     "last use): paste the text into the box in the sidebar again."]
+    assert not at.error and not any(shown(h.value).startswith("Step") for h in at.header)

@@ -141,6 +141,8 @@ def load_settings(params: dict[str, str], step: int | None = None) -> None:
         pasted = user_files.text(own) if own is not None and settings.corpus == "paste" else None
         if pasted is not None:
             st.session_state[kept(PASTE_TEXT)] = st.session_state[PASTE_TEXT] = pasted
+        elif own is not None and settings.corpus == "paste":  # named, but its text went since (expired meanwhile)
+            user_files.lost(user_files.PASTE)
 
 
 def _apply_corpus_defaults() -> None:

@@ -120,12 +120,19 @@ def from_link(kind: str, file_id: str) -> StoredFile | None:
                               or (kind == PASTE and found.size > 4 * MAX_PASTE_CHARS)):
         found = None  # a corpus named as a tokenizer file (or the other way), or a file too large for the box
     if found is None:
-        what = "tokenizer file" if kind == TOKENIZER else "corpus"
-        st.session_state[_gone(kind)] = (f"The {what} in this link is no longer kept on this server (files are "
-                                         f"kept {data_store().days:g} days after their last use): {_AGAIN[kind]}.")
+        lost(kind)
         return None
     st.session_state[_current(kind)] = found
     return found
+
+
+def lost(kind: str) -> None:
+    """The link's file of this kind is no longer here: the page says so in one line (`gone_line`), and it is not
+    the session's file."""
+    what = "tokenizer file" if kind == TOKENIZER else "corpus"
+    st.session_state.pop(_current(kind), None)
+    st.session_state[_gone(kind)] = (f"The {what} in this link is no longer kept on this server (files are "
+                                     f"kept {data_store().days:g} days after their last use): {_AGAIN[kind]}.")
 
 
 def tokenizer_file(value: object) -> StoredFile | None:
