@@ -269,6 +269,26 @@ def test_a_training_larger_than_the_memory_budget_is_refused_with_its_size(monke
         server.shared.clear()
 
 
+def test_a_unigram_training_too_large_for_any_vocabulary_is_told_to_use_a_smaller_corpus(monkeypatch):
+    """Unigram's size hardly depends on the vocabulary: the refusal does not send the student lowering it."""
+    from wordpiece_ui import server
+
+    monkeypatch.setenv("WORDPIECE_LAB_CACHE_MB", "16")
+    server.shared.clear()
+    try:
+        at = app(corpus="paste", algorithm="unigram", vocab_size=1000)
+        letters = "abcdefghijklmnopqrstuvwxyz"
+        words = ("".join(letters[(i // 26 ** k) % 26] for k in range(10)) for i in range(40_000))  # 40,000 distinct
+        at.text_area(key="paste_text").set_value(" ".join(words)).run()
+        assert not at.exception and not at.get("progress")
+        errors = " ".join(shown(e.value) for e in at.error)
+        assert "would need about" in errors and "(16 MB)" in errors, errors
+        assert "Use a smaller corpus: a smaller vocabulary would not bring it under that." in errors
+        assert "Lower the vocabulary" not in errors
+    finally:
+        server.shared.clear()
+
+
 @pytest.mark.slow
 def test_tokens_of_a_pasted_corpus_are_shown_as_text():
     at = app(corpus="paste", pre_tokenizer="whitespace-split", algorithm="bpe", vocab_size=200)

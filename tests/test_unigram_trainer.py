@@ -222,3 +222,15 @@ def test_nul_characters_long_words_and_specials_in_the_corpus_on_the_command_lin
     done = run_cli("train", str(long), "--algorithm", "unigram", "--vocab-size", "40", "--out", str(tmp_path / "o2"))
     assert done.returncode == 2 and "splits words of up to 1,000 characters" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_the_longest_word_is_counted_in_the_characters_typed_not_with_metaspaces_mark():
+    """A 1,000-letter word is within the tokenizers rule's 1,000 under Metaspace too (its ▁ is not a letter);
+    one of 1,001 letters is refused, saying 1,001."""
+    from wordpiece_core.errors import WordPieceError
+    from wordpiece_core.unigram.training import check, unigram_config
+
+    config = unigram_config(40, pre_tokenizer="metaspace")
+    check({"\u2581" + "a" * 1000: 1, "\u2581b": 2}, config)
+    with pytest.raises(WordPieceError, match="corpus has one of 1,001 .it starts 'aaaa"):
+        check({"\u2581" + "a" * 1001: 1, "\u2581b": 2}, config)

@@ -15,6 +15,7 @@ trainings then run while its modules load.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import streamlit as st
@@ -203,10 +204,13 @@ def _plan(wanted: Wanted, settings: Settings, counts: WordCounts) -> _Plan:
         elif (failed := service.failure(keys[name])) is not None:
             refusals.append(f"Cannot train {state.training_label(config)}: {safe.md(failed)}")
         elif (need := _needed_bytes(counts, config)) > store.budget:
+            # Lowering the vocabulary helps only when a smaller one would fit (Unigram's size hardly depends on it).
+            smallest = _needed_bytes(counts, dataclasses.replace(config, vocab_size=1))
             refusals.append(
                 f"This training would need about {need / 1e6:,.0f} MB, more than the server keeps for all its "
-                f"trainings ({store.budget / 1e6:,.0f} MB). Lower the vocabulary size (at most {MAX_VOCAB:,}) "
-                "or use a smaller corpus.")
+                f"trainings ({store.budget / 1e6:,.0f} MB). "
+                + (f"Lower the vocabulary size (at most {MAX_VOCAB:,}) or use a smaller corpus." if smallest <= store.budget
+                   else "Use a smaller corpus: a smaller vocabulary would not bring it under that."))
     return _Plan(configs, keys, stored, stopped, refusals[0] if refusals else None)
 
 

@@ -155,15 +155,20 @@ class UnigramTraining:
     word_start: ClassVar[str | None] = METASPACE_MARK  # Metaspace's ▁ starts a word
 
 
+def _letters(word: str) -> int:
+    return len(word) - word.startswith(METASPACE_MARK)
+
+
 def check(word_counts: Mapping[str, int], config: UnigramConfig) -> None:
     """Refuse, with one line, a training that would not fit the rule's caps or the vocabulary."""
-    longest = max((len(w) for w in word_counts), default=0)
+    # A word's length as its text has it: the ▁ that Metaspace puts before a word is not one of its characters.
+    longest = max((_letters(w) for w in word_counts), default=0)
     if longest > LONGEST_WORD[config.rule]:
-        word = max(word_counts, key=len)
+        word = max(word_counts, key=_letters)
         raise WordPieceError(
             f"the {config.rule} rule splits words of up to {LONGEST_WORD[config.rule]:,} characters here, and the "
-            f"corpus has one of {longest:,} (it starts {word[:20]!r}): choose a pre-tokenizer that cuts it, or "
-            "leave it out")
+            f"corpus has one of {longest:,} (it starts {word.removeprefix(METASPACE_MARK)[:20]!r}): choose a "
+            "pre-tokenizer that cuts it, or leave it out")
     if config.rule == "course":
         if config.seed * len(word_counts) > COURSE_WORK_LIMIT:
             raise WordPieceError(
