@@ -165,7 +165,8 @@ def test_only_failures_of_the_corpus_itself_are_remembered(tmp_path, monkeypatch
     in_workers = TrainingService(store, inline_work=0)
     crashed = in_workers.join("other", dict(TOY), CFG, "b")
     assert crashed.wait(30) and crashed.state == "failed" and crashed.finished.is_set()
-    assert service.failure("other") is None and in_workers.failure("other") is None
+    assert store.get(("failed", "other")) is None and service.failure("other") is None
+    assert in_workers.failure("other") == crashed.error  # (held by its service for a while: see the test below)
     assert service.failure("bad") == in_workers.failure("bad") == job.error
 
 
@@ -269,5 +270,28 @@ def test_a_worker_that_dies_every_time_is_started_again_twice_then_the_job_fails
     assert job.wait(30) and job.state == "failed"
     assert starts.read_text() == "x" * (1 + jobs.RESTARTS) and jobs.RESTARTS == 2
     assert "\n" not in job.error and "Traceback" not in job.error and "3 times" in job.error, job.error
-    assert service.failure("dies") is None  # not remembered: a later try may find the memory it needs
     assert service.in_flight() == 0
+    # Per training, not per job: asked for again (the page runs again, another student), it starts no worker …
+    assert service.failure("dies") == job.error
+    again = service.join("dies", dict(TOY), CFG, "student")
+    assert again.wait(5) and again.state == "failed" and again.error == job.error
+    assert starts.read_text() == "x" * (1 + jobs.RESTARTS)
+    # … until DIED_HOLD_SECONDS have passed (a later try may find the memory it needs)
+    service._deaths["dies"] = (1 + jobs.RESTARTS, time.monotonic() - jobs.DIED_HOLD_SECONDS - 1)  # (that long ago)
+    assert service.failure("dies") is None
+    later = service.join("dies", dict(TOY), CFG, "student")
+    assert later.wait(30) and later.state == "failed" and starts.read_text() == "x" * 2 * (1 + jobs.RESTARTS)
+
+
+def test_the_deaths_count_per_training_over_its_jobs(tmp_path, monkeypatch):
+    """A job stopped after its worker died, then asked for again: the new job has the restarts the training had
+    left, not a fresh count (before: 6 kills in a row with 4 Stops, and it trained on each time)."""
+    from wordpiece_ui import jobs
+
+    starts = tmp_path / "starts"
+    monkeypatch.setattr(jobs, "worker_command", lambda: [sys.executable, "-c", DIES, str(starts)])
+    service = TrainingService(BudgetStore(10_000_000), inline_work=0)
+    assert service._died_once("dies") == 1 and service._died_once("dies") == 2  # two deaths in earlier jobs
+    job = service.join("dies", dict(TOY), CFG, "student")
+    assert job.wait(30) and job.state == "failed" and "3 times" in job.error, job.error
+    assert starts.read_text() == "x"  # one worker, not three

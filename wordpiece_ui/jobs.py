@@ -31,10 +31,14 @@ A training of thousands of merges holds that interpreter for seconds, so:
   busy server, is still computing and is left alone). A worker's slot is free as soon
   as its process has ended, whoever notices first: the thread reading its pipe or the
   supervisor.
-- **A worker that dies is started again, `RESTARTS` times at most.** Killed by the
+- **A worker that dies is started again, `RESTARTS` times at most per training.** Killed by the
   system (out of memory), crashed, or silent: the training starts again in a new
-  worker; after `RESTARTS` restarts the job fails with one line for the student
-  (not remembered: a later try may find the memory it needs).
+  worker. The deaths are counted per training (its key), not per job: a job that was
+  stopped and asked for again, or a page that asks again after the failure, starts no
+  new worker once a training's workers died 1 + `RESTARTS` times within
+  `DIED_HOLD_SECONDS`; it fails with one line for the student meanwhile (`failure`),
+  until the student changes something (another training) or that time has passed (a
+  later try may find the memory it needs).
 - Finished trainings go into the memory-bounded store (stores.py).
 """
 
@@ -66,6 +70,8 @@ GRACE_SECONDS = 90.0
 KILL_GRACE_SECONDS = 3.0  # after Stop's SIGTERM, a worker still alive this much later is killed (SIGKILL)
 WATCHDOG_SECONDS = 60.0  # a worker that sends nothing (no progress) for this long is killed, and started again
 RESTARTS = 2  # a training whose worker dies is started again at most this many times; then it fails
+DIED_HOLD_SECONDS = 600.0  # a training whose workers died that often is not started again for this long
+_DEATHS_KEPT = 1000  # trainings whose deaths are counted at once, at most (the oldest are forgotten)
 OUT_OF_MEMORY = "training ran out of memory; lower the vocabulary size or use a smaller corpus"
 
 
@@ -138,6 +144,7 @@ class TrainingService:
         self.watchdog = watchdog
         self._lock = threading.Lock()
         self._jobs: dict[Hashable, Job] = {}
+        self._deaths: dict[Hashable, tuple[int, float]] = {}  # key → its workers' deaths, when the last one died
         self._workers: list[_Worker] = []  # the worker processes started and not yet waited for
         self._slots = threading.Semaphore(self.workers)
         self._inline_slots = threading.Semaphore(INLINE_AT_ONCE)
@@ -154,8 +161,39 @@ class TrainingService:
         self.store.put(_stored(key), training)
 
     def failure(self, key: Hashable) -> str | None:
-        """Why the training for `key` failed, if it did (failures are remembered, cancellations not)."""
-        return self.store.get(("failed", key))
+        """Why the training for `key` failed, if it did (failures are remembered, cancellations not; a training
+        whose workers died too often, for DIED_HOLD_SECONDS)."""
+        remembered = self.store.get(("failed", key))
+        if remembered is not None:
+            return remembered
+        deaths = self._deaths_of(key)
+        return _died(deaths) if deaths > RESTARTS else None
+
+    def _deaths_of(self, key: Hashable) -> int:
+        with self._lock:
+            deaths, last = self._deaths.get(key, (0, 0.0))
+            if deaths and time.monotonic() - last > DIED_HOLD_SECONDS:
+                del self._deaths[key]
+                return 0
+            return deaths
+
+    def _died_once(self, key: Hashable) -> int:
+        """Count one more death of a worker of the training `key`; its deaths so far."""
+        deaths = self._deaths_of(key) + 1
+        with self._lock:
+            self._deaths.pop(key, None)
+            self._deaths[key] = (deaths, time.monotonic())
+            while len(self._deaths) > _DEATHS_KEPT:  # (bounded: the oldest first)
+                del self._deaths[next(iter(self._deaths))]
+        return deaths
+
+    def _failure_locked(self, key: Hashable) -> str | None:
+        """`failure`, with the lock held."""
+        remembered = self.store.get(("failed", key))
+        if remembered is not None:
+            return remembered
+        deaths, last = self._deaths.get(key, (0, 0.0))
+        return _died(deaths) if deaths > RESTARTS and time.monotonic() - last <= DIED_HOLD_SECONDS else None
 
     def job(self, key: Hashable) -> Job | None:
         """The job in flight for `key`, if any."""
@@ -169,7 +207,7 @@ class TrainingService:
             if job is not None and job.cancel_requested:
                 job = None  # being cancelled: whoever asks now gets a fresh training
             if job is None:
-                done, failed = self.store.get(_stored(key)), self.store.get(("failed", key))
+                done, failed = self.store.get(_stored(key)), self._failure_locked(key)
                 if done is not None or failed is not None:  # it ended since the caller looked
                     job = Job(key, config, state="done" if done is not None else "failed", result=done, error=failed)
                     job.finished.set()
@@ -312,17 +350,23 @@ class TrainingService:
     def _run_in_worker(self, job: Job, counts: dict[str, int]) -> None:
         """Train in a worker process; one that dies is replaced, `RESTARTS` times at most (module docstring)."""
         outcome = self._attempt(job, counts)
-        while outcome[0] == "died" and job.restarts < RESTARTS and not job.cancel_requested:
+        deaths = 0
+        while outcome[0] == "died":
+            deaths = self._died_once(job.key)  # this training's, over its jobs
+            if deaths > RESTARTS or job.cancel_requested:
+                break
             job.restarts += 1
             outcome = self._attempt(job, counts)
         if outcome[0] == "done":
+            with self._lock:
+                self._deaths.pop(job.key, None)
             self._finish(job, "done", result=outcome[1])
         elif outcome[0] == "invalid":  # the corpus and settings cannot be trained: say so to all who ask
             self._finish(job, "failed", error=outcome[1], remember=True)
         elif job.cancel_requested:
             self._finish(job, "cancelled", error=_CANCELLED)
         elif outcome[0] == "died":
-            self._finish(job, "failed", error=_died(1 + job.restarts))
+            self._finish(job, "failed", error=_died(deaths))
         else:
             self._finish(job, outcome[0], error=outcome[1])
 
@@ -396,7 +440,8 @@ def _stored(key: Hashable) -> tuple[str, Hashable]:
 
 def _died(attempts: int) -> str:
     return (f"the training's process stopped {attempts} times before it finished (the server may be short of "
-            "memory); try again in a while, or lower the vocabulary size or use a smaller corpus")
+            f"memory); it is not started again for {DIED_HOLD_SECONDS / 60:g} minutes: try again then, or lower the "
+            "vocabulary size or use a smaller corpus")
 
 
 _CANCELLED = "cancelled: nobody was waiting for it"
