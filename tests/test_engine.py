@@ -41,6 +41,22 @@ def test_scores_that_round_to_the_same_float_are_ranked_exactly(top_k):
         assert [(c.left, c.right) for c in first.candidates] == [("c", "##d"), ("a", "##b")]
 
 
+@pytest.mark.parametrize("algorithm", ["bpe", "wordpiece"])
+def test_the_longest_word_a_merge_training_takes(algorithm):
+    """A word of MAX_WORD_CHARS (a line of Chinese or Thai under a whitespace pre-tokenizer) trains; one longer is
+    refused with one line naming its length and start."""
+    from wordpiece_core.engine.training import MAX_WORD_CHARS
+    from wordpiece_core.errors import WordPieceError
+
+    assert MAX_WORD_CHARS >= 10_000
+    long = "".join(chr(0x4E00 + (i * 7919) % 500) for i in range(MAX_WORD_CHARS))
+    t = train({long: 1, "hug": 3}, TrainerConfig(algorithm=algorithm, vocab_size=560, top_k=2))
+    assert len(t.steps) == 560 - len(t.initial_vocab) and t.steps
+    with pytest.raises(WordPieceError, match=f"words of up to {MAX_WORD_CHARS:,} characters, and the corpus has one "
+                                             f"of {MAX_WORD_CHARS + 1:,} .it starts 'x"):
+        train({"x" + long: 1, "hug": 3}, TrainerConfig(algorithm=algorithm, vocab_size=560))
+
+
 def test_the_largest_counts_a_training_takes():
     from wordpiece_core.errors import WordPieceError
     from wordpiece_core.engine import MAX_TOTAL

@@ -117,3 +117,19 @@ def test_a_download_after_the_store_let_its_training_go_trains_it_again():
     store.put("everything else goes", b"", nbytes=store.budget)
     with pytest.raises(TrainingGone):  # nor the corpus: the page's next run counts and trains it again
         trained.training_now(model)
+
+
+def test_the_size_estimate_counts_every_word_not_the_first_thousand():
+    """A corpus whose long words come after a thousand short ones is estimated by all its words (before: by the
+    first thousand, so 10,000-letter words at the end passed for 3-letter ones)."""
+    from wordpiece_core.config import TrainerConfig
+    from wordpiece_ui.corpora import WordCounts
+
+    short = tuple((f"w{i:02d}"[-3:] + str(i), 1) for i in range(1000))
+    long = tuple(("x" * 9_000 + str(i), 1) for i in range(200))
+    from wordpiece_ui import trained
+
+    config = TrainerConfig(algorithm="bpe", vocab_size=1000)
+    counts = WordCounts("b", short + long, "d2")
+    average = sum(len(w) for w, _ in counts.counts) / counts.types  # about 1,500 characters
+    assert trained._needed_bytes(counts, config) >= config.estimated_bytes(counts.types, int(average))

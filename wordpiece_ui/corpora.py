@@ -7,6 +7,7 @@ come back as `WordPieceError` with a sentence a person can act on.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import heapq
 import json
@@ -54,10 +55,15 @@ class WordCounts:
     digest: str  # of the source bytes and the text settings: the cache key
     note: str = ""  # what was done with the input that the user should know (a header line skipped)
 
+    @functools.cached_property
+    def chars(self) -> int:
+        """The characters of the distinct words (counted once)."""
+        return sum(len(w) for w, _ in self.counts)
+
     @property
     def nbytes(self) -> int:
         """About how much memory the counts hold (for the server's store)."""
-        return 120 * len(self.counts) + sum(len(w) for w, _ in self.counts)
+        return 120 * len(self.counts) + self.chars
 
     @property
     def lowercase_words(self) -> bool:

@@ -223,6 +223,7 @@ def _start(plan: _Plan, counts: WordCounts) -> dict[str, Job]:
 
 
 def _needed_bytes(counts: WordCounts, config: AnyConfig) -> int:
-    """About what the training will weigh once stored (from the first thousand words' length)."""
-    avg = max(1, sum(len(w) for w, _ in counts.counts[:1000]) // max(1, min(1000, counts.types)))
+    """About what the training will weigh once stored (from the words' average length: all of them, so a corpus
+    whose long words come last is not taken for a small one)."""
+    avg = max(1, -(-counts.chars // max(1, counts.types)))
     return config.estimated_bytes(counts.types, avg)

@@ -33,6 +33,19 @@ Progress = Callable[[int, int], None]
 Watch = Callable[[int, bool, Callable[[int, int], Steps]], None]
 
 MAX_TOTAL = 2**63 - 1  # tokens in the corpus, weighted: every count then fits a 64-bit integer
+# The longest word a merge training takes. A merge recounts a word that holds its pair more than once, so a word's
+# work is its length times the merges that touch it: a line of Chinese or Thai under a whitespace pre-tokenizer (one
+# word) still trains in seconds; a 10 MB "word" took minutes and 7.5 GB.
+MAX_WORD_CHARS = 10_000
+
+
+def check_word_lengths(word_counts: Mapping[str, int]) -> None:
+    """Refuse a word longer than MAX_WORD_CHARS, with one line naming its length and start."""
+    longest = max(word_counts, key=len, default="")
+    if len(longest) > MAX_WORD_CHARS:
+        raise WordPieceError(
+            f"a merge training takes words of up to {MAX_WORD_CHARS:,} characters, and the corpus has one of "
+            f"{len(longest):,} (it starts {longest[:20]!r}): choose a pre-tokenizer that cuts it, or leave it out")
 
 
 def check_total(word_counts: Mapping[str, int]) -> None:
@@ -93,6 +106,7 @@ def train(
     if not merged:
         raise WordPieceError("the corpus has no words to train on (it is empty or only whitespace)")
     check_total(merged)
+    check_word_lengths(merged)
     # The engine makes millions of small objects and no reference cycles: the
     # cyclic collector would only walk them over and over (about 5% of the time).
     collecting = gc.isenabled()
