@@ -315,3 +315,43 @@ def test_what_is_not_supported_is_refused_by_name(change, named):
     doc = change(json.loads(base.to_str()))
     with pytest.raises(WordPieceError, match=re.escape(named)):
         tokenizer_from_json(doc, "t.json")
+
+
+def _wordpiece_doc(**vocab_extra: int) -> dict:
+    base = Tokenizer(models.WordPiece({"[UNK]": 0, "a": 1, "##a": 2, **vocab_extra}, unk_token="[UNK]"))
+    base.pre_tokenizer = pre_tokenizers.Whitespace()
+    return json.loads(base.to_str())
+
+
+@pytest.mark.parametrize("change,named", [
+    (lambda doc: doc["model"]["vocab"].update({"b" * 1001: 3}),
+     "model.vocab holds a token of 1,001 characters (it starts 'bbbbbbbbbbbbbbbbbbbb'); this app reads tokens of up "
+     "to 1,000 characters"),
+    (lambda doc: doc.update(added_tokens=[{"id": 10 + i, "content": f"<t{i}>", "single_word": False, "lstrip": False,
+                                            "rstrip": False, "normalized": False, "special": True}
+                                           for i in range(20_001)]),
+     "added_tokens holds 20,001 tokens; this app reads at most 20,000"),
+    (lambda doc: doc.update(normalizer={"type": "Sequence", "normalizers": [{"type": "Lowercase"}] * 100}),
+     "normalizer holds more than 100 normalizers (Sequences included); this app reads at most 100"),
+    (lambda doc: doc.update(added_tokens=[{"id": 9, "content": "x" * 1001, "single_word": False, "lstrip": False,
+                                            "rstrip": False, "normalized": False, "special": True}]),
+     "added_tokens[0].content holds a token of 1,001 characters"),
+])
+def test_a_file_past_a_size_limit_is_refused_naming_the_limit(change, named):
+    """One limit per kind of thing a file holds, whatever door it comes through (their work is bounded by them)."""
+    doc = _wordpiece_doc()
+    change(doc)
+    with pytest.raises(WordPieceError, match=re.escape(named)):
+        tokenizer_from_json(doc, "t.json")
+
+
+def test_files_at_the_size_limits_still_load():
+    doc = _wordpiece_doc(**{"b" * 1000: 3})
+    doc["normalizer"] = {"type": "Sequence", "normalizers": [{"type": "Lowercase"}] * 99}
+    tokenizer_from_json(doc, "t.json")
+
+
+def test_a_unigram_piece_past_the_token_limit_is_refused():
+    doc = json.loads(Tokenizer(models.Unigram([("<unk>", 0.0), ("a", -1.0), ("c" * 1001, -2.0)], 0)).to_str())
+    with pytest.raises(WordPieceError, match=re.escape("model.vocab[2] holds a token of 1,001 characters")):
+        tokenizer_from_json(doc, "t.json")

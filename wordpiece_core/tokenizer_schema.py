@@ -15,6 +15,13 @@ from .errors import WordPieceError
 
 MAX_INPUT_CHARS_PER_WORD = 100_000  # a file may ask for longer words: refused by name above this
 MAX_LENGTH = 100_000  # truncation's max_length, padding's length and its multiple: a file asking for more is refused
+# What one file may hold, whatever it came through (an upload, a link's kept file, the command line): the work of
+# reading it and of encoding with it is bounded by these. The tokenizers students use stay well inside them (the
+# largest vocabularies hold about 260,000 tokens, the longest tokens a few hundred characters).
+MAX_TOKEN_CHARS = 1_000  # a token (a vocabulary entry, a merge's side, a Unigram piece, an added token)
+MAX_VOCAB_ENTRIES = 1_000_000  # a vocabulary's tokens, and a BPE model's merges
+MAX_ADDED_TOKENS = 20_000  # added_tokens
+MAX_STAGES = 100  # the normalizers, or pre-tokenizers, of a Sequence (nested ones included)
 
 
 def _describe(value: Any) -> str:
@@ -69,12 +76,23 @@ class _Checker:
         if at_most is not None and value > at_most:
             raise self.fail(where, f"a whole number of at most {at_most:,}{why}", value)
 
-    def items(self, value: Any, where: str) -> list:
+    def items(self, value: Any, where: str, at_most: int | None = None, noun: str = "entries") -> list:
         if value is None:
             return []
         if not isinstance(value, list):
             raise self.fail(where, "a list", value)
+        if at_most is not None:
+            self.count(len(value), where, at_most, noun)
         return value
+
+    def count(self, n: int, where: str, at_most: int, noun: str) -> None:
+        if n > at_most:
+            raise WordPieceError(f"{self.name}: {where} holds {n:,} {noun}; this app reads at most {at_most:,}")
+
+    def token(self, token: str, where: str) -> None:
+        if len(token) > MAX_TOKEN_CHARS:
+            raise WordPieceError(f"{self.name}: {where} holds a token of {len(token):,} characters (it starts "
+                                 f"{token[:20]!r}); this app reads tokens of up to {MAX_TOKEN_CHARS:,} characters")
 
 
 def validate_tokenizer_doc(doc: Any, name: str) -> None:
@@ -102,9 +120,11 @@ def _check_merges_or_wordpiece(c: _Checker, model: dict) -> None:
     if vocab is not None:
         if not isinstance(vocab, dict):
             raise c.fail("model.vocab", "an object of token → id", vocab)
+        c.count(len(vocab), "model.vocab", MAX_VOCAB_ENTRIES, "tokens")
         for token, i in vocab.items():
             if isinstance(i, bool) or not isinstance(i, int) or i < 0:
                 raise c.fail(f"model.vocab[{token[:40]!r}]", "a whole number (the token's id)", i)
+            c.token(token, "model.vocab")
     for key in ("unk_token", "continuing_subword_prefix", "end_of_word_suffix"):
         c.text(model.get(key), f"model.{key}")
     c.whole(model.get("max_input_chars_per_word"), "model.max_input_chars_per_word",
@@ -114,18 +134,20 @@ def _check_merges_or_wordpiece(c: _Checker, model: dict) -> None:
     dropout = model.get("dropout")
     if dropout is not None and (isinstance(dropout, bool) or not isinstance(dropout, (int, float))):
         raise c.fail("model.dropout", "a number or null", dropout)
-    for i, merge in enumerate(c.items(model.get("merges"), "model.merges")):
+    for i, merge in enumerate(c.items(model.get("merges"), "model.merges", MAX_VOCAB_ENTRIES, "merges")):
         ok = (isinstance(merge, str) and " " in merge) or (
             isinstance(merge, list) and len(merge) == 2 and all(isinstance(t, str) for t in merge))
         if not ok:
             raise c.fail(f"model.merges[{i}]", 'a pair of tokens (["a", "b"] or "a b")', merge)
+        c.token(merge if isinstance(merge, str) else max(merge, key=len), f"model.merges[{i}]")
 
 
 def _check_pipeline(c: _Checker, doc: dict) -> None:
     """Everything around the model: added tokens, normalizer, pre-tokenizer, post-processor, decoder."""
-    for i, token in enumerate(c.items(doc.get("added_tokens"), "added_tokens")):
+    for i, token in enumerate(c.items(doc.get("added_tokens"), "added_tokens", MAX_ADDED_TOKENS, "tokens")):
         c.obj(token, f"added_tokens[{i}]")
         c.text(token.get("content"), f"added_tokens[{i}].content", optional=False)
+        c.token(token["content"], f"added_tokens[{i}].content")
         c.whole(token.get("id"), f"added_tokens[{i}].id")
     _stage(c, doc.get("normalizer"), "normalizer", "normalizers",
            ("lowercase", "clean_text", "handle_chinese_chars", "strip_accents"))
@@ -138,14 +160,21 @@ def _check_pipeline(c: _Checker, doc: dict) -> None:
     c.obj(doc.get("padding"), "padding", optional=True)
 
 
-def _stage(c: _Checker, spec: Any, where: str, children: str, flags: tuple[str, ...]) -> None:
-    """A normalizer or pre-tokenizer: an object with a type, maybe a Sequence of more, and flags."""
+def _stage(c: _Checker, spec: Any, where: str, children: str, flags: tuple[str, ...], seen: list[int] | None = None) -> None:
+    """A normalizer or pre-tokenizer: an object with a type, maybe a Sequence of more (MAX_STAGES in all), and
+    flags."""
     spec = c.obj(spec, where, optional=True)
     if spec is None:
         return
+    seen = [0] if seen is None else seen
+    seen[0] += 1
+    if seen[0] > MAX_STAGES:
+        top = where.split(".")[0]
+        raise WordPieceError(f"{c.name}: {top} holds more than {MAX_STAGES:,} {children} (Sequences included); "
+                             f"this app reads at most {MAX_STAGES:,}")
     c.text(spec.get("type"), f"{where}.type")
     for i, sub in enumerate(c.items(spec.get(children), f"{where}.{children}")):
-        _stage(c, sub, f"{where}.{children}[{i}]", children, flags)
+        _stage(c, sub, f"{where}.{children}[{i}]", children, flags, seen)
     for key in flags:
         c.flag(spec.get(key), f"{where}.{key}")
 
@@ -192,10 +221,12 @@ def _check_unigram(c: _Checker, model: dict) -> None:
     vocab = model.get("vocab")
     if not isinstance(vocab, list) or not vocab:
         raise c.fail("model.vocab", "a non-empty list of [piece, score] pairs", vocab)
+    c.count(len(vocab), "model.vocab", MAX_VOCAB_ENTRIES, "pieces")
     for i, item in enumerate(vocab):
         if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str)
                 and isinstance(item[1], (int, float)) and not isinstance(item[1], bool)):
             raise c.fail(f"model.vocab[{i}]", "a [piece, score] pair (a string and a number)", item)
+        c.token(item[0], f"model.vocab[{i}]")
         try:
             finite = abs(float(item[1])) < float("inf")
         except OverflowError:  # a whole number too large for a float
