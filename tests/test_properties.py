@@ -334,3 +334,17 @@ def test_the_engines_start_is_the_rules_initial_split_and_alphabet(words, algori
     state = MergeState(dict.fromkeys(words, 1), cfg)
     assert [[state.id_to_tok[ord(t)] for t in split] for split in state.words] == \
         [reference.initial_split(w, prefix) for w in dict.fromkeys(words)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(tokens=st.lists(st.text(alphabet="ab#", min_size=1, max_size=7), max_size=14, unique=True),
+       words=st.lists(st.text(alphabet="abc#", min_size=1, max_size=16), min_size=1, max_size=8))
+def test_the_wordpiece_scan_by_token_lengths_equals_the_taught_scan(tokens, words):
+    """Untraced, the scan tries only the lengths tokens have; traced, every length (as it is taught): the same
+    tokens and spans, or the same [UNK]."""
+    from wordpiece_core.models import WordPieceModel
+
+    model = WordPieceModel({t: i for i, t in enumerate(["[UNK]"] + tokens)}, max_input_chars_per_word=100)
+    for word in words:
+        fast, taught = model.tokenize(word), model.tokenize(word, trace=True)
+        assert (fast.tokens, fast.spans, fast.unknown) == (taught.tokens, taught.spans, taught.unknown), word

@@ -118,6 +118,12 @@ class WordPieceModel(_CachedModel):
         # No piece longer than the vocabulary's longest token can match, so the scan tries none (the
         # tokens are the same; the work per position is bounded by the vocabulary, not the word).
         self.longest = max(map(len, vocab), default=0)
+        # Untraced, the scan tries only the lengths some token has, longest first (a word's first piece; a piece
+        # after it, counted without the prefix): a handful, however long the longest token. The trace tries every
+        # length, as the algorithm is taught (it covers a word's first TRACED_CHARS characters only).
+        self.first_lengths = sorted({len(t) for t in vocab}, reverse=True)
+        self.next_lengths = sorted({len(t) - len(prefix) for t in vocab if t.startswith(prefix) and len(t) > len(prefix)},
+                                   reverse=True)
         # Hugging Face refuses to encode an uncoverable word when [UNK] is missing from the
         # vocabulary; with strict_unk=False the word still becomes [UNK] (with no id), which
         # is what a viewer wants to show for a toy vocabulary without special tokens.
@@ -141,6 +147,8 @@ class WordPieceModel(_CachedModel):
     def _tokenize(self, word: str, trace: bool) -> WordResult:
         if len(word) > self.max_chars:
             return self._unk(word, (), f"longer than {self.max_chars} characters")
+        if not trace:
+            return self._scan_by_lengths(word)
         vocab, prefix = self.vocab, self.prefix
         tokens: list[str] = []
         spans: list[tuple[int, int]] = []
@@ -168,6 +176,32 @@ class WordPieceModel(_CachedModel):
             spans.append((start, end))
             start = end
         return WordResult(word, tuple(tokens), tuple(spans), scan=tuple(scan))
+
+
+    def _scan_by_lengths(self, word: str) -> WordResult:
+        """The scan's tokens without its trace: at each position the longest piece in the vocabulary, trying only the
+        lengths tokens have (the same pieces as trying every length: a length no token has matches nothing)."""
+        vocab, prefix = self.vocab, self.prefix
+        tokens: list[str] = []
+        spans: list[tuple[int, int]] = []
+        start, n = 0, len(word)
+        while start < n:
+            found = None
+            for length in (self.first_lengths if start == 0 else self.next_lengths):
+                end = start + length
+                if end > n:
+                    continue
+                piece = word[start:end] if start == 0 else prefix + word[start:end]
+                if piece in vocab:
+                    found = piece
+                    break
+            if found is None:
+                return self._unk(word, (), f"nothing in the vocabulary matches from character {start + 1} "
+                                           f"({word[start]!r}) on")
+            tokens.append(found)
+            spans.append((start, end))
+            start = end
+        return WordResult(word, tuple(tokens), tuple(spans))
 
 
 def _spans_of(symbols: list[str], prefix_len: int) -> list[tuple[int, int]]:
