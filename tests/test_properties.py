@@ -348,3 +348,23 @@ def test_the_wordpiece_scan_by_token_lengths_equals_the_taught_scan(tokens, word
     for word in words:
         fast, taught = model.tokenize(word), model.tokenize(word, trace=True)
         assert (fast.tokens, fast.spans, fast.unknown) == (taught.tokens, taught.spans, taught.unknown), word
+
+
+@settings(max_examples=300, deadline=None)
+@given(pieces=st.lists(st.text(alphabet="abc", min_size=1, max_size=6), min_size=1, max_size=12, unique=True),
+       word=st.text(alphabet="abcd", min_size=1, max_size=16))
+def test_the_unigram_lattice_by_piece_lengths_holds_every_edge(pieces, word):
+    """The lattice tries only the lengths pieces have: the same edges, in the same order, as trying every length."""
+    from wordpiece_core.unigram.model import UnigramModel
+
+    model = UnigramModel([("<unk>", 0.0)] + [(p, -1.0 - i) for i, p in enumerate(pieces)], 0)
+    every = []
+    for start in range(len(word)):
+        single = False
+        for end in range(start + 1, min(len(word), start + max(map(len, pieces + ["<unk>"]))) + 1):
+            if word[start:end] in model.scores:
+                single = single or end == start + 1
+                every.append((start, end, word[start:end]))
+        if not single:
+            every.append((start, start + 1, "<unk>"))
+    assert [(e.start, e.end, e.piece) for e in model._edges(word)] == every

@@ -54,6 +54,10 @@ class UnigramModel(_CachedModel):
         self.min_score = min((score for _, score in pieces), default=0.0)
         self.unk_score = self.min_score - UNK_PENALTY
         self.longest = max((len(piece) for piece, _ in pieces), default=0)
+        # The lattice tries only the lengths pieces have, shorter first (a handful, however long the longest piece):
+        # the same edges as trying every length. A file's piece is at most MAX_TOKEN_CHARS long (tokenizer_schema),
+        # so a position's work is bounded whatever the file holds.
+        self.lengths = sorted({len(piece) for piece, _ in pieces if piece})
         self._cache: dict[str, WordResult] = {}
 
     def tokenize(self, word: str, trace: bool = False) -> WordResult:
@@ -70,7 +74,10 @@ class UnigramModel(_CachedModel):
         scores, n = self.scores, len(word)
         for start in range(n):
             single = False
-            for end in range(start + 1, min(n, start + self.longest) + 1):
+            for length in self.lengths:
+                end = start + length
+                if end > n:
+                    break
                 piece = word[start:end]
                 score = scores.get(piece)
                 if score is not None:
