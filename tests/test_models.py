@@ -103,3 +103,19 @@ def test_a_long_word_is_traced_on_its_first_characters_and_encoded_whole():
     assert bpe.tokens == bpe_model.tokenize(word).tokens == ("aaaa",) * 5000
     short = bpe_model.tokenize("a" * 8, trace=True)
     assert short.traced_chars == 0 and len(short.merges) == 6
+
+
+def test_the_word_cache_is_bounded_by_characters_whatever_is_typed():
+    """Only words of at most CACHE_WORD_CHARS are kept, CACHE_CHARS characters of them in all (before: 100,000
+    words of any length, about 2 GB of 201-letter words); words past the bound are still encoded."""
+    from wordpiece_core.models import CACHE_CHARS, CACHE_WORD_CHARS
+
+    model = BPEModel({c: i for i, c in enumerate("ab")}, [])
+    long = "ab" * CACHE_WORD_CHARS
+    assert model.tokenize(long).tokens == tuple(long) and long not in model._cache
+    words = [format(i, "b").zfill(CACHE_WORD_CHARS).replace("0", "a").replace("1", "b")
+             for i in range(CACHE_CHARS // CACHE_WORD_CHARS + 50)]
+    for word in words:
+        assert model.tokenize(word).tokens == tuple(word)
+    assert sum(map(len, model._cache)) == model._cached_chars <= CACHE_CHARS
+    assert len(model._cache) == CACHE_CHARS // CACHE_WORD_CHARS and words[-1] not in model._cache

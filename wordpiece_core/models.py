@@ -29,7 +29,14 @@ from .special_tokens import UNK
 from .reference import new_token
 from .replay import merge_everywhere
 
-CACHE_WORDS = 100_000  # results kept per model for words seen before (as Hugging Face caches)
+# Results kept per model for words seen before (as tokenizers caches them): words of at most CACHE_WORD_CHARS
+# characters, CACHE_CHARS characters of them in all. A kept character holds a token and a span at most, about
+# CACHE_BYTES_PER_CHAR bytes (measured: 85 for BPE, 127 for WordPiece with ##): the cache is bounded by CACHE_BYTES
+# (32 MB) whatever is typed (before: 100,000 words of any length, about 2 GB of 201-letter words).
+CACHE_WORD_CHARS = 64
+CACHE_CHARS = 200_000
+CACHE_BYTES_PER_CHAR = 160
+CACHE_BYTES = CACHE_CHARS * CACHE_BYTES_PER_CHAR
 TRACED_CHARS = 200  # a longer word's trace covers its first TRACED_CHARS characters (its tokens, all of it)
 
 
@@ -81,6 +88,13 @@ class _CachedModel:
     (results without a trace)."""
 
     _cache: dict[str, WordResult]
+    _cached_chars: int = 0
+
+    def _remember(self, word: str, result: WordResult) -> None:
+        """Keep a word's untraced result, while the cache has room (see CACHE_CHARS)."""
+        if len(word) <= CACHE_WORD_CHARS and self._cached_chars + len(word) <= CACHE_CHARS:
+            self._cache[word] = result
+            self._cached_chars += len(word)
 
     def tokenize(self, word: str, trace: bool = False) -> WordResult:
         raise NotImplementedError
@@ -89,13 +103,12 @@ class _CachedModel:
         raise NotImplementedError
 
     def _untraced(self, word: str) -> WordResult:
-        """The word's tokens without a trace, from the cache when seen before (the first CACHE_WORDS are kept)."""
+        """The word's tokens without a trace, from the cache when seen before (the first words seen are kept)."""
         cached = self._cache.get(word)
         if cached is not None:
             return cached
         result = self._tokenize(word, False)
-        if len(self._cache) < CACHE_WORDS:
-            self._cache[word] = result
+        self._remember(word, result)
         return result
 
     def tokenize_all(self, words: list[str], trace: bool = False) -> list[WordResult]:
@@ -326,8 +339,8 @@ class BPEModel(_CachedModel):
         else:
             spans = [spans[i] for i in positions]
         result = WordResult(word, tuple(symbols), tuple(spans), merges=tuple(applied), initial_split=first)
-        if not trace and len(self._cache) < CACHE_WORDS:
-            self._cache[word] = result
+        if not trace:
+            self._remember(word, result)
         return result
 
     def apply_in_order(self, word: str) -> list[str]:

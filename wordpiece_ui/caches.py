@@ -25,7 +25,7 @@ import streamlit as st
 from wordpiece_core import formats
 from wordpiece_core.corpus import TextSettings
 from wordpiece_core.loading import tokenizer_from_training
-from wordpiece_core.models import CACHE_WORDS as CACHED_WORDS, WordPieceModel
+from wordpiece_core.models import CACHE_BYTES, WordPieceModel
 from wordpiece_core.pipeline import Tokenizer
 from wordpiece_core.replay import candidates_at
 from wordpiece_core.trace import Training
@@ -167,7 +167,7 @@ def tokenizer(model: TrainedModel) -> Tokenizer:
 
 def _tokenizer_size(tok: Tokenizer) -> int:
     """A tokenizer's vocabulary, merges and (full) cache of encoded words, about."""
-    return 150 * len(tok.vocab) + 300 * CACHED_WORDS
+    return 150 * len(tok.vocab) + CACHE_BYTES
 
 
 def uploaded_file_kind(own: StoredFile) -> str:
