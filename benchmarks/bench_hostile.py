@@ -8,11 +8,15 @@ uploads go as the browser sends them). Loopback only; every loop is bounded in c
 
 - Bystanders: N students (default 30) on small corpora click Next every 1–3 s.
 - Five hostile students, at the same time, one kind of request each, in turn:
-  1. the playground with BPE and then WordPiece, `text` a 20,000-letter word;
-  2. the Compare page with `heldout` made of 20,000-letter words;
-  3. the playground with an uploaded tokenizer.json whose max_input_chars_per_word is 10^9 and a
-     2,500-letter word, then one at the largest value accepted with a 20,000-letter word;
-  4. 10 MB uploads of different corpora on the Train page (one after another);
+  1. the playground with BPE and then WordPiece: a 20,000-letter word typed in the text box (as the browser
+     sends it), and the same in a link's `text` (a link carries 1,000 characters: cut, and said);
+  2. the Compare page with two 20,000-letter words typed as held-out text;
+  3. the playground with uploaded tokenizer.json files and a word typed: max_input_chars_per_word 10^9 (refused)
+     with 2,500 letters, the largest value accepted with 20,000 letters, a WordPiece file with a 20,000-letter
+     token and a Unigram file with a 20,000-character piece (both refused: a token holds 1,000 at most) with
+     5,000 letters;
+  4. a 1,000,000-letter word pasted on the Train page under BPE (refused: a merge training takes words of up to
+     10,000 characters), then 10 MB uploads of different corpora (one after another);
   5. a large training whose worker process is stopped (SIGSTOP) once it runs.
   Each request must be answered within 10 s: its result, a refusal, or a queue/progress message
   (which must then end in a result or a refusal: the time to that is reported too).
@@ -69,12 +73,24 @@ class Sampler(threading.Thread):
         return max((v for t, v in list(self.samples) if start <= t <= end), default=0)
 
 
-def tokenizer_file(max_chars: int) -> bytes:
+def tokenizer_file(max_chars: int, long_token: int = 0) -> bytes:
+    """A WordPiece file; `long_token`: with one token of that many letters that never matches (the scan of the
+    last hardening round was bounded by the longest token)."""
     vocab = {"[UNK]": 0, "a": 1, "##a": 2, "aa": 3, "##aa": 4}
+    if long_token:
+        vocab = {"[UNK]": 0, "a": 1, "##a": 2, "a" * (long_token - 1) + "b": 3}
     return json.dumps({"version": "1.0", "added_tokens": [], "normalizer": None,
                        "pre_tokenizer": {"type": "Whitespace"}, "post_processor": None, "decoder": None,
                        "model": {"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##",
                                  "max_input_chars_per_word": max_chars, "vocab": vocab}}).encode()
+
+
+def unigram_file(long_piece: int) -> bytes:
+    """A Unigram file with one piece of `long_piece` characters."""
+    vocab = [["<unk>", 0.0], ["a", -1.0], ["b", -2.0], ["a" * (long_piece - 1) + "b", -3.0]]
+    return json.dumps({"version": "1.0", "added_tokens": [], "normalizer": None,
+                       "pre_tokenizer": {"type": "WhitespaceSplit"}, "post_processor": None, "decoder": None,
+                       "model": {"type": "Unigram", "unk_id": 0, "vocab": vocab}}).encode()
 
 
 def corpus_file(seed: int, size: int = 10 * MB) -> bytes:
@@ -157,20 +173,32 @@ class Bench:
         await asyncio.sleep(kind * 0.7)
         if kind == 0:
             for algorithm in ("bpe", "wordpiece"):
-                await self.request(f"playground {algorithm}, a 20,000-letter word in text",
+                await self.request(f"playground {algorithm}, a 20,000-letter word typed in the text box",
+                                   link(corpus="english-paragraphs", algorithm=algorithm).replace("/?", "/playground?"),
+                                   lambda c: c.type_text("Text (", LONG_WORD))
+                await self.request(f"playground {algorithm}, a 20,000-letter word in the link's text (cut at 1,000)",
                                    link(corpus="english-paragraphs", algorithm=algorithm).replace("/?", "/playground?")
                                    + "&text=" + LONG_WORD)
         elif kind == 1:
-            await self.request("compare, held-out text of 20,000-letter words",
-                               "/compare?corpus=course-toy&heldout=" + "+".join([LONG_WORD[:20_000]] * 2))
+            await self.request("compare, held-out text of two 20,000-letter words typed",
+                               "/compare?corpus=course-toy", lambda c: c.type_text("Held-out text", " ".join([LONG_WORD] * 2)))
         elif kind == 2:
-            for max_chars, word in ((10**9, 2_500), (100_000, 20_000)):
-                async def upload(c: StreamlitClient, max_chars: int = max_chars) -> None:
+            files = [(f"WordPiece, max_input_chars_per_word {max_chars:,}", tokenizer_file(max_chars), word)
+                     for max_chars, word in ((10**9, 2_500), (100_000, 20_000))]
+            files += [("WordPiece with a 20,000-letter token", tokenizer_file(100_000, 20_000), 5_000),
+                      ("Unigram with a 20,000-character piece", unigram_file(20_000), 5_000)]
+            for what, data, word in files:
+                async def upload(c: StreamlitClient, data: bytes = data, word: int = word) -> None:
                     label = next(label for label in c.file_uploaders if label.startswith("tokenizer.json"))
-                    await c.upload(label, "tokenizer.json", tokenizer_file(max_chars), "application/json")
-                await self.request(f"playground, tokenizer file with max_input_chars_per_word {max_chars:,}, "
-                                   f"a {word:,}-letter word", f"/playground?source=file&text={'a' * word}", upload)
+                    await c.upload(label, "tokenizer.json", data, "application/json")
+                    if any(label.startswith("Text (") for label in c.text_boxes):
+                        await c.type_text("Text (", "a" * word)
+                await self.request(f"playground, tokenizer file: {what}; a {word:,}-letter word typed",
+                                   "/playground?source=file", upload)
         elif kind == 3:
+            await self.request("train page BPE, a 1,000,000-letter word pasted",
+                               link(corpus="paste", algorithm="bpe", vocab_size=1000),
+                               lambda c: c.type_text("Your text", "a" * 1_000_000))
             for n in range(self.args.uploads):
                 data = corpus_file(n)
 

@@ -296,6 +296,7 @@ class StreamlitClient:
         self.step_heading = ""  # the Train page's last "Step k of n: ..." heading
         self.buttons: dict[str, Button] = {}  # by label
         self.file_uploaders: dict[str, tuple[str, str]] = {}  # label → (widget id, fragment id)
+        self.text_boxes: dict[str, tuple[str, str, int]] = {}  # label → (widget id, fragment id, max_chars or 0)
         self.radios: dict[str, Radio] = {}  # by label
         self.popovers: dict[str, Popover] = {}  # by label
         self.connected = False
@@ -377,6 +378,19 @@ class StreamlitClient:
             sent += 1
             await asyncio.sleep(pause)
         return sent
+
+    async def type_text(self, label_start: str, text: str) -> Run:
+        """Type `text` into the text box (st.text_area, st.text_input) whose label starts so, as a browser sends it:
+        cut at the box's max_chars (the browser takes no more), the whole value at once when the box loses focus;
+        return when the run it triggers is complete."""
+        found = [label for label in self.text_boxes if label.startswith(label_start)]
+        if not found:
+            raise ProtocolError(f"no text box labelled {label_start!r}… (have: {sorted(self.text_boxes)})")
+        widget_id, fragment_id, max_chars = self.text_boxes[found[0]]
+        start = time.perf_counter()
+        self._widgets[widget_id] = WidgetState(id=widget_id, string_value=text[:max_chars] if max_chars else text)
+        self._widget_fragment[widget_id] = fragment_id
+        return await self._request_run(start, fragment_id=fragment_id)
 
     async def set_popover(self, label: str, open_: bool = True) -> Run:
         """Open (or close) the popover with this label; it must track its state (`on_change="rerun"` or a
@@ -725,6 +739,8 @@ class StreamlitClient:
                 self._widgets[el.id] = state
                 self._widget_fragment[el.id] = delta.fragment_id
                 self._seen_this_run.add(el.id)
+        if kind in ("text_area", "text_input"):
+            self.text_boxes[el.label] = (el.id, delta.fragment_id, el.max_chars)
         elif kind == "file_uploader":
             self.file_uploaders[el.label] = (el.id, delta.fragment_id)
             self._seen_this_run.add(el.id)
