@@ -233,9 +233,24 @@ def test_pasted_text_is_kept_when_another_corpus_is_chosen_in_between():
 
 
 @pytest.mark.slow
-def test_a_one_megabyte_word_is_drawn_shortened():
-    at = app(corpus="paste")
+def test_a_one_megabyte_word_is_refused_in_one_line():
+    """A merge training takes words of up to 10,000 characters (wordpiece_core/engine/training.py)."""
+    at = app(corpus="paste", algorithm="bpe")
     at.text_area(key="paste_text").set_value("ab" * 499_000).run()
+    for _ in range(60):
+        if not at.get("progress"):
+            break
+        import time
+        time.sleep(0.5)
+        at.run()
+    assert not at.exception and not any(shown(h.value).startswith("Step") for h in at.header)
+    errors = [shown(e.value) for e in at.error]
+    assert len(errors) == 1 and "takes words of up to 10,000 characters, and the corpus has one of 998,000" in errors[0]
+
+
+def test_the_longest_word_a_training_takes_is_drawn_shortened():
+    at = app(corpus="paste")
+    at.text_area(key="paste_text").set_value("ab" * 5_000).run()
     for _ in range(60):
         if not at.get("progress"):
             break
@@ -247,7 +262,7 @@ def test_a_one_megabyte_word_is_drawn_shortened():
     assert header.startswith("Step 1 of") and len(header) < 200
     sizes = [len(m.value) for m in at.markdown]
     assert max(sizes) < 60_000, max(sizes)  # the before → after rows: the first 200 characters only
-    assert any("the first 200 of 998,000 characters" in m.value for m in at.markdown)
+    assert any("the first 200 of 10,000 characters" in m.value for m in at.markdown)
     at.session_state["step_value"] = 10_000  # clamped to the last step, where tokens are longest
     at.run()
     header = shown(at.header[0].value)

@@ -351,9 +351,9 @@ class TrainingService:
         """Train in a worker process; one that dies is replaced, `RESTARTS` times at most (module docstring)."""
         outcome = self._attempt(job, counts)
         deaths = 0
-        while outcome[0] == "died":
+        while outcome[0] == "died" and not job.cancel_requested:  # (a worker Stop ended is no death)
             deaths = self._died_once(job.key)  # this training's, over its jobs
-            if deaths > RESTARTS or job.cancel_requested:
+            if deaths > RESTARTS:
                 break
             job.restarts += 1
             outcome = self._attempt(job, counts)
