@@ -163,26 +163,17 @@ class TrainingService:
     def failure(self, key: Hashable) -> str | None:
         """Why the training for `key` failed, if it did (failures are remembered, cancellations not; a training
         whose workers died too often, for DIED_HOLD_SECONDS)."""
-        remembered = self.store.get(("failed", key))
-        if remembered is not None:
-            return remembered
-        deaths = self._deaths_of(key)
-        return _died(deaths) if deaths > RESTARTS else None
-
-    def _deaths_of(self, key: Hashable) -> int:
         with self._lock:
-            deaths, last = self._deaths.get(key, (0, 0.0))
-            if deaths and time.monotonic() - last > DIED_HOLD_SECONDS:
-                del self._deaths[key]
-                return 0
-            return deaths
+            return self._failure_locked(key)
 
     def _died_once(self, key: Hashable) -> int:
-        """Count one more death of a worker of the training `key`; its deaths so far."""
-        deaths = self._deaths_of(key) + 1
+        """Count one more death of a worker of the training `key` (deaths older than DIED_HOLD_SECONDS are
+        forgotten); its deaths so far."""
+        now = time.monotonic()
         with self._lock:
-            self._deaths.pop(key, None)
-            self._deaths[key] = (deaths, time.monotonic())
+            deaths, last = self._deaths.pop(key, (0, now))
+            deaths = 1 + (deaths if now - last <= DIED_HOLD_SECONDS else 0)
+            self._deaths[key] = (deaths, now)  # (the newest last)
             while len(self._deaths) > _DEATHS_KEPT:  # (bounded: the oldest first)
                 del self._deaths[next(iter(self._deaths))]
         return deaths
