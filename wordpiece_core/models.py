@@ -133,7 +133,7 @@ class WordPieceModel(_CachedModel):
         self.longest = max(map(len, vocab), default=0)
         # Untraced, the scan tries only the lengths some token has, longest first (a word's first piece; a piece
         # after it, counted without the prefix): a handful, however long the longest token. The trace tries every
-        # length, as the algorithm is taught (it covers a word's first TRACED_CHARS characters only).
+        # length, as the algorithm is taught (it covers a word's first TRACED_CHARS characters only: _tokenize).
         self.first_lengths = sorted({len(t) for t in vocab}, reverse=True)
         self.next_lengths = sorted({len(t) - len(prefix) for t in vocab if t.startswith(prefix) and len(t) > len(prefix)},
                                    reverse=True)
@@ -160,8 +160,6 @@ class WordPieceModel(_CachedModel):
     def _tokenize(self, word: str, trace: bool) -> WordResult:
         if len(word) > self.max_chars:
             return self._unk(word, (), f"longer than {self.max_chars} characters")
-        if not trace:
-            return self._scan_by_lengths(word)
         vocab, prefix = self.vocab, self.prefix
         tokens: list[str] = []
         spans: list[tuple[int, int]] = []
@@ -169,17 +167,21 @@ class WordPieceModel(_CachedModel):
         start, n = 0, len(word)
         reach = self.longest - len(prefix)  # the most characters a piece after the first can hold
         while start < n:
-            end = min(n, start + (self.longest if start == 0 else reach))
-            found = None
+            # Longest first: traced, every length (as the algorithm is taught); untraced, only the lengths tokens
+            # have (the same pieces: a length no token has matches nothing).
+            most = min(n - start, self.longest if start == 0 else reach)
+            lengths = (range(most, 0, -1) if trace else
+                       (k for k in (self.first_lengths if start == 0 else self.next_lengths) if k <= most))
+            found, end = None, start
             tried: list[str] = []
-            while start < end:
+            for length in lengths:
+                end = start + length
                 piece = word[start:end] if start == 0 else prefix + word[start:end]
                 if trace:
                     tried.append(piece)
                 if piece in vocab:
                     found = piece
                     break
-                end -= 1
             if trace:
                 scan.append(ScanStep(start, tuple(tried), found))
             if found is None:
@@ -189,32 +191,6 @@ class WordPieceModel(_CachedModel):
             spans.append((start, end))
             start = end
         return WordResult(word, tuple(tokens), tuple(spans), scan=tuple(scan))
-
-
-    def _scan_by_lengths(self, word: str) -> WordResult:
-        """The scan's tokens without its trace: at each position the longest piece in the vocabulary, trying only the
-        lengths tokens have (the same pieces as trying every length: a length no token has matches nothing)."""
-        vocab, prefix = self.vocab, self.prefix
-        tokens: list[str] = []
-        spans: list[tuple[int, int]] = []
-        start, n = 0, len(word)
-        while start < n:
-            found = None
-            for length in (self.first_lengths if start == 0 else self.next_lengths):
-                end = start + length
-                if end > n:
-                    continue
-                piece = word[start:end] if start == 0 else prefix + word[start:end]
-                if piece in vocab:
-                    found = piece
-                    break
-            if found is None:
-                return self._unk(word, (), f"nothing in the vocabulary matches from character {start + 1} "
-                                           f"({word[start]!r}) on")
-            tokens.append(found)
-            spans.append((start, end))
-            start = end
-        return WordResult(word, tuple(tokens), tuple(spans))
 
 
 def _spans_of(symbols: list[str], prefix_len: int) -> list[tuple[int, int]]:

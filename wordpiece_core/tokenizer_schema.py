@@ -160,23 +160,22 @@ def _check_pipeline(c: _Checker, doc: dict) -> None:
     c.obj(doc.get("padding"), "padding", optional=True)
 
 
-def _stage(c: _Checker, spec: Any, where: str, children: str, flags: tuple[str, ...], seen: list[int] | None = None) -> None:
-    """A normalizer or pre-tokenizer: an object with a type, maybe a Sequence of more (MAX_STAGES in all), and
-    flags."""
+def _stage(c: _Checker, spec: Any, where: str, children: str, flags: tuple[str, ...], left: int = MAX_STAGES) -> int:
+    """A normalizer or pre-tokenizer: an object with a type, maybe a Sequence of more, and flags; at most `left`
+    stages in all (MAX_STAGES, nested Sequences included). How many it holds, itself included."""
     spec = c.obj(spec, where, optional=True)
     if spec is None:
-        return
-    seen = [0] if seen is None else seen
-    seen[0] += 1
-    if seen[0] > MAX_STAGES:
-        top = where.split(".")[0]
-        raise WordPieceError(f"{c.name}: {top} holds more than {MAX_STAGES:,} {children} (Sequences included); "
-                             f"this app reads at most {MAX_STAGES:,}")
+        return 0
+    if left < 1:
+        raise WordPieceError(f"{c.name}: {where.split('.')[0]} holds more than {MAX_STAGES:,} {children} (Sequences "
+                             f"included); this app reads at most {MAX_STAGES:,}")
     c.text(spec.get("type"), f"{where}.type")
+    used = 1
     for i, sub in enumerate(c.items(spec.get(children), f"{where}.{children}")):
-        _stage(c, sub, f"{where}.{children}[{i}]", children, flags, seen)
+        used += _stage(c, sub, f"{where}.{children}[{i}]", children, flags, left - used)
     for key in flags:
         c.flag(spec.get(key), f"{where}.{key}")
+    return used
 
 
 def _special(c: _Checker, value: Any, where: str) -> None:
