@@ -150,7 +150,7 @@ def word_view(position: int) -> None:
     st.dataframe(table, hide_index=True, width="stretch")
     if left_out:
         st.caption(left_out)
-    if model is not None and not w.result.unknown and kind != "unigram":  # the merges that made its tokens
+    if model is not None and not w.result.unknown and encodings.word_view(kind).made_by_merges:
         st.markdown(encodings.origins_sentence(w, caches.token_steps(model),
                                                lambda n: state.page_url(settings, step=n)))
 
@@ -174,7 +174,7 @@ def side_by_side(model: TrainedModel) -> None:
             st.markdown(chips.over_text(a, e.tokens, e.offsets, e.ids, set(tok.special_tokens)), unsafe_allow_html=True)
 
 
-if model is not None and kind != "unigram":
+if model is not None and encodings.word_view(kind).made_by_merges:
     side_by_side(model)
 elif model is not None:
     st.caption("The Compare page splits a text with BPE, WordPiece and Unigram side by side (pick them there).")

@@ -265,7 +265,8 @@ def test_a_worker_that_dies_every_time_is_started_again_twice_then_the_job_fails
 
     starts = tmp_path / "starts"
     monkeypatch.setattr(jobs, "worker_command", lambda: [sys.executable, "-c", DIES, str(starts)])
-    service = TrainingService(BudgetStore(10_000_000), inline_work=0)
+    later_by = [0.0]  # the service's clock, moved on by the test
+    service = TrainingService(BudgetStore(10_000_000), inline_work=0, clock=lambda: time.monotonic() + later_by[0])
     job = service.join("dies", dict(TOY), CFG, "student")
     assert job.wait(30) and job.state == "failed"
     assert starts.read_text() == "x" * (1 + jobs.RESTARTS) and jobs.RESTARTS == 2
@@ -277,7 +278,7 @@ def test_a_worker_that_dies_every_time_is_started_again_twice_then_the_job_fails
     assert again.wait(5) and again.state == "failed" and again.error == job.error
     assert starts.read_text() == "x" * (1 + jobs.RESTARTS)
     # … until DIED_HOLD_SECONDS have passed (a later try may find the memory it needs)
-    service._deaths["dies"] = (1 + jobs.RESTARTS, time.monotonic() - jobs.DIED_HOLD_SECONDS - 1)  # (that long ago)
+    later_by[0] = jobs.DIED_HOLD_SECONDS + 1
     assert service.failure("dies") is None
     later = service.join("dies", dict(TOY), CFG, "student")
     assert later.wait(30) and later.state == "failed" and starts.read_text() == "x" * 2 * (1 + jobs.RESTARTS)
@@ -291,7 +292,7 @@ def test_the_deaths_count_per_training_over_its_jobs(tmp_path, monkeypatch):
     starts = tmp_path / "starts"
     monkeypatch.setattr(jobs, "worker_command", lambda: [sys.executable, "-c", DIES, str(starts)])
     service = TrainingService(BudgetStore(10_000_000), inline_work=0)
-    assert service._died_once("dies") == 1 and service._died_once("dies") == 2  # two deaths in earlier jobs
+    assert service.died_once("dies") == 1 and service.died_once("dies") == 2  # two deaths in earlier jobs
     job = service.join("dies", dict(TOY), CFG, "student")
     assert job.wait(30) and job.state == "failed" and "3 times" in job.error, job.error
     assert starts.read_text() == "x"  # one worker, not three

@@ -112,10 +112,10 @@ def test_the_word_cache_is_bounded_by_characters_whatever_is_typed():
 
     model = BPEModel({c: i for i, c in enumerate("ab")}, [])
     long = "ab" * CACHE_WORD_CHARS
-    assert model.tokenize(long).tokens == tuple(long) and long not in model._cache
+    assert model.tokenize(long).tokens == tuple(long) and long not in model.cached_words
     words = [format(i, "b").zfill(CACHE_WORD_CHARS).replace("0", "a").replace("1", "b")
              for i in range(CACHE_CHARS // CACHE_WORD_CHARS + 50)]
     for word in words:
         assert model.tokenize(word).tokens == tuple(word)
-    assert sum(map(len, model._cache)) == model._cached_chars <= CACHE_CHARS
-    assert len(model._cache) == CACHE_CHARS // CACHE_WORD_CHARS and words[-1] not in model._cache
+    assert sum(map(len, model.cached_words)) == model.cached_chars <= CACHE_CHARS
+    assert len(model.cached_words) == CACHE_CHARS // CACHE_WORD_CHARS and words[-1] not in model.cached_words

@@ -367,4 +367,4 @@ def test_the_unigram_lattice_by_piece_lengths_holds_every_edge(pieces, word):
                 every.append((start, end, word[start:end]))
         if not single:
             every.append((start, start + 1, "<unk>"))
-    assert [(e.start, e.end, e.piece) for e in model._edges(word)] == every
+    assert [(e.start, e.end, e.piece) for e in model.edges(word)] == every

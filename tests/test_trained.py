@@ -132,4 +132,4 @@ def test_the_size_estimate_counts_every_word_not_the_first_thousand():
     config = TrainerConfig(algorithm="bpe", vocab_size=1000)
     counts = WordCounts("b", short + long, "d2")
     average = sum(len(w) for w, _ in counts.counts) / counts.types  # about 1,500 characters
-    assert trained._needed_bytes(counts, config) >= config.estimated_bytes(counts.types, int(average))
+    assert trained.needed_bytes(counts, config) >= config.estimated_bytes(counts.types, int(average))

@@ -74,7 +74,7 @@ class WordResult:
     lattice: tuple = ()  # Unigram: every piece covering part of the word (unigram/model.py's LatticeEdge), the best path marked
 
 
-def _with_bounded_trace(model: _CachedModel, word: str) -> WordResult:
+def _with_bounded_trace(model: CachedModel, word: str) -> WordResult:
     """A long word's tokens, with the trace of its first TRACED_CHARS characters only: a trace grows with
     the square of the word's length (BPE keeps the split after each merge), the tokens do not."""
     result = model.tokenize(word)
@@ -83,7 +83,7 @@ def _with_bounded_trace(model: _CachedModel, word: str) -> WordResult:
                    traced_chars=TRACED_CHARS)
 
 
-class _CachedModel:
+class CachedModel:
     """What every model shares (WordPiece's, BPE's, unigram/model.py's): a cache of the words seen before
     (results without a trace)."""
 
@@ -95,6 +95,17 @@ class _CachedModel:
         if len(word) <= CACHE_WORD_CHARS and self._cached_chars + len(word) <= CACHE_CHARS:
             self._cache[word] = result
             self._cached_chars += len(word)
+
+    @property
+    def cached_words(self) -> frozenset[str]:
+        """The words whose untraced results are kept (at most CACHE_CHARS characters, each of at most
+        CACHE_WORD_CHARS)."""
+        return frozenset(self._cache)
+
+    @property
+    def cached_chars(self) -> int:
+        """The characters of the words kept, counted as they are added."""
+        return self._cached_chars
 
     def tokenize(self, word: str, trace: bool = False) -> WordResult:
         raise NotImplementedError
@@ -119,7 +130,7 @@ class _CachedModel:
         return [cached(word) or tokenize(word) for word in words]
 
 
-class WordPieceModel(_CachedModel):
+class WordPieceModel(CachedModel):
     kind = "wordpiece"
 
     def __init__(self, vocab: dict[str, int], unk_token: str = UNK, prefix: str = "##",
@@ -205,7 +216,7 @@ def _spans_of(symbols: list[str], prefix_len: int) -> list[tuple[int, int]]:
     return spans
 
 
-class BPEModel(_CachedModel):
+class BPEModel(CachedModel):
     kind = "bpe"
 
     def __init__(self, vocab: dict[str, int], merges: list[tuple[str, str]], unk_token: str | None = None,

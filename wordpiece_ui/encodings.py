@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Callable
 from typing import NamedTuple
 
 import pandas as pd
@@ -148,8 +149,7 @@ def unencodable_words(enc: Encoding, tokenizer: Tokenizer) -> list[str]:
     Hugging Face's tokenizers refuses the whole text then; the playground shows the rest and names these.
     """
     model = tokenizer.model
-    unk = getattr(model, "unk_token", None)
-    if getattr(model, "kind", None) != "wordpiece" or unk in tokenizer.vocab:
+    if not word_view(model.kind).unknown_whole_word or getattr(model, "unk_token", None) in tokenizer.vocab:
         return []
     return list(dict.fromkeys(w.word for w in enc.words if w.result.unknown))
 
@@ -226,10 +226,9 @@ def lattice_frame(word: WordTrace) -> pd.DataFrame:
 
 
 def trace_frame(word: WordTrace, kind: str) -> tuple[pd.DataFrame, str | None]:
-    """How the word was cut, as a table of at most TRACE_ROWS rows (WordPiece: the scan; BPE: the merges;
-    Unigram: the lattice), and a sentence saying what the table leaves out, or None when it shows everything."""
-    table = (scan_frame(word) if kind == "wordpiece" else lattice_frame(word) if kind == "unigram"
-             else merges_frame(word))
+    """How the word was cut, as a table of at most TRACE_ROWS rows (the kind's WordView: WordPiece's scan, BPE's
+    merges, Unigram's lattice), and a sentence saying what the table leaves out, or None when it shows everything."""
+    table = word_view(kind).frame(word)
     said = []
     if word.result.traced_chars:
         said.append(f"The trace covers the first {word.result.traced_chars:,} of {len(word.word):,} characters "
@@ -247,24 +246,60 @@ def _named(tokens: tuple[str, ...] | list[str]) -> str:
     return named + (f" … and {more:,} more ({len(tokens):,} tokens; the first {SHOWN_TOKENS} are shown)" if more > 0 else "")
 
 
-def word_sentence(word: WordTrace, kind: str) -> str:
+def _unigram_sentence(word: WordTrace) -> str:
+    r, shown = word.result, code(fmt_token(word.word))
+    best = sum(e.score for e in r.lattice if e.best)
+    unknown = (" Characters no piece covers are one unknown token for each run of them (scored the lowest "
+               "piece's score minus 10, so a path through them usually loses)." if r.unknown else "")
+    total = "" if r.traced_chars else f" ({best:.4f}: a probability of {math.exp(best):.6f})"
+    return (f"{shown} → {_named(r.tokens)}: of all the ways to cut it into pieces of the vocabulary, the one "
+            f"whose log-probabilities add up highest{total}, found by Viterbi.{unknown}")
+
+
+def _unknown_sentence(word: WordTrace) -> str:
+    return f"{code(fmt_token(word.word))} became **[UNK]**: {md(word.result.reason)}."
+
+
+def _wordpiece_sentence(word: WordTrace) -> str:
+    if word.result.unknown:
+        return _unknown_sentence(word)
+    return (f"{code(fmt_token(word.word))} → {_named(word.result.tokens)}: at each position the longest piece in "
+            "the vocabulary is taken; later pieces carry `##`.")
+
+
+def _bpe_sentence(word: WordTrace) -> str:
     r = word.result
-    shown = code(fmt_token(word.word))
-    if kind == "unigram":
-        best = sum(e.score for e in r.lattice if e.best)
-        unknown = (" Characters no piece covers are one unknown token for each run of them (scored the lowest "
-                   "piece's score minus 10, so a path through them usually loses)." if r.unknown else "")
-        total = "" if r.traced_chars else f" ({best:.4f}: a probability of {math.exp(best):.6f})"
-        return (f"{shown} → {_named(r.tokens)}: of all the ways to cut it into pieces of the vocabulary, the one "
-                f"whose log-probabilities add up highest{total}, found by Viterbi.{unknown}")
     if r.unknown:
-        return f"{shown} became **[UNK]**: {md(r.reason)}."
-    if kind == "wordpiece":
-        return (f"{shown} → {_named(r.tokens)}: at each position the longest piece in the "
-                "vocabulary is taken; later pieces carry `##`.")
+        return _unknown_sentence(word)
     where = f" in its first {r.traced_chars:,} characters" if r.traced_chars else ""
-    return (f"{shown} → {_named(r.tokens)}: starting from characters, the learned merge "
+    return (f"{code(fmt_token(word.word))} → {_named(r.tokens)}: starting from characters, the learned merge "
             f"with the lowest rank present is applied, {len(r.merges)} time(s){where}.")
+
+
+class WordView(NamedTuple):
+    """How the playground explains one word for a kind of model (`Model.kind`): the table of how it was cut, the
+    sentence that says it, whether its tokens were made by merges that the Train page shows step by step, and
+    whether a word the vocabulary cannot spell is unknown whole (WordPiece's rule)."""
+
+    frame: Callable[[WordTrace], pd.DataFrame]
+    sentence: Callable[[WordTrace], str]
+    made_by_merges: bool
+    unknown_whole_word: bool
+
+
+WORD_VIEWS = {"wordpiece": WordView(scan_frame, _wordpiece_sentence, made_by_merges=True, unknown_whole_word=True),
+              "bpe": WordView(merges_frame, _bpe_sentence, made_by_merges=True, unknown_whole_word=False),
+              "unigram": WordView(lattice_frame, _unigram_sentence, made_by_merges=False, unknown_whole_word=False)}
+
+
+def word_view(kind: str) -> WordView:
+    """The kind's WordView (every model the core encodes with has one)."""
+    return WORD_VIEWS[kind]
+
+
+def word_sentence(word: WordTrace, kind: str) -> str:
+    """How the word was cut, in a sentence (the kind's WordView)."""
+    return word_view(kind).sentence(word)
 
 
 def origins_sentence(word: WordTrace, steps: dict[str, int], step_link) -> str:

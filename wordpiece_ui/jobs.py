@@ -50,7 +50,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -135,13 +135,14 @@ class TrainingService:
 
     def __init__(self, store: BudgetStore, workers: int | None = None, inline_work: int = INLINE_WORK,
                  grace: float = GRACE_SECONDS, kill_grace: float = KILL_GRACE_SECONDS,
-                 watchdog: float = WATCHDOG_SECONDS) -> None:
+                 watchdog: float = WATCHDOG_SECONDS, clock: Callable[[], float] = time.monotonic) -> None:
         self.store = store
         self.workers = workers if workers is not None else max(1, os.cpu_count() or 1)
         self.inline_work = inline_work
         self.grace = grace
         self.kill_grace = kill_grace
         self.watchdog = watchdog
+        self.clock = clock  # when a worker died, and how long ago (the restart limit's hold)
         self._lock = threading.Lock()
         self._jobs: dict[Hashable, Job] = {}
         self._deaths: dict[Hashable, tuple[int, float]] = {}  # key → its workers' deaths, when the last one died
@@ -166,10 +167,10 @@ class TrainingService:
         with self._lock:
             return self._failure_locked(key)
 
-    def _died_once(self, key: Hashable) -> int:
+    def died_once(self, key: Hashable) -> int:
         """Count one more death of a worker of the training `key` (deaths older than DIED_HOLD_SECONDS are
-        forgotten); its deaths so far."""
-        now = time.monotonic()
+        forgotten); its deaths so far. The supervisor calls it when a worker dies."""
+        now = self.clock()
         with self._lock:
             deaths, last = self._deaths.pop(key, (0, now))
             deaths = 1 + (deaths if now - last <= DIED_HOLD_SECONDS else 0)
@@ -184,7 +185,7 @@ class TrainingService:
         if remembered is not None:
             return remembered
         deaths, last = self._deaths.get(key, (0, 0.0))
-        return _died(deaths) if deaths > RESTARTS and time.monotonic() - last <= DIED_HOLD_SECONDS else None
+        return _died(deaths) if deaths > RESTARTS and self.clock() - last <= DIED_HOLD_SECONDS else None
 
     def job(self, key: Hashable) -> Job | None:
         """The job in flight for `key`, if any."""
@@ -343,7 +344,7 @@ class TrainingService:
         outcome = self._attempt(job, counts)
         deaths = 0
         while outcome[0] == "died" and not job.cancel_requested:  # (a worker Stop ended is no death)
-            deaths = self._died_once(job.key)  # this training's, over its jobs
+            deaths = self.died_once(job.key)  # this training's, over its jobs
             if deaths > RESTARTS:
                 break
             job.restarts += 1

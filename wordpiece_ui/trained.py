@@ -203,9 +203,9 @@ def _plan(wanted: Wanted, settings: Settings, counts: WordCounts) -> _Plan:
             stopped.append(name)
         elif (failed := service.failure(keys[name])) is not None:
             refusals.append(f"Cannot train {state.training_label(config)}: {safe.md(failed)}")
-        elif (need := _needed_bytes(counts, config)) > store.budget:
+        elif (need := needed_bytes(counts, config)) > store.budget:
             # Lowering the vocabulary helps only when a smaller one would fit (Unigram's size hardly depends on it).
-            smallest = _needed_bytes(counts, dataclasses.replace(config, vocab_size=1))
+            smallest = needed_bytes(counts, dataclasses.replace(config, vocab_size=1))
             refusals.append(
                 f"This training would need about {need / 1e6:,.0f} MB, more than the server keeps for all its "
                 f"trainings ({store.budget / 1e6:,.0f} MB). "
@@ -222,7 +222,7 @@ def _start(plan: _Plan, counts: WordCounts) -> dict[str, Job]:
     return {name: service.join(plan.keys[name], words, plan.configs[name], server.session_id()) for name in todo}
 
 
-def _needed_bytes(counts: WordCounts, config: AnyConfig) -> int:
+def needed_bytes(counts: WordCounts, config: AnyConfig) -> int:
     """About what the training will weigh once stored (from the words' average length: all of them, so a corpus
     whose long words come last is not taken for a small one)."""
     avg = max(1, -(-counts.chars // max(1, counts.types)))

@@ -19,10 +19,11 @@ It splits as tokenizers' `Unigram` does (and as the course's `encode_word`, whos
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from ..errors import WordPieceError
-from ..models import TRACED_CHARS, WordResult, _CachedModel
+from ..models import TRACED_CHARS, CachedModel, WordResult
 
 UNK_PENALTY = 10.0  # tokenizers' K_UNK_PENALTY
 
@@ -39,7 +40,7 @@ class LatticeEdge:
     best: bool = False
 
 
-class UnigramModel(_CachedModel):
+class UnigramModel(CachedModel):
     kind = "unigram"
 
     def __init__(self, pieces: list[tuple[str, float]], unk_id: int | None = None, byte_fallback: bool = False) -> None:
@@ -70,7 +71,9 @@ class UnigramModel(_CachedModel):
             return replace(self._tokenize(word, False), lattice=head.lattice, traced_chars=TRACED_CHARS)
         return self._tokenize(word, True)
 
-    def _edges(self, word: str):
+    def edges(self, word: str) -> Iterator[LatticeEdge]:
+        """The word's lattice: every piece that starts at each position, by start, then shorter first, and the
+        unknown piece where no single character is one."""
         scores, n = self.scores, len(word)
         for start in range(n):
             single = False
@@ -90,21 +93,21 @@ class UnigramModel(_CachedModel):
         n = len(word)
         best_score: list[float | None] = [0.0] + [None] * n
         best_edge: list[LatticeEdge | None] = [None] * (n + 1)
-        edges = list(self._edges(word))
+        edges = list(self.edges(word))
         for edge in edges:  # by start, then shorter first: the order tokenizers walks them in
             here = best_score[edge.start]
             assert here is not None  # every position is reached: one character, or the unknown piece
-            candidate = here + edge.score
-            if best_score[edge.end] is None or candidate > best_score[edge.end]:
+            candidate, there = here + edge.score, best_score[edge.end]
+            if there is None or candidate > there:
                 best_score[edge.end] = candidate
                 best_edge[edge.end] = edge
         path: list[LatticeEdge] = []
         end = n
         while end > 0:
-            edge = best_edge[end]
-            assert edge is not None
-            path.append(edge)
-            end = edge.start
+            last = best_edge[end]
+            assert last is not None
+            path.append(last)
+            end = last.start
         path.reverse()
         if self.unk_id is None and any(edge.unknown for edge in edges):
             raise WordPieceError(f"the word {word[:40]!r} cannot be covered and the Unigram model has no unk_id")
@@ -121,7 +124,7 @@ class UnigramModel(_CachedModel):
                 spans.append((edge.start, edge.end))
             after_unknown = unknown
         tokens, spans = self._unknowns(tokens, spans)
-        lattice = ()
+        lattice: tuple[LatticeEdge, ...] = ()
         if trace:
             on_path = {id(e) for e in path}
             lattice = tuple(replace(e, best=True) if id(e) in on_path else e for e in edges)
