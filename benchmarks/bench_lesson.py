@@ -55,7 +55,7 @@ if "SCREENSHOT_DIR" not in os.environ:
     _OWN_LOG_DIR = tempfile.mkdtemp(prefix="bench_lesson-log-")
     os.environ["SCREENSHOT_DIR"] = _OWN_LOG_DIR
 
-from browser import CHROMIUM, CHROMIUM_ARGS, StreamlitServer, start_room, tab, wait_idle  # noqa: E402
+from browser import CHROMIUM, CHROMIUM_ARGS, StreamlitServer, full_link, start_room, tab, wait_idle  # noqa: E402
 
 FOLLOW_P90 = 1.5
 VOTE_P90 = 1.0
@@ -84,6 +84,20 @@ STATE_JS = """() => {
 }"""
 
 
+# The same look at the room's phone page (wordpiece_ui/phone_room.py): the step of its h1, revealed (the h1 no
+# longer asks), the vote's buttons, "Your vote is in", the class's answers drawn.
+PHONE_JS = """() => {
+  const h = document.querySelector('main h1');
+  const m = h ? /(?:Step|Round) (\\d+) of/.exec(h.textContent) : null;
+  const step = m ? Number(m[1]) : null;
+  const arrow = !!h && !h.textContent.includes('which');
+  const radio = document.querySelectorAll('button.choice').length > 0;
+  const voted = Array.from(document.querySelectorAll('.note')).some((n) => n.textContent.includes('Your vote is in'));
+  const round = Array.from(document.querySelectorAll('.muted')).some((n) => n.textContent.includes('what the class answered'));
+  return [step, arrow, radio, voted, round];
+}"""
+
+
 @dataclass
 class Look:
     step: int | None
@@ -95,7 +109,7 @@ class Look:
 
 def look(page) -> Look | None:
     try:
-        return Look(*page.evaluate(STATE_JS))
+        return Look(*page.evaluate(PHONE_JS if getattr(page, "phone_page", False) else STATE_JS))
     except Exception:  # a page that is navigating or gone: not yet
         return None
 
@@ -174,8 +188,11 @@ def wait_for(pages: list, check, timeout: float) -> list:
 
 
 def vote(phone) -> None:
-    """The phone votes for its radio's first candidate (as tests/test_browser_class.py does); returns when
-    Playwright's click returned."""
+    """The phone votes for its radio's first candidate (as tests/test_browser_class.py does), or the phone page's
+    first choice; returns when Playwright's click returned."""
+    if getattr(phone, "phone_page", False):
+        phone.locator("button.choice").first.click(timeout=5_000)
+        return
     radio = phone.get_by_test_id("stRadio").filter(has_text=ASK).first
     first = [line for line in radio.inner_text(timeout=5_000).splitlines() if line.strip()][1]
     radio.get_by_text(first, exact=True).first.click(timeout=5_000)
@@ -230,11 +247,15 @@ def lesson(args, browser, server, res: Results) -> dict:
     phones = [tab(browser, {"width": 390, "height": 844}, phone=True) for _ in range(args.phones)]
     names = {teacher: "the projector"}
     t = time.perf_counter()
+    if args.view == "full":  # the room on the Train page (*Open the full step*), not the phone page
+        link = full_link(link)
     for p in phones:
+        p.phone_page = args.view == "phone"
         p.goto(link)
     for i, p in enumerate(phones):
         p.get_by_text(ASK).first.wait_for(timeout=120_000)
-        wait_idle(p)
+        if not p.phone_page:
+            wait_idle(p)
         nickname = re.search(r"you are (.+)$", p.get_by_text(re.compile("you are")).first.inner_text().strip())
         names[p] = f"phone {i + 1}" + (f" ({nickname[1]})" if nickname else "")
     log(f"{len(phones)} phones in the room in {time.perf_counter() - t:.1f} s")
@@ -311,7 +332,8 @@ def row_line(res: Results, row: str, stat_name: str, limit: float) -> str:
 
 
 def print_table(args, res: Results, info: dict, load_before, load_after, seconds: float) -> None:
-    print(f"WordPiece Lab class room in Chromium: the projector (1280×720) and {args.phones} phones (390×844) on "
+    print(f"WordPiece Lab class room in Chromium: the projector (1280×720) and {args.phones} phones (390×844, the "
+          f"{'phone page' if args.view == 'phone' else 'Train page'}) on "
           f"one `streamlit run` server; course-toy, WordPiece, {info.get('steps', '?')} hidden steps; "
           f"{os.cpu_count()} CPUs; polled every {POLL * 1000:.0f} ms; a miss = nothing within {args.timeout:g} s")
     print()
@@ -338,6 +360,9 @@ def print_table(args, res: Results, info: dict, load_before, load_after, seconds
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--phones", type=int, default=6, help="students' phones in the room (default 6)")
+    parser.add_argument("--view", choices=("phone", "full"), default="phone",
+                        help="what the phones open: the link the projector shows, the room's phone page (default), "
+                             "or the room on the Train page (full: what *Open the full step* gives)")
     parser.add_argument("--steps", type=int, default=4, help="hidden steps voted on (default 4)")
     parser.add_argument("--timeout", type=float, default=20.0,
                         help="seconds after a click before what did not arrive is a miss (default 20)")

@@ -7,7 +7,7 @@ from wordpiece_ui import navigation
 
 navigation.through_app()  # first, before the imports below: a page run alone goes through app.py (navigation.py)
 
-from wordpiece_ui import classroom, intro, presenter, room_student, room_teacher, state, step_views, trained
+from wordpiece_ui import classroom, intro, phone_room, presenter, room_student, room_teacher, state, step_views, trained
 from wordpiece_ui.lesson import Lesson
 from wordpiece_ui.stepper import Stepper
 
@@ -87,7 +87,7 @@ def glossary_and_share(number: int) -> None:
 def step_view(number: int) -> None:
     state.sync_url(settings, **view_params(number))  # the address bar (and Share) is always the view on screen
     if teacher:
-        room_teacher.sync(teacher, number, quiz)  # the class follows the teacher's step
+        room_teacher.sync(teacher, number, quiz, lambda: phone_room.card(view, number))  # the class follows
     if student:
         room_student.throttle()  # a flood of clicks from one student's client waits, not the class
         room_student.back_button(student, number)

@@ -94,7 +94,8 @@ def wait_idle(page, timeout: float = 60_000) -> None:
 
 
 def start_room(page, url: str) -> str:
-    """The teacher opens the course's toy corpus and clicks *Start a class room*; the student link the page shows."""
+    """The teacher opens the course's toy corpus and clicks *Start a class room*; the student link the page shows
+    (the room's phone page, /class/CODE: what the QR code gives)."""
     import re
 
     page.goto(url + "/?corpus=course-toy&algorithm=wordpiece&step=1")
@@ -103,5 +104,11 @@ def start_room(page, url: str) -> str:
     page.get_by_test_id("stSidebar").get_by_role("button", name="Start a class room").click()
     page.get_by_text(re.compile(r"Class room [A-Z2-9]{6}")).first.wait_for(timeout=30_000)
     wait_idle(page)
-    return page.locator('[data-testid="stCode"]').filter(has_text="?room=").first.inner_text().strip()
+    return page.locator('[data-testid="stCode"]').filter(has_text="/class/").first.inner_text().strip()
+
+
+def full_link(link: str) -> str:
+    """The room on the Train page (a laptop's view, *Open the full step*) for a student link /class/CODE."""
+    root, code = link.rsplit("/class/", 1)
+    return f"{root}/?room={code}"
 

@@ -21,7 +21,7 @@ import time
 
 import pytest
 
-from browser import CHROMIUM, SHOTS, start_room, tab, wait_idle
+from browser import CHROMIUM, SHOTS, full_link, start_room, tab, wait_idle
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -29,7 +29,7 @@ pytest.importorskip("playwright.sync_api")
 if not os.path.exists(CHROMIUM):
     pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium); .ci/run installs it", allow_module_level=True)
 
-STUDENTS = 8
+STUDENTS = 4
 STEPS = 4
 FOLLOW_SECONDS = 15  # a phone shows the teacher's step (or its own vote) within this; nine pages on two cores
 CLICK_SECONDS = 10  # a teacher's click is acted on within this (one press)
@@ -106,7 +106,7 @@ def room_buttons(teacher) -> list[str]:
 def test_eight_phones_follow_the_teacher_through_four_hidden_steps(server, browser, pages):
     teacher = tab(browser, {"width": 1280, "height": 720})
     pages[teacher] = "the projector"
-    link = start_room(teacher, server.url)
+    link = full_link(start_room(teacher, server.url))  # the Train page's room (a laptop's; phones: test_browser_phone_room.py)
 
     phones = [tab(browser, {"width": 390, "height": 844}, phone=True) for _ in range(STUDENTS)]
     for p in phones:

@@ -11,7 +11,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from browser import CHROMIUM, SHOTS, start_room, tab, wait_idle
+from browser import CHROMIUM, SHOTS, full_link, start_room, tab, wait_idle
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -44,8 +44,11 @@ def test_a_class_room_with_a_teacher_and_three_students(server, browser):
     wait_idle(teacher)
     code = re.search(r"Class room ([A-Z2-9]{6})", teacher.get_by_text(re.compile("Class room")).first.inner_text())[1]
     shot(teacher, "room-projector-join")
-    # the student link, as the teacher's page shows it under the QR code; the token never in the address bar
-    link = teacher.locator('[data-testid="stCode"]').filter(has_text="?room=").first.inner_text().strip()
+    # the student link, as the teacher's page shows it under the QR code (the room's phone page); these students
+    # open the room on the Train page (*Open the full step*); the token never in the address bar
+    phone_link = teacher.locator('[data-testid="stCode"]').filter(has_text="/class/").first.inner_text().strip()
+    assert urlsplit(phone_link).path == f"/class/{code}"
+    link = full_link(phone_link)
     assert parse_qs(urlsplit(link).query) == {"room": [code]}
     assert "teacher=" not in teacher.url and f"room={code}" in teacher.url
 
@@ -137,7 +140,7 @@ def test_a_phone_that_scans_the_code_again_is_the_same_student(server, browser):
     """A phone that closes its tab and scans the code again (the student link, without its token) comes back
     as itself: the same nickname, its vote kept, and the projector still counts one student."""
     teacher = tab(browser, PROJECTOR)
-    link = start_room(teacher, server.url)
+    link = full_link(start_room(teacher, server.url))  # the Train page's room (test_browser_phone_room.py: the phone page's)
     phone = tab(browser, PHONE, phone=True)
     phone.goto(link)
     phone.get_by_text("which pair merges next?").first.wait_for(timeout=60_000)

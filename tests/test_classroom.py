@@ -66,7 +66,7 @@ def test_a_teacher_starts_a_room_and_the_token_never_reaches_the_address_bar():
     assert token not in str(params) and "teacher" not in params  # the projector shows the address bar
     body = texts(teacher)
     assert f"Class room {code}" in body
-    assert f"?room={code}" in body  # the student link, under its QR code
+    assert f"/class/{code}" in body  # the student link (the phone page), under its QR code
     assert token not in body  # the teacher link is drawn only while its popover is open
     assert {"Close the room", "Show answers", "Reveal the merge"} <= set(labels(teacher))
     assert "0 of 0 answered" in body

@@ -624,7 +624,7 @@ def test_processes_opening_a_new_folder_at_once_all_get_the_store(tmp_path):
 def test_the_schema_is_wal_with_its_user_version(store, room):
     with sqlite3.connect(store.path) as db:
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
         tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         assert tables == {"rooms", "room_steps", "members", "votes"}
         assert [c[1] for c in db.execute("PRAGMA table_info(votes)")] == ["code", "step", "round", "member", "kind",
@@ -887,13 +887,16 @@ def test_a_locked_room_lets_its_students_back_but_no_one_new(store, room):
 def test_a_version_1_store_gains_the_lock_when_opened(tmp_path, clock):
     old = RoomStore(str(tmp_path), idle_hours=24, clock=clock)
     code, teacher = old.create(SETTINGS)
-    with sqlite3.connect(old.path) as db:  # the file as version 1 left it: no `locked` column
+    with sqlite3.connect(old.path) as db:  # the file as version 1 left it: no `locked` column, no cards
         db.execute("ALTER TABLE rooms DROP COLUMN locked")
+        db.execute("ALTER TABLE room_steps DROP COLUMN card")
         db.execute("PRAGMA user_version = 1")
     new = RoomStore(str(tmp_path), idle_hours=24, clock=clock)
     assert new.on, new.problem
     assert not new.is_locked(code) and new.snapshot(code) is not None  # the room is still there
     new.lock(code, teacher, True)
     assert new.is_locked(code)
+    new.set_step(code, teacher, 2, True, {"step": 2})  # and the phones' cards (version 3)
+    assert new.card(code, 2) == {"step": 2} and new.card(code, 1) is None
     with sqlite3.connect(new.path) as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3

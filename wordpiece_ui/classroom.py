@@ -83,6 +83,12 @@ class Question:
 
 
 def student_link(code: str) -> str:
+    """What the projector's QR code and link give the class: the room's phone page (phone_room.py)."""
+    return f"{state.public_root()}/class/{code}"
+
+
+def full_link(code: str) -> str:
+    """The room on the Train page (a laptop's view: the step's tables and charts), for any student."""
     return f"{state.public_root()}/?room={code}"
 
 
@@ -186,7 +192,8 @@ def remember_device(room: Room, hours: float) -> None:
 def forget() -> None:
     """Out of the room (*Continue alone*, *Go on alone*), keeping the settings and the step."""
     for key in (state.ROOM_RECLAIM, state.ROOM, state.ROOM_TEACHER, state.ROOM_STUDENT, state.ROOM_NICKNAME, state.ROOM_PROBLEM,
-                state.ROOM_SENT, state.ROOM_VERSION, state.ROOM_AT, state.ROOM_REVEALED, state.ROOM_SEEN_AT, BEHIND_SINCE):
+                state.ROOM_SENT, state.ROOM_CARD, state.ROOM_VERSION, state.ROOM_AT, state.ROOM_REVEALED,
+                state.ROOM_SEEN_AT, BEHIND_SINCE):
         st.session_state.pop(key, None)
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+import pandas as pd
 
 from . import classroom, room_student, room_teacher
 from .settings import Settings
@@ -83,6 +84,8 @@ class StepView(Protocol):
     hold_help: str  # why Play stops at a hidden step
     intro: str  # the introduction a newcomer reads first (intro.py)
     answer_name: str  # the lesson record's column of what a step did ("merge", ...)
+    ask: str  # what a hidden step's vote asks ("which pair merges next?")
+    vote_kind: str  # what the room stores a vote as ("pair", "piece")
 
     @property
     def closed_downloads(self) -> str:
@@ -103,6 +106,13 @@ class StepView(Protocol):
 
     def question(self, number: int) -> classroom.Question:
         """A hidden step's vote: its choices, its answer and how a choice is judged (the class room's, the record's)."""
+
+    def hint(self) -> str:
+        """What a student scores the choices by (one line of plain text)."""
+
+    def choices_table(self, number: int) -> pd.DataFrame:
+        """A hidden step's choices, one row each in the question's order (its first column the choice), with what
+        a student reasons from: what a phone shows beside the vote (phone_room.py)."""
 
     def draw(self, number: int, hidden: bool) -> None:
         """The step, or (hidden) the question that hides it with its vote or guess."""

@@ -34,6 +34,8 @@ class MergesView(ViewBase):
     intro = intro.INTRO
     steps_noun = "merges"
     answer_name = "merge"
+    vote_kind = "pair"  # what the room stores a vote as
+    ask = "which pair merges next?"
 
     def __init__(self, lesson: Lesson) -> None:
         super().__init__(lesson)
@@ -65,6 +67,13 @@ class MergesView(ViewBase):
         return classroom.Question(tuple(tables.quiz_frame(table, self.algorithm, QUIZ_CHOICES)["pair"]),
                                   str(table.iloc[0]["pair"]), functools.partial(tables.judge_guess, table,
                                                                                 algorithm=self.algorithm))
+
+    def hint(self) -> str:
+        return tables.formula(self.algorithm)
+
+    def choices_table(self, number: int) -> pd.DataFrame:
+        """The vote's choices with their counts, the class's to score (the question's order)."""
+        return tables.quiz_frame(caches.candidates(self.model, number, False)[0], self.algorithm, QUIZ_CHOICES)
 
     # ------------------------------------------------------------------------------------------ a step
 

@@ -70,15 +70,22 @@ def start_button(settings: Settings) -> None:
                            "step (a merge, a round); the projector shows how many answered, then the spread. Turns on Ask first."))
 
 
-def sync(room: classroom.Room, step: int, quiz: bool) -> None:
-    """The teacher's tab is at `step` (with Ask first on or off): the class follows (a write only on a change)."""
-    if not room.open or st.session_state.get(state.ROOM_SENT) == (step, quiz):
+def sync(room: classroom.Room, step: int, quiz: bool, card: Callable[[], dict] | None = None) -> None:
+    """The teacher's tab is at `step` (with Ask first on or off): the class follows (a write only on a change),
+    with the step's `card()`, what the phones show of it (phone_room.card), written once per step and tab."""
+    sent = st.session_state.get(state.ROOM_SENT) == (step, quiz)
+    if not room.open or (sent and (card is None or st.session_state.get(state.ROOM_CARD) == step)):
         return
     try:
-        classroom.store().set_step(room.code, room.teacher_token, step, quiz)
+        if not sent:
+            classroom.store().set_step(room.code, room.teacher_token, step, quiz, card() if card is not None else None)
+        elif card is not None:  # (this tab entered the room at its step: the card alone)
+            classroom.store().set_card(room.code, room.teacher_token, step, card())
     except (NotAllowed, RoomsOff):  # closed meanwhile, or busy: the next step's write tries again
         return
     st.session_state[state.ROOM_SENT] = (step, quiz)
+    if card is not None:
+        st.session_state[state.ROOM_CARD] = step
     _pin(room.snap.corpus_digest)
 
 

@@ -55,8 +55,10 @@ from dataclasses import dataclass
 from . import sqlite_files
 
 DB_NAME = "rooms.sqlite3"
-SCHEMA_VERSION = 2
-_UPGRADES = {2: ["ALTER TABLE rooms ADD COLUMN locked INTEGER NOT NULL DEFAULT 0"]}
+SCHEMA_VERSION = 3
+_UPGRADES = {2: ["ALTER TABLE rooms ADD COLUMN locked INTEGER NOT NULL DEFAULT 0"],
+             3: ["ALTER TABLE room_steps ADD COLUMN card TEXT"]}
+CARD_CHARS = 50_000  # a step's card (what a phone shows of it, as JSON) is at most this long
 HOURS_ENV = "WORDPIECE_LAB_ROOM_HOURS"
 DEFAULT_HOURS = 24.0
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L: read off a projector and typed by hand
@@ -91,6 +93,7 @@ _SCHEMA = (
         round INTEGER NOT NULL DEFAULT 1,
         shown INTEGER NOT NULL DEFAULT 0,
         revealed INTEGER NOT NULL DEFAULT 0,
+        card TEXT,
         PRIMARY KEY (code, step))""",
     """CREATE TABLE IF NOT EXISTS members (
         code TEXT NOT NULL REFERENCES rooms (code) ON DELETE CASCADE,
@@ -223,6 +226,13 @@ def _changed(code: str) -> None:
         _CHANGES.notify_all()
 
 
+def _card_text(card: dict | None) -> str | None:
+    body = None if card is None else json.dumps(card, ensure_ascii=False, sort_keys=True)
+    if body is not None and len(body) > CARD_CHARS:
+        raise NotAllowed(f"a step's card is at most {CARD_CHARS:,} characters")
+    return body
+
+
 class RoomsOff(Exception):
     """The store cannot be used; the message says why, in words for the page."""
 
@@ -349,13 +359,39 @@ class RoomStore:
         if not changed:
             raise NotAllowed("the room is closed")
 
-    def set_step(self, code: str, token: str | None, step: int, quiz: bool | None = None) -> None:
-        """The teacher is at `step` (and asks first or not): the class follows."""
+    def set_step(self, code: str, token: str | None, step: int, quiz: bool | None = None,
+                 card: dict | None = None) -> None:
+        """The teacher is at `step` (and asks first or not): the class follows. `card`: what a phone shows of the
+        step (phone_room.py), written in the same transaction, so a phone never sees the step without it."""
+        body = _card_text(card)
         with self._teacher_write(code, token) as db:
             self._bump(db, code)
             db.execute("UPDATE rooms SET step = ?, quiz = COALESCE(?, quiz) WHERE code = ?",
                        (max(1, step), None if quiz is None else int(quiz), code))
             db.execute("INSERT OR IGNORE INTO room_steps (code, step) VALUES (?, ?)", (code, max(1, step)))
+            if body is not None:
+                db.execute("UPDATE room_steps SET card = ? WHERE code = ? AND step = ?", (body, code, max(1, step)))
+
+    def set_card(self, code: str, token: str | None, step: int, card: dict) -> None:
+        """Write `step`'s card alone (a teacher's tab that entered a room already at its step): the room's version
+        stays (the Streamlit pages have nothing to redraw); this process' phones wake."""
+        body = _card_text(card)
+        with self._teacher_write(code, token) as db:
+            db.execute("INSERT OR IGNORE INTO room_steps (code, step) VALUES (?, ?)", (code, max(1, step)))
+            db.execute("UPDATE room_steps SET card = ? WHERE code = ? AND step = ?", (body, code, max(1, step)))
+
+    def card(self, code: str, step: int) -> dict | None:
+        """The card the teacher's page wrote for `step` (set_step), or None."""
+        with self._transaction() as db:
+            row = db.execute("SELECT card FROM room_steps WHERE code = ? AND step = ?", (code, step)).fetchone()
+        return json.loads(row[0]) if row is not None and row[0] else None
+
+    def nickname(self, code: str, token: str) -> str | None:
+        """The nickname of the student whose token this is, or None (not a member)."""
+        with self._transaction() as db:
+            row = db.execute("SELECT nickname FROM members WHERE code = ? AND member = ?",
+                             (code, _hash(token))).fetchone()
+        return row[0] if row is not None else None
 
     def _step_action(self, code: str, token: str | None, step: int, sql: str, round_: int | None = None) -> bool:
         """One teacher action at `step`; whether it changed the room.

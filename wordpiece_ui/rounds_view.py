@@ -342,6 +342,8 @@ class RoundsView(ViewBase):
     intro = intro.UNIGRAM_INTRO
     steps_noun = "rounds"
     answer_name = "removed first"
+    vote_kind = "piece"  # what the room stores a vote as
+    ask = "which piece costs least to remove?"
 
     def summary(self) -> str:
         model = self.model
@@ -363,6 +365,13 @@ class RoundsView(ViewBase):
 
     def question(self, number: int) -> classroom.Question:
         return question(self.model, number)
+
+    def hint(self) -> str:
+        return "Removing a piece raises the corpus' loss: the words that held it split another way. The cheapest goes."
+
+    def choices_table(self, number: int) -> pd.DataFrame:
+        """The vote's choices with what a student reasons from (the question's order; none when all tie)."""
+        return choices_frame(vote_choices(self.model, number))
 
     def draw(self, number: int, hidden: bool) -> None:
         lesson = self.lesson

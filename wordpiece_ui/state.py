@@ -98,6 +98,7 @@ ROOM_NICKNAME = "room_nickname"
 ROOM_NICKNAME_BOX = "room_nickname_box"  # the student's *Change name* box
 ROOM_PROBLEM = "room_problem"  # why the link's room could not be entered, or why the room ended
 ROOM_SENT = "room_sent"  # the teacher: the (step, ask first) last written to the room
+ROOM_CARD = "room_card"  # the teacher: the step whose card (phone_room.card) this tab last wrote
 ROOM_VERSION = "room_version"  # a student: the room's version this page shows
 ROOM_AT = "room_at"  # a student: the teacher's step this page knows
 ROOM_REVEALED = "room_revealed"  # the teacher: the steps the room revealed

@@ -1,0 +1,125 @@
+"""A class on phones in Debian's Chromium: the teacher's projector (1280×720) and eight phones (390×844) that
+opened the link the projector shows (the room's phone page, wordpiece_ui/phone_room.py), through three hidden
+steps: everyone votes, *Show answers*, *Reveal the merge*, *Next*.
+
+Each phone must show each change by itself within FOLLOW_SECONDS (a generous deadline, not a target: the
+targets are bench_lesson.py's); a failure names the phone, the step and what the phone shows instead. After the
+reveal each phone says whether its own vote was right, as the step's answer judges it."""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+
+import pytest
+
+from browser import CHROMIUM, SHOTS, start_room, tab, wait_idle
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+pytest.importorskip("playwright.sync_api")
+if not os.path.exists(CHROMIUM):
+    pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium); .ci/run installs it", allow_module_level=True)
+
+STUDENTS = 8
+STEPS = 3
+FOLLOW_SECONDS = 10
+PHONE = {"width": 390, "height": 844}
+
+
+def heading(page) -> str:
+    found = page.locator("h1").first
+    return found.inner_text().strip() if found.count() else f"no heading ({page.locator('main').inner_text()[:80]!r})"
+
+
+def wait_all(phones: list, names: list, what: str, check) -> float:
+    """Wait until `check(page)` holds on every phone; fail naming the phones where it did not. The seconds taken."""
+    started = time.time()
+    deadline = started + FOLLOW_SECONDS
+    late = [p for p in phones if not check(p)]
+    while late and time.time() < deadline:
+        time.sleep(0.1)
+        late = [p for p in late if not check(p)]
+    assert not late, f"{what} not within {FOLLOW_SECONDS} s on " + "; ".join(
+        f"{names[phones.index(p)]} (it shows: {heading(p)})" for p in late)
+    return time.time() - started
+
+
+def test_eight_phones_follow_vote_and_learn_whether_they_were_right(server, browser):
+    teacher = tab(browser, {"width": 1280, "height": 720})
+    link = start_room(teacher, server.url)
+    code = link.rsplit("/", 1)[1]
+    assert re.fullmatch(r"[A-Z2-9]{6}", code), link
+    phones = [tab(browser, PHONE, scheme="dark" if i % 2 else "light", phone=True) for i in range(STUDENTS)]
+    for p in phones:
+        p.goto(link)
+    names = [f"phone {i + 1}" for i in range(STUDENTS)]
+    wait_all(phones, names, "the first step's vote", lambda p: p.locator("button.choice").count() > 0)
+    names = [f"phone {i + 1} ({p.locator('#who').inner_text()})" for i, p in enumerate(phones)]
+    follows = []
+    for step in range(1, STEPS + 1):
+        wait_all(phones, names, f"step {step}'s vote",
+                 lambda p: heading(p).startswith(f"Step {step} of 9: which pair merges next?"))
+        choices = [c.inner_text().splitlines()[0] for c in phones[0].locator("button.choice").all()]
+        assert len(choices) >= 2 and all("count(ab): " in c.inner_text() for c in phones[0].locator("button.choice").all())
+        picked = {}
+        for i, p in enumerate(phones):  # the class splits over the first two choices
+            picked[p] = choices[i % 2]
+            p.locator("button.choice").filter(has_text=picked[p]).first.click()
+        wait_all(phones, names, "'Your vote is in'", lambda p: p.get_by_text(f"Your vote is in: {picked[p]}").count() > 0)
+        teacher.get_by_text(f"{STUDENTS} of {STUDENTS} answered").first.wait_for(timeout=FOLLOW_SECONDS * 1000)
+        wait_idle(teacher)
+        teacher.get_by_role("button", name="Show answers").first.click()
+        follows.append(wait_all(phones, names, "the spread after 'Show answers'",
+                                lambda p: p.get_by_text(f"({STUDENTS} votes)").count() > 0
+                                and p.locator("button.choice").count() == 0))
+        if step == 1:
+            for i in (0, 1):
+                phones[i].screenshot(path=os.path.join(SHOTS, f"phone-room-shown-{'dark' if i else 'light'}.png"))
+        wait_idle(teacher)
+        teacher.get_by_role("button", name="Reveal the merge").first.click()
+        follows.append(wait_all(phones, names, "the verdict after the reveal",
+                                lambda p: p.locator(".note.ok, .note.bad").filter(has_text=re.compile("^[✓✗]")).count() > 0))
+        answer = re.search(r"Merge: (.+)$", phones[0].get_by_text(re.compile("^Merge: ")).first.inner_text())[1]
+        for p in phones:  # each told about its own vote, as the answer judges it (a tie with it counts, and says so)
+            verdict = p.locator(".note").filter(has_text=re.compile("^[✓✗]")).first.inner_text()
+            right = picked[p] == answer or verdict.startswith(f"✓ Right, by a tie: {picked[p]} ")
+            assert verdict.startswith("✓" if right else "✗ Not this one"), (names[phones.index(p)], picked[p], answer, verdict)
+            assert p.evaluate("document.documentElement.scrollWidth <= window.innerWidth")  # no sideways scrolling
+        if step == 1:
+            for i in (0, 1):
+                phones[i].screenshot(path=os.path.join(SHOTS, f"phone-room-revealed-{'dark' if i else 'light'}.png"))
+        wait_idle(teacher)
+        if step < STEPS:
+            teacher.get_by_role("button", name="Next").first.click()
+            follows.append(wait_all(phones, names, f"step {step + 1} after the teacher's Next",
+                                    lambda p: heading(p).startswith(f"Step {step + 1} of 9")))
+    print("the last phone followed " + ", ".join(f"{s:.2f}" for s in follows) + " s after the teacher's click")
+    for p, name in zip(phones, names):
+        assert not p.errors, f"{name}: {p.errors}"
+
+
+def test_a_phone_that_scans_again_is_the_same_student_with_its_vote(server, browser):
+    teacher = tab(browser, {"width": 1280, "height": 720})
+    link = start_room(teacher, server.url)
+    phone = tab(browser, PHONE, phone=True)
+    phone.goto(link)
+    phone.locator("button.choice").first.wait_for(timeout=30_000)
+    who = phone.locator("#who").inner_text()
+    choice = phone.locator("button.choice .t").nth(1).inner_text()
+    phone.locator("button.choice").nth(1).click()
+    phone.get_by_text(f"Your vote is in: {choice}").wait_for(timeout=10_000)
+    context = phone.context
+    phone.close()  # the tab is gone; the browser (its cookies) stays
+    again = context.new_page()
+    again.goto(link)
+    again.get_by_text(f"Your vote is in: {choice}").wait_for(timeout=30_000)
+    assert again.locator("#who").inner_text() == who
+    assert again.locator("button.choice.picked .t").inner_text() == choice
+    teacher.get_by_text("1 of 1 answered").first.wait_for(timeout=20_000)
+    # the full step, from the phone page's link, is the same student on the Train page
+    again.get_by_role("link", name="Open the full step").click()
+    again.get_by_text(re.compile("you are")).first.wait_for(timeout=60_000)
+    wait_idle(again)
+    assert again.get_by_text(re.compile("you are")).first.inner_text().strip().endswith(who.removeprefix("you are "))

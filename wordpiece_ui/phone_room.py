@@ -1,0 +1,440 @@
+"""A class room on a student's phone: a small page of the app's own server, not a Streamlit page.
+
+Why. A Streamlit page redraws its whole tree in the browser on every run: on a phone that is about 0.4 s of
+the phone's processor a step, and on the teacher's laptop, serving a class, the runs of every phone. This page
+draws only what a phone needs in class (the step, the vote with what a student reasons from, the spread, the
+reveal) with a few lines of script, and learns of the teacher's action by a long poll, so it follows within a
+round trip of the click.
+
+The routes (app.py mounts them through `st.App(routes=...)`):
+
+- `GET /class/<CODE>`: the page (HTML, its script and style inline; nothing is loaded from anywhere else).
+- `GET /class/<CODE>/state?since=<tag>`: what this student sees now, as JSON, once it differs from `tag` (the
+  teacher stepped, showed the answers, revealed, closed the room) or after WAIT_SECONDS. The student is the
+  browser's cookie for the room (classroom.device_cookie: the Streamlit pages read the same one, so *Open the
+  full step* is the same student).
+- `POST /class/<CODE>/join`, `/vote`, `/name`: join (or come back as the cookie's student), vote, rename.
+
+What a phone shows of a step is its **card**: the teacher's page builds it once per step (`card`) from the step
+view (lesson.StepView: the question, its choices table, what it asks) and writes it with the step
+(rooms.RoomStore.set_step), so a phone never sees a step without it and no phone computes anything. A hidden
+step's answer and verdicts stay on the server until the teacher reveals it.
+
+Bounds: at most MAX_WAITING requests wait at once (more are told to come back); a request body is at most
+BODY_BYTES; a card at most rooms.CARD_CHARS.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import math
+import numbers
+import time
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Route
+
+from . import classroom
+from .rooms import SEEN_SECONDS, NotAllowed, RoomsOff, RoomStore, change_count, normal_code, valid_token
+
+WAIT_SECONDS = 15.0  # a state request waits this long at most, then answers with the same state
+CHECK_SECONDS = 0.05  # how often a waiting request looks at this process' count of teacher actions
+STORE_SECONDS = 2.0  # how often it reads the store anyway (a teacher served by another process)
+MAX_WAITING = 2000  # requests waiting at once (a class is 30-60 phones; a flood is told to come back)
+BODY_BYTES = 4096  # a POST's body at most
+_NO_STORE = {"Cache-Control": "no-store"}
+# Nothing but this page's own inline script and style, and requests to its own server.
+_POLICY = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; "
+           "img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+
+_waiting = 0
+_seen_at: dict[tuple[str, str], float] = {}  # (room, token) → when its presence was last written
+
+
+# ----- the card: what a phone shows of a step, built once by the teacher's page ----------------------------
+
+def _cell(value: Any) -> str:
+    """A table's cell as a phone reads it: integers with separators, other numbers to 4 significant digits."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return f"{int(value):,}"
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        return "—" if math.isnan(float(value)) else f"{float(value):.4g}"
+    return "—" if value is None else str(value)
+
+
+def card(view: Any, number: int) -> dict:
+    """Step `number` as a phone shows it, from the step view (lesson.StepView): what it asks and the choices with
+    what a student reasons from; the answer and each choice's verdict (sent only once the step is revealed)."""
+    question = view.question(number)
+    table = view.choices_table(number)
+    columns = [str(c) for c in table.columns]
+    facts = {_cell(row[0]): [_cell(v) for v in row[1:]] for row in table.itertuples(index=False)}
+    return {"step": number, "steps": view.steps, "noun": view.noun, "ask": view.ask, "hint": view.hint(),
+            "kind": view.vote_kind, "answer_name": view.answer_name, "columns": columns[1:],
+            "choices": [{"text": c, "facts": facts.get(c, [])} for c in question.choices],
+            "answer": question.answer,
+            "verdicts": {c: list(question.judge(c)) for c in question.choices}}
+
+
+# ----- what a student sees now -------------------------------------------------------------------------------
+
+def student_state(rooms: RoomStore, code: str, token: str | None) -> dict:
+    """What the student with `token` sees of room `code` now (JSON-ready)."""
+    snap = rooms.snapshot(code)
+    if snap is None:
+        return {"room": code, "gone": True}
+    you = rooms.nickname(code, token) if token else None
+    out: dict[str, Any] = {"room": code, "open": not snap.closed, "you": you, "step": snap.step}
+    if you is None:
+        return out
+    found = rooms.card(code, snap.step)
+    hidden = not snap.closed and snap.quiz and not snap.revealed
+    out.update(hidden=hidden, voting=snap.voting, shown=snap.shown, round=snap.round)
+    if found is None:
+        out["card"] = None
+        return out
+    secret = ("answer", "verdicts")
+    out["card"] = {k: v for k, v in found.items() if k not in secret}
+    mine = rooms.my_votes(code, token, snap.step) if token else {}
+    out["mine"] = mine.get(snap.round)
+    tally = rooms.tally(code, snap.step)
+    out["tally"] = {str(r): counts for r, counts in tally.items() if r < snap.round or snap.shown or not hidden}
+    if not hidden:
+        out["answer"] = found.get("answer")
+        last = mine[max(mine)] if mine else None
+        out["your_last"] = last
+        out["verdict"] = found.get("verdicts", {}).get(last) if last is not None else None
+    return out
+
+
+def _tag(state: dict) -> str:
+    return hashlib.sha256(json.dumps(state, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def _token(request: Request, code: str) -> str | None:
+    return valid_token(request.cookies.get(classroom.device_cookie(code)))
+
+
+def _mark_seen(rooms: RoomStore, code: str, token: str | None) -> None:
+    if not token:
+        return
+    now = time.monotonic()
+    if now - _seen_at.get((code, token), -SEEN_SECONDS) >= SEEN_SECONDS:
+        if len(_seen_at) > 20_000:  # (bounded: a server's students over a day)
+            _seen_at.clear()
+        _seen_at[(code, token)] = now
+        try:
+            rooms.seen(code, token)
+        except RoomsOff:
+            pass
+
+
+def _with_tag(state: dict) -> dict:
+    return {**state, "tag": _tag(state)}
+
+
+# ----- the routes ----------------------------------------------------------------------------------------------
+
+def _code(request: Request) -> str | None:
+    return normal_code(request.path_params.get("code", ""))
+
+
+def _error(text: str, status: int) -> JSONResponse:
+    return JSONResponse({"error": text}, status_code=status, headers=_NO_STORE)
+
+
+async def page_route(request: Request) -> Response:
+    code = _code(request)
+    if code is None:
+        return HTMLResponse("<!doctype html><meta charset=utf-8><title>WordPiece Lab</title>"
+                            "<p>No class room has that code: a code is six letters and digits.</p>",
+                            status_code=404, headers={**_NO_STORE, "Content-Security-Policy": _POLICY})
+    return HTMLResponse(PAGE.replace("__CODE__", code), headers={**_NO_STORE, "Content-Security-Policy": _POLICY})
+
+
+async def state_route(request: Request) -> Response:
+    """The student's state once it is not `since` (or after WAIT_SECONDS)."""
+    global _waiting
+    code = _code(request)
+    since = request.query_params.get("since", "")
+    if code is None or len(since) > 64:
+        return _error("a room's code, and ?since=<the tag you have>", 400)
+    if _waiting >= MAX_WAITING:
+        return JSONResponse({"error": "the server is busy: come back in a moment"}, status_code=503,
+                            headers={**_NO_STORE, "Retry-After": "3"})
+    rooms, token = classroom.store(), _token(request, code)
+    _waiting += 1
+    try:
+        known = change_count(code)
+        await run_in_threadpool(_mark_seen, rooms, code, token)
+        state = _with_tag(await run_in_threadpool(student_state, rooms, code, token))
+        deadline = read_at = time.monotonic()
+        deadline += WAIT_SECONDS
+        while state["tag"] == since and not state.get("gone") and time.monotonic() < deadline:
+            await asyncio.sleep(CHECK_SECONDS)
+            now = time.monotonic()
+            if change_count(code) != known or now - read_at >= STORE_SECONDS:
+                known, read_at = change_count(code), now
+                state = _with_tag(await run_in_threadpool(student_state, rooms, code, token))
+    except RoomsOff as exc:
+        return JSONResponse({"error": f"the class room is busy ({exc}): trying again"}, status_code=503,
+                            headers={**_NO_STORE, "Retry-After": "2"})
+    finally:
+        _waiting -= 1
+    return JSONResponse(state, headers=_NO_STORE)
+
+
+async def _body(request: Request) -> dict | None:
+    if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+        return None  # (a form posted from another site cannot send this type without asking first)
+    raw = await request.body()
+    if len(raw) > BODY_BYTES:
+        return None
+    try:
+        body = json.loads(raw or b"{}")
+    except ValueError:
+        return None
+    return body if isinstance(body, dict) else None
+
+
+async def join_route(request: Request) -> Response:
+    """Join the room, or come back as the student the browser's cookie names; the state, and the cookie."""
+    code, body = _code(request), await _body(request)
+    if code is None or body is None:
+        return _error("a room's code and a JSON body", 400)
+    rooms = classroom.store()
+    nickname = body.get("nickname") if isinstance(body.get("nickname"), str) else None
+    try:
+        member = await run_in_threadpool(rooms.join, code, _token(request, code), nickname)
+        state = _with_tag(await run_in_threadpool(student_state, rooms, code, member.token))
+    except NotAllowed as exc:
+        return _error(f"You cannot join this class room: {exc}.", 403)
+    except RoomsOff as exc:
+        return _error(f"The class room is busy ({exc}): try again in a moment.", 503)
+    response = JSONResponse(state, headers=_NO_STORE)
+    response.set_cookie(classroom.device_cookie(code), member.token, max_age=int(rooms.idle_hours * 3600),
+                        path="/", samesite="strict")
+    return response
+
+
+async def vote_route(request: Request) -> Response:
+    """Store this student's choice for the room's current step and round; the state."""
+    code, body = _code(request), await _body(request)
+    if code is None or body is None:
+        return _error("a room's code and a JSON body", 400)
+    token = _token(request, code)
+    step, round_, choice = body.get("step"), body.get("round"), body.get("choice")
+    if token is None or not isinstance(step, int) or not isinstance(round_, int) or not isinstance(choice, str):
+        return _error("join the room first, then vote for one of the choices", 400)
+    rooms = classroom.store()
+    try:
+        found = await run_in_threadpool(rooms.card, code, step)
+        if found is None or choice not in [c["text"] for c in found.get("choices", [])]:
+            return _error("That is not one of this step's choices.", 409)
+        await run_in_threadpool(rooms.vote, code, token, step, round_, choice, str(found.get("kind", "pair")))
+        state = _with_tag(await run_in_threadpool(student_state, rooms, code, token))
+    except NotAllowed:
+        return _error("Your vote was not stored: the vote was over, or the class moved on.", 409)
+    except RoomsOff as exc:
+        return _error(f"Your vote was not stored ({exc}): choose again in a moment.", 503)
+    return JSONResponse(state, headers=_NO_STORE)
+
+
+async def name_route(request: Request) -> Response:
+    """Change this student's nickname; the state."""
+    code, body = _code(request), await _body(request)
+    token = _token(request, code) if code is not None else None
+    if code is None or body is None or token is None or not isinstance(body.get("nickname"), str):
+        return _error("join the room first, then send a nickname", 400)
+    rooms = classroom.store()
+    try:
+        await run_in_threadpool(rooms.rename, code, token, body["nickname"])
+        state = _with_tag(await run_in_threadpool(student_state, rooms, code, token))
+    except (NotAllowed, RoomsOff) as exc:
+        return _error(f"Your name did not change: {exc}.", 409)
+    return JSONResponse(state, headers=_NO_STORE)
+
+
+def routes() -> list[Route]:
+    """The app's own routes, for app.py's `st.App(routes=...)`."""
+    return [Route("/class/{code}", page_route, methods=["GET"]),
+            Route("/class/{code}/state", state_route, methods=["GET"]),
+            Route("/class/{code}/join", join_route, methods=["POST"]),
+            Route("/class/{code}/vote", vote_route, methods=["POST"]),
+            Route("/class/{code}/name", name_route, methods=["POST"])]
+
+
+# ----- the page --------------------------------------------------------------------------------------------------
+# Every text from the server (choices, nicknames, sentences) is put on the page with textContent: shown as text,
+# never read as HTML.
+
+PAGE = r"""<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Class room __CODE__ · WordPiece Lab</title>
+<style>
+:root { color-scheme: light dark; --bg: #ffffff; --fg: #1f2430; --muted: #5f6572; --line: #d5d8de;
+        --accent: #d33d4a; --pick: #e8f0fe; --pickline: #1a66d2; --right: #1b7f3b; --wrong: #b3261e; --bar: #1a66d2; }
+@media (prefers-color-scheme: dark) {
+  :root { --bg: #14161b; --fg: #e9ebef; --muted: #a5abb6; --line: #3a3f49; --pick: #1d2b44; --pickline: #7fb0ff;
+          --right: #5fd38a; --wrong: #ff8a80; --bar: #7fb0ff; }
+}
+* { box-sizing: border-box; }
+body { margin: 0; background: var(--bg); color: var(--fg); font: 17px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+header { display: flex; gap: 8px; align-items: center; justify-content: space-between; padding: 10px 14px;
+         border-bottom: 1px solid var(--line); position: sticky; top: 0; background: var(--bg); }
+header b { font-size: 1.05em; }
+main { padding: 12px 14px 40px; max-width: 720px; margin: 0 auto; }
+h1 { font-size: 1.35em; margin: 6px 0 4px; line-height: 1.25; }
+.muted { color: var(--muted); font-size: .92em; }
+.choice { display: block; width: 100%; min-height: 52px; margin: 8px 0; padding: 10px 12px; text-align: left;
+          border: 2px solid var(--line); border-radius: 10px; background: transparent; color: var(--fg); font: inherit; cursor: pointer; }
+.choice .t { font-weight: 600; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; word-break: break-all; }
+.choice .f { display: block; color: var(--muted); font-size: .85em; margin-top: 2px; }
+.choice.picked { border-color: var(--pickline); background: var(--pick); }
+.choice:disabled { cursor: default; }
+.note { padding: 10px 12px; border-radius: 10px; margin: 10px 0; border: 1px solid var(--line); }
+.note.ok { border-color: var(--right); }
+.note.bad { border-color: var(--wrong); }
+.row { display: grid; grid-template-columns: minmax(80px, 40%) 1fr auto; gap: 8px; align-items: center; margin: 6px 0; }
+.row .l { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; overflow-wrap: anywhere; }
+.row .b { height: 18px; background: var(--bar); border-radius: 4px; min-width: 2px; }
+.row.right .l { font-weight: 700; color: var(--right); }
+.row.faded { opacity: .55; }
+button.small { min-height: 44px; padding: 6px 12px; border-radius: 8px; border: 1px solid var(--line); background: transparent; color: var(--fg); font: inherit; }
+input { font: inherit; min-height: 44px; padding: 6px 10px; border-radius: 8px; border: 1px solid var(--line); background: var(--bg); color: var(--fg); width: 100%; }
+a { color: var(--pickline); }
+#status { min-height: 1.4em; }
+</style>
+</head>
+<body>
+<header><div><b>Class room __CODE__</b><div class="muted" id="who"></div></div>
+<button class="small" id="rename" hidden>Change name</button></header>
+<main>
+<div id="status" class="muted" role="status"></div>
+<form id="nameform" hidden><label class="muted" for="nick">Your name in this room (others see it in the record)</label>
+<input id="nick" maxlength="24" autocomplete="off"><div style="display:flex;gap:8px;margin-top:8px">
+<button class="small" type="submit">Save</button><button class="small" type="button" id="nameclose">Cancel</button></div></form>
+<div id="view"></div>
+<p class="muted" style="margin-top:28px"><a id="full" href="/?room=__CODE__">Open the full step</a> (tables and charts; heavier on a phone).</p>
+</main>
+<script>
+(function () {
+  "use strict";
+  var CODE = "__CODE__", base = "/class/" + CODE, tag = "", state = null, failures = 0, sending = false;
+  function $(id) { return document.getElementById(id); }
+  function el(name, cls, text) { var e = document.createElement(name); if (cls) e.className = cls; if (text != null) e.textContent = text; return e; }
+  function sleep(ms) { return new Promise(function (done) { setTimeout(done, ms); }); }
+  function status(text) { $("status").textContent = text || ""; }
+  function post(path, body) {
+    return fetch(base + path, {method: "POST", credentials: "same-origin", cache: "no-store",
+                               headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)})
+      .then(function (r) { return r.json().then(function (j) { if (!r.ok) throw new Error(j.error || String(r.status)); return j; }); });
+  }
+  function plural(n, word) { return n + " " + word + (n === 1 ? "" : "s"); }
+  function histogram(box, s, c) {
+    var rounds = Object.keys(s.tally || {}).sort(function (a, b) { return a - b; });
+    rounds.forEach(function (r) {
+      var counts = s.tally[r], total = 0, most = 1;
+      c.choices.forEach(function (ch) { var n = counts[ch.text] || 0; total += n; most = Math.max(most, n); });
+      box.appendChild(el("div", "muted", (rounds.length > 1 ? "Round " + r + ": " : "") + "what the class answered (" + plural(total, "vote") + ")"));
+      c.choices.forEach(function (ch) {
+        var n = counts[ch.text] || 0, row = el("div", "row");
+        if (s.answer != null) row.className += ch.text === s.answer ? " right" : " faded";
+        row.appendChild(el("span", "l", (s.answer != null && ch.text === s.answer ? "✓ " : "") + ch.text));
+        var bar = el("div", "b"); bar.style.width = Math.round(100 * n / most) + "%"; row.appendChild(bar);
+        row.appendChild(el("span", "", String(n)));
+        box.appendChild(row);
+      });
+    });
+  }
+  function render() {
+    var s = state, v = $("view");
+    v.textContent = "";
+    if (!s) return;
+    if (s.gone) { v.appendChild(el("div", "note", "There is no class room " + CODE + " (it expired, or the code is mistyped).")); $("who").textContent = ""; return; }
+    $("who").textContent = s.you ? "you are " + s.you : "";
+    $("rename").hidden = !s.you || !s.open;
+    if (!s.you) { v.appendChild(el("div", "note", "Joining the class…")); return; }
+    var c = s.card;
+    if (!s.open) v.appendChild(el("div", "note", "The teacher closed this class room: it is read-only now."));
+    if (!c) { v.appendChild(el("h1", "", "Step " + s.step)); v.appendChild(el("p", "muted", "Waiting for the teacher's screen…")); return; }
+    var noun = c.noun === "round" ? "Round" : "Step";
+    if (s.hidden) {
+      v.appendChild(el("h1", "", noun + " " + c.step + " of " + c.steps + ": " + c.ask));
+      if (c.hint) v.appendChild(el("p", "muted", c.hint));
+      if (!c.choices.length) { v.appendChild(el("div", "note", "Nothing to vote on in this " + c.noun + ": every choice costs the same. Wait for the teacher to reveal it.")); return; }
+      if (s.round > 1) v.appendChild(el("p", "muted", "Vote again: round " + s.round + "."));
+      if (s.voting) {
+        var facts = c.columns.length ? c.columns : [];
+        c.choices.forEach(function (ch) {
+          var picked = (sending || s.mine) === ch.text;
+          var b = el("button", "choice" + (picked ? " picked" : ""));
+          b.type = "button"; b.disabled = !!sending;
+          b.setAttribute("aria-pressed", picked ? "true" : "false");
+          b.appendChild(el("span", "t", ch.text));
+          if (ch.facts.length) b.appendChild(el("span", "f", ch.facts.map(function (f, i) { return (facts[i] ? facts[i] + ": " : "") + f; }).join(" · ")));
+          b.addEventListener("click", function () { vote(ch.text); });
+          v.appendChild(b);
+        });
+        if (sending) v.appendChild(el("div", "note", "Sending your vote: " + sending + "…"));
+        else v.appendChild(s.mine ? el("div", "note ok", "Your vote is in: " + s.mine + ". You may change it until the teacher shows the answers.")
+                                  : el("p", "muted", "Tap your answer."));
+      } else if (s.mine) {
+        v.appendChild(el("div", "note ok", "Your vote is in: " + s.mine + ". Wait for the teacher to reveal the " + (c.noun === "round" ? "round" : "merge") + "."));
+      } else {
+        v.appendChild(el("div", "note", "The vote is closed: wait for the teacher."));
+      }
+      histogram(v, s, c);
+      return;
+    }
+    v.appendChild(el("h1", "", noun + " " + c.step + " of " + c.steps));
+    if (s.answer != null && s.answer !== "") v.appendChild(el("p", "", c.answer_name.charAt(0).toUpperCase() + c.answer_name.slice(1) + ": " + s.answer));
+    if (s.verdict) v.appendChild(el("div", "note " + (s.verdict[0] ? "ok" : "bad"), (s.verdict[0] ? "✓ " : "✗ ") + s.verdict[1]));
+    histogram(v, s, c);
+  }
+  function show(next) { state = next; tag = next.tag || ""; render(); }
+  function vote(choice) {
+    if (!state || sending) return;
+    sending = choice; render();
+    post("/vote", {step: state.step, round: state.round, choice: choice})
+      .then(function (s) { sending = false; status(""); show(s); })
+      .catch(function (e) { sending = false; status(e.message); render(); });
+  }
+  $("rename").addEventListener("click", function () { $("nameform").hidden = false; $("nick").value = state && state.you || ""; $("nick").focus(); });
+  $("nameclose").addEventListener("click", function () { $("nameform").hidden = true; });
+  $("nameform").addEventListener("submit", function (ev) {
+    ev.preventDefault();
+    post("/name", {nickname: $("nick").value}).then(function (s) { $("nameform").hidden = true; status(""); show(s); })
+      .catch(function (e) { status(e.message); });
+  });
+  async function follow() {
+    for (;;) {
+      try {
+        var r = await fetch(base + "/state?since=" + encodeURIComponent(tag), {cache: "no-store", credentials: "same-origin"});
+        var s = await r.json();
+        if (!r.ok) throw new Error(s.error || String(r.status));
+        failures = 0; status("");
+        if (s.tag !== tag) show(s);
+        if (s.gone) return;
+        if (!s.you) { show(await post("/join", {})); }
+      } catch (e) {
+        failures += 1;
+        if (failures > 1) status("Reconnecting… (" + e.message + ")");
+        await sleep(Math.min(10000, 400 * Math.pow(2, failures)));
+      }
+    }
+  }
+  post("/join", {}).then(show).catch(function (e) { status(e.message); }).then(follow);
+})();
+</script>
+</body>
+</html>
+"""
