@@ -1,10 +1,11 @@
 """WordPiece Lab: the app's entry point (`streamlit run app.py`).
 
-This file is read twice. `streamlit run app.py` finds `app = st.App(...)` below and serves it: the server with
-the app's own routes (wordpiece_ui/phone_room.py: a class room's page for a student's phone, which learns there at
-once that the teacher acted). That server runs this same file as each page's script, where its `__name__` is "__main__": `main()`
-draws the shared sidebar (corpus and training settings, filled from the URL on a session's first visit) and
-hands over to the chosen page in `pages/` (see wordpiece_ui/navigation.py).
+This file is read twice. `streamlit run app.py` finds `app = st.App(...)` below and serves it: the server
+with the app's own routes (wordpiece_ui/phone_room.py: a class room's page for a student's phone, which
+learns there at once that the teacher acted). That server runs this same file as each page's script, where
+its `__name__` is "__main__": `main()` draws the shared sidebar (corpus and training settings, filled from
+the URL on a session's first visit) and hands over to the chosen page in `pages/` (see
+wordpiece_ui/navigation.py).
 """
 
 import os

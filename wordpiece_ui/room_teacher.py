@@ -313,7 +313,7 @@ def vote_panel(room: classroom.Room, step: int, question: classroom.Question, da
     # button's press and release, and the browser sent no click at all (a second press worked). With a row
     # that never changes, nothing moves. Each click carries the round it was meant for: a press for a round
     # that is over (a double click, a second tab) changes nothing.
-    buttons = st.container(horizontal=True)
+    buttons = st.container(horizontal=True, key="room_buttons")
     round_ = snap.round
     buttons.button("Show answers", icon=":material/bar_chart:", key=f"room_show {step}",
                    disabled=snap.shown or snap.revealed, on_click=_teacher_action,
@@ -347,12 +347,38 @@ def vote_panel(room: classroom.Room, step: int, question: classroom.Question, da
             tally = classroom.store().tally(code, step)
             shown_rounds = {r: c for r, c in tally.items() if r < snap.round or snap.shown}
             if shown_rounds:
-                classroom.histogram(shown_rounds, question.choices, dark, large)
+                with st.container(key="room_spread"):
+                    classroom.histogram(shown_rounds, question.choices, dark, large)
+                if snap.shown:  # a projector at 1280×720: the spread brought into view, the buttons kept in it
+                    st.iframe(_INTO_VIEW % {"step": step, "round": snap.round}, height=1)
         if not in_view_run[0]:
             delivered()
 
     live()
     in_view_run[0] = False
+
+
+# Scrolls the projector's page just enough for the spread's bottom to show, never past the room's buttons (a
+# frame of our own: one per step and round, which the browser runs once; its chart may take a moment to draw).
+_INTO_VIEW = """<script>/* step %(step)d, round %(round)d */
+(function () {
+  const top = window.parent, doc = top.document;
+  let tries = 0;
+  (function fit() {
+    const spread = doc.querySelector(".st-key-room_spread"), buttons = doc.querySelector(".st-key-room_buttons");
+    if (!spread || !buttons || spread.getBoundingClientRect().height < 40) {
+      if (++tries < 20) setTimeout(fit, 150);
+      return;
+    }
+    const over = spread.getBoundingClientRect().bottom + 12 - top.innerHeight;
+    const room = buttons.getBoundingClientRect().top - 8;
+    const by = Math.min(over, room);
+    const scroller = ['[data-testid="stMain"]', '[data-testid="stAppViewContainer"]'].map((q) => doc.querySelector(q))
+      .find((e) => e && e.scrollHeight > e.clientHeight + 1) || doc.scrollingElement;
+    if (by > 0) scroller.scrollBy({top: by, behavior: "smooth"});
+  })();
+})();
+</script>"""
 
 
 def record_frame(room: classroom.Room, question_at: Callable[[int], classroom.Question],

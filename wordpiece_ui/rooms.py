@@ -218,12 +218,24 @@ def wait_for_change(code: str, known: int, timeout: float) -> bool:
         return _CHANGES.wait_for(lambda: _CHANGE_COUNTS.get(code, 0) != known, timeout)
 
 
+_LISTENERS: list[Callable[[str], None]] = []  # called with a room's code after each of its teacher actions
+
+
+def on_change(listener: Callable[[str], None]) -> None:
+    """Call `listener(code)` after each teacher action this process commits (from the acting thread: it must
+    return at once; phone_room.py's hands the news to its event loop)."""
+    if listener not in _LISTENERS:
+        _LISTENERS.append(listener)
+
+
 def _changed(code: str) -> None:
     with _CHANGES:
         _CHANGE_COUNTS[code] = _CHANGE_COUNTS.get(code, 0) + 1
         if len(_CHANGE_COUNTS) > 10_000:  # (bounded: a server's rooms over weeks)
             _CHANGE_COUNTS.clear()
         _CHANGES.notify_all()
+    for listener in list(_LISTENERS):
+        listener(code)
 
 
 def _card_text(card: dict | None) -> str | None:
@@ -386,12 +398,17 @@ class RoomStore:
             row = db.execute("SELECT card FROM room_steps WHERE code = ? AND step = ?", (code, step)).fetchone()
         return json.loads(row[0]) if row is not None and row[0] else None
 
-    def nickname(self, code: str, token: str) -> str | None:
-        """The nickname of the student whose token this is, or None (not a member)."""
+    def member_at(self, code: str, token: str, step: int) -> tuple[str, dict[int, str]] | None:
+        """The nickname of the student whose token this is and their choice in each round at `step` (one
+        transaction), or None (not a member)."""
+        member = _hash(token)
         with self._transaction() as db:
-            row = db.execute("SELECT nickname FROM members WHERE code = ? AND member = ?",
-                             (code, _hash(token))).fetchone()
-        return row[0] if row is not None else None
+            row = db.execute("SELECT nickname FROM members WHERE code = ? AND member = ?", (code, member)).fetchone()
+            if row is None:
+                return None
+            votes = db.execute("SELECT round, choice FROM votes WHERE code = ? AND step = ? AND member = ?",
+                               (code, step, member)).fetchall()
+        return row[0], dict(votes)
 
     def _step_action(self, code: str, token: str | None, step: int, sql: str, round_: int | None = None) -> bool:
         """One teacher action at `step`; whether it changed the room.
