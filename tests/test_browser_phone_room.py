@@ -123,3 +123,72 @@ def test_a_phone_that_scans_again_is_the_same_student_with_its_vote(server, brow
     again.get_by_text(re.compile("you are")).first.wait_for(timeout=60_000)
     wait_idle(again)
     assert again.get_by_text(re.compile("you are")).first.inner_text().strip().endswith(who.removeprefix("you are "))
+
+
+def test_phones_come_back_by_themselves_after_the_server_is_killed_mid_vote(browser, tmp_path):
+    """kill -9 of the whole server while the class votes, then the README's start command again on the same
+    port and data folder: each phone page says it is reconnecting, then shows the room again by itself, as the
+    same student, with the vote it had in; a vote after the restart counts."""
+    import signal
+
+    from browser import StreamlitServer
+
+    data = str(tmp_path / "data")
+    server = StreamlitServer(data_dir=data)
+    try:
+        teacher = tab(browser, {"width": 1280, "height": 720})
+        link = start_room(teacher, server.url)
+        phones = [tab(browser, PHONE, phone=True) for _ in range(2)]
+        for p in phones:
+            p.goto(link)
+            p.locator("button.choice").first.wait_for(timeout=30_000)
+        who = [p.locator("#who").inner_text() for p in phones]
+        first = phones[0].locator("button.choice .t").first.inner_text()
+        phones[0].locator("button.choice").first.click()
+        phones[0].get_by_text(f"Your vote is in: {first}").wait_for(timeout=10_000)
+        server.proc.send_signal(signal.SIGKILL)  # the server's process: no goodbye to any page
+        server.proc.wait(10)
+        phones[1].get_by_text("Reconnecting").wait_for(timeout=30_000)
+        server.log.close()
+        server = StreamlitServer(data_dir=data, port=server.port)
+        for p, name in zip(phones, who):
+            p.get_by_text("Reconnecting").wait_for(state="hidden", timeout=30_000)
+            assert p.locator("#who").inner_text() == name
+        phones[0].get_by_text(f"Your vote is in: {first}").wait_for(timeout=10_000)
+        phones[1].locator("button.choice").nth(1).click()
+        phones[1].get_by_text("Your vote is in").wait_for(timeout=10_000)
+        assert all(not p.errors for p in phones), [p.errors for p in phones]
+    finally:
+        server.stop()
+
+
+def test_a_browser_that_keeps_no_cookie_joins_once_and_says_why_it_is_out(server, browser):
+    """A phone whose browser sends no cookie back (blocked, or a webview that drops them): it joins once, then
+    says it is not in the room and why, with *Join again*; it does not join again by itself (before: a new
+    student at every round trip, 500 within half a minute)."""
+    teacher = tab(browser, {"width": 1280, "height": 720})
+    link = start_room(teacher, server.url)
+    phone = tab(browser, PHONE, phone=True)
+
+    def no_cookie(route):  # the phone page's requests sent without a cookie, and answered without one
+        import urllib.error
+        import urllib.request
+
+        request = route.request
+        sent = urllib.request.Request(request.url, data=request.post_data_buffer, method=request.method,
+                                      headers={"Content-Type": "application/json"} if request.method == "POST" else {})
+        try:
+            with urllib.request.urlopen(sent, timeout=30) as answer:
+                status, body, headers = answer.status, answer.read(), dict(answer.headers)
+        except urllib.error.HTTPError as exc:
+            status, body, headers = exc.code, exc.read(), dict(exc.headers)
+        route.fulfill(status=status, body=body,
+                      headers={k: v for k, v in headers.items() if k.lower() != "set-cookie"})
+
+    phone.context.route(lambda url: "/class/" in url, no_cookie)
+    phone.goto(link)
+    phone.get_by_text("You are not in this class room now").wait_for(timeout=30_000)
+    phone.wait_for_timeout(3000)
+    assert phone.get_by_role("button", name="Join again").count() == 1
+    teacher.get_by_text("(1 joined)").first.wait_for(timeout=10_000)
+    assert not phone.errors, phone.errors

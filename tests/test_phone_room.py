@@ -8,6 +8,7 @@ import re
 import threading
 import time
 
+import pandas as pd
 import pytest
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
@@ -39,7 +40,6 @@ class _View:
         return "score = count(ab)"
 
     def choices_table(self, number):
-        import pandas as pd
         return pd.DataFrame({"pair": list(self.q.choices), "count(ab)": [1200 + i for i in range(len(self.q.choices))]})
 
 
@@ -184,10 +184,52 @@ def test_the_teachers_page_writes_the_steps_card_with_the_questions_choices():
     assert s["hidden"] and "answer" not in s and [c["text"] for c in s["card"]["choices"]] == texts
 
 
-def test_a_card_past_its_limit_is_refused_and_the_step_stays(room):
-    from wordpiece_ui.rooms import CARD_CHARS, NotAllowed
+def test_a_card_past_its_limit_is_not_kept_but_the_class_still_follows(room):
+    from wordpiece_ui.rooms import CARD_CHARS
 
-    rooms, code, token, _ = room
-    with pytest.raises(NotAllowed, match="at most"):
-        rooms.set_step(code, token, 2, True, {"ask": "x" * CARD_CHARS})
-    assert rooms.snapshot(code).step == 1 and rooms.card(code, 2) is None
+    rooms, code, token, client = room
+    _join(client, code)
+    rooms.set_step(code, token, 2, True, {"ask": "x" * CARD_CHARS})
+    assert rooms.snapshot(code).step == 2 and rooms.card(code, 2) is None
+    s = client.get(f"/class/{code}/state").json()
+    assert s["step"] == 2 and s["card"] is None  # the page says it cannot show the step, and links the full one
+
+
+def test_a_round_with_nothing_to_vote_on_shows_no_choice_and_takes_no_vote(room):
+    """A Unigram round whose candidates all cost the same: the view offers no choices table, so the card has no
+    choices (before: the question's one choice, the answer itself, was a button on every phone)."""
+    rooms, code, token, client = room
+
+    class Tied(_View):
+        def choices_table(self, number):
+            return pd.DataFrame(columns=["piece", "p"])
+
+    rooms.set_step(code, token, 2, True, phone_room.card(Tied(("▁the",), "▁the"), 2))
+    _join(client, code)
+    s = client.get(f"/class/{code}/state").json()
+    assert s["card"]["choices"] == [] and "▁the" not in json.dumps(s)
+    r = client.post(f"/class/{code}/vote", json={"step": 2, "round": 1, "choice": "▁the"})
+    assert r.status_code == 409 and rooms.tally(code, 2) == {}
+
+
+@pytest.mark.parametrize("body", [b'{"nickname": "' + b"x" * 5000 + b'"}', b"[" * 3000 + b"]" * 3000])
+def test_a_long_or_deep_body_is_refused_without_a_traceback(room, body):
+    _, code, _, client = room
+    r = client.post(f"/class/{code}/join", content=body, headers={"Content-Type": "application/json"})
+    assert r.status_code == 400 and "error" in r.json()
+
+
+def test_a_vote_naming_an_absurd_step_or_round_is_refused(room):
+    _, code, _, client = room
+    _join(client, code)
+    for step, round_ in ((10 ** 30, 1), (1, 10 ** 30), (0, 1), (1, -1)):
+        r = client.post(f"/class/{code}/vote", json={"step": step, "round": round_, "choice": CHOICES[0]})
+        assert r.status_code == 400, (step, round_, r.text)
+
+
+def test_an_invented_token_writes_nothing(room, monkeypatch):
+    rooms, code, _, client = room
+    writes = []
+    monkeypatch.setattr(rooms, "seen", lambda *a: writes.append(a))
+    client.cookies.set(classroom.device_cookie(code), "an-invented-token-0123456789")
+    assert client.get(f"/class/{code}/state").json()["you"] is None and writes == []

@@ -83,13 +83,9 @@ class Question:
 
 
 def student_link(code: str) -> str:
-    """What the projector's QR code and link give the class: the room's phone page (phone_room.py)."""
-    return f"{state.public_root()}/class/{code}"
-
-
-def full_link(code: str) -> str:
-    """The room on the Train page (a laptop's view: the step's tables and charts), for any student."""
-    return f"{state.public_root()}/?room={code}"
+    """What the projector's QR code and link give the class: the room's phone page (phone_room.py; the app's
+    own routes are at the server's root, whatever the pages' base path)."""
+    return f"{state.public_origin()}/class/{code}"
 
 
 def teacher_link(code: str, token: str) -> str:

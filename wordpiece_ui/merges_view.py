@@ -64,7 +64,7 @@ class MergesView(ViewBase):
 
     def question(self, number: int) -> classroom.Question:
         table = caches.candidates(self.model, number, False)[0]
-        return classroom.Question(tuple(tables.quiz_frame(table, self.algorithm, QUIZ_CHOICES)["pair"]),
+        return classroom.Question(tuple(self.choices_table(number)["pair"]),
                                   str(table.iloc[0]["pair"]), functools.partial(tables.judge_guess, table,
                                                                                 algorithm=self.algorithm))
 

@@ -3,8 +3,8 @@
 Why. A Streamlit page redraws its whole tree in the browser on every run: on a phone that is about 0.4 s of
 the phone's processor a step, and on the teacher's laptop, serving a class, the runs of every phone. This page
 draws only what a phone needs in class (the step, the vote with what a student reasons from, the spread, the
-reveal) with a few lines of script, and learns of the teacher's action by a long poll, so it follows within a
-round trip of the click.
+reveal) with a few lines of script, and learns of the teacher's action by a long poll, so it follows within
+half a second of the click (SPREAD_SECONDS: the class's requests wait for the teacher's own run first).
 
 The routes (app.py mounts them through `st.App(routes=...)`):
 
@@ -20,14 +20,17 @@ view (lesson.StepView: the question, its choices table, what it asks) and writes
 (rooms.RoomStore.set_step), so a phone never sees a step without it and no phone computes anything. A hidden
 step's answer and verdicts stay on the server until the teacher reveals it.
 
-Bounds: at most MAX_WAITING requests wait at once (more are told to come back); a request body is at most
-BODY_BYTES; a card at most rooms.CARD_CHARS.
+Bounds: at most MAX_WAITING requests wait at once, MAX_WAITING_ROOM for one room (more are told to come back);
+a request body is read up to BODY_BYTES and no further; a card is at most rooms.CARD_CHARS (a longer one is not
+kept: the phones say they cannot show the step); the caches of what a class shares and of presence writes are
+bounded by rooms and students.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import html
 import json
 import math
 import numbers
@@ -35,13 +38,14 @@ import random
 import time
 from typing import Any
 
+import streamlit as st
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from . import classroom
-from .rooms import SEEN_SECONDS, NotAllowed, RoomsOff, RoomStore, change_count, normal_code, on_change, valid_token
+from .rooms import MAX_ROUNDS, SEEN_SECONDS, NotAllowed, RoomsOff, RoomStore, change_count, normal_code, on_change, valid_token
 
 WAIT_SECONDS = 15.0  # a state request waits this long at most, then answers with the same state
 STORE_SECONDS = 2.0  # how often it reads the store anyway (a teacher served by another process)
@@ -50,13 +54,16 @@ STORE_SECONDS = 2.0  # how often it reads the store anyway (a teacher served by 
 # requests spread over the rest.
 SPREAD_SECONDS = (0.15, 0.5)
 MAX_WAITING = 2000  # requests waiting at once (a class is 30-60 phones; a flood is told to come back)
-BODY_BYTES = 4096  # a POST's body at most
+MAX_WAITING_ROOM = 600  # of which for one room (one client's flood leaves the other classes alone)
+BODY_BYTES = 4096  # a POST's body at most (read no further)
+MAX_STEP = 10_000_000  # a step number a vote may name (more than any training has)
 _NO_STORE = {"Cache-Control": "no-store"}
 # Nothing but this page's own inline script and style, and requests to its own server.
 _POLICY = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; "
            "img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 
 _waiting = 0
+_waiting_in: dict[str, int] = {}  # room → its requests waiting
 _seen_at: dict[tuple[str, str], float] = {}  # (room, token) → when its presence was last written
 _shared: dict[str, tuple[tuple[int, int], tuple[Any, dict | None, dict]]] = {}  # room → (when, what all share)
 _sleepers: dict[str, set[asyncio.Future]] = {}  # room → the waiting requests' futures, woken by a teacher action
@@ -66,8 +73,11 @@ _loop: asyncio.AbstractEventLoop | None = None  # the server's event loop (where
 def _wake(code: str) -> None:
     """rooms.on_change's listener (any thread): the requests waiting on room `code` look again."""
     loop = _loop
-    if loop is not None and not loop.is_closed():
-        loop.call_soon_threadsafe(_wake_in_loop, code)
+    if loop is not None:
+        try:
+            loop.call_soon_threadsafe(_wake_in_loop, code)
+        except RuntimeError:  # the loop closed meanwhile (the server stopping): no one waits
+            pass
 
 
 def _wake_in_loop(code: str) -> None:
@@ -110,11 +120,12 @@ def card(view: Any, number: int) -> dict:
     table = view.choices_table(number)
     columns = [str(c) for c in table.columns]
     facts = {_cell(row[0]): [_cell(v) for v in row[1:]] for row in table.itertuples(index=False)}
+    offered = [c for c in question.choices if c in facts]  # none when the view offers no vote (all tie)
     return {"step": number, "steps": view.steps, "noun": view.noun, "ask": view.ask, "hint": view.hint(),
             "kind": view.vote_kind, "answer_name": view.answer_name, "columns": columns[1:],
-            "choices": [{"text": c, "facts": facts.get(c, [])} for c in question.choices],
+            "choices": [{"text": c, "facts": facts[c]} for c in offered],
             "answer": question.answer,
-            "verdicts": {c: list(question.judge(c)) for c in question.choices}}
+            "verdicts": {c: list(question.judge(c)) for c in offered}}
 
 
 # ----- what a student sees now -------------------------------------------------------------------------------
@@ -196,8 +207,9 @@ def _code(request: Request) -> str | None:
     return normal_code(request.path_params.get("code", ""))
 
 
-def _error(text: str, status: int) -> JSONResponse:
-    return JSONResponse({"error": text}, status_code=status, headers=_NO_STORE)
+def _error(text: str, status: int, retry: int | None = None) -> JSONResponse:
+    headers = _NO_STORE if retry is None else {**_NO_STORE, "Retry-After": str(retry)}
+    return JSONResponse({"error": text}, status_code=status, headers=headers)
 
 
 async def page_route(request: Request) -> Response:
@@ -206,7 +218,10 @@ async def page_route(request: Request) -> Response:
         return HTMLResponse("<!doctype html><meta charset=utf-8><title>WordPiece Lab</title>"
                             "<p>No class room has that code: a code is six letters and digits.</p>",
                             status_code=404, headers={**_NO_STORE, "Content-Security-Policy": _POLICY})
-    return HTMLResponse(PAGE.replace("__CODE__", code), headers={**_NO_STORE, "Content-Security-Policy": _POLICY})
+    base_path = (st.get_option("server.baseUrlPath") or "").strip("/")
+    full = (f"/{base_path}" if base_path else "") + f"/?room={code}"  # the Train page (under the pages' base path)
+    return HTMLResponse(PAGE.replace("__FULL__", html.escape(full, quote=True)).replace("__CODE__", code),
+                        headers={**_NO_STORE, "Content-Security-Policy": _POLICY})
 
 
 async def state_route(request: Request) -> Response:
@@ -216,20 +231,22 @@ async def state_route(request: Request) -> Response:
     since = request.query_params.get("since", "")
     if code is None or len(since) > 64:
         return _error("a room's code, and ?since=<the tag you have>", 400)
-    if _waiting >= MAX_WAITING:
-        return JSONResponse({"error": "the server is busy: come back in a moment"}, status_code=503,
-                            headers={**_NO_STORE, "Retry-After": "3"})
+    if _waiting >= MAX_WAITING or _waiting_in.get(code, 0) >= MAX_WAITING_ROOM:
+        return _error("the server is busy: come back in a moment", 503, retry=3)
     rooms, token = classroom.store(), _token(request, code)
     _loop = asyncio.get_running_loop()  # (the server's one loop; a test client's own)
     on_change(_wake)
     _waiting += 1
+    _waiting_in[code] = _waiting_in.get(code, 0) + 1
     try:
-        await run_in_threadpool(_mark_seen, rooms, code, token)
         known = change_count(code)
         state = _with_tag(await run_in_threadpool(student_state, rooms, code, token))
+        if state.get("you"):  # (a member's presence; an unknown token writes nothing)
+            await run_in_threadpool(_mark_seen, rooms, code, token)
         deadline = time.monotonic() + WAIT_SECONDS
         while state["tag"] == since and not state.get("gone") and time.monotonic() < deadline:
-            # woken by this process' teacher at once (then SPREAD_SECONDS); another process' within STORE_SECONDS
+            # Woken by this process' teacher at once (then SPREAD_SECONDS); another process' action is seen
+            # within about twice STORE_SECONDS (a re-read may find the class's copy from just before it).
             if change_count(code) == known:
                 await _sleep_until_change(code, min(STORE_SECONDS, max(0.0, deadline - time.monotonic())))
                 if change_count(code) != known:
@@ -237,22 +254,30 @@ async def state_route(request: Request) -> Response:
             known = change_count(code)
             state = _with_tag(await run_in_threadpool(student_state, rooms, code, token))
     except RoomsOff as exc:
-        return JSONResponse({"error": f"the class room is busy ({exc}): trying again"}, status_code=503,
-                            headers={**_NO_STORE, "Retry-After": "2"})
+        return _error(f"the class room is busy ({exc}): trying again", 503, retry=2)
     finally:
         _waiting -= 1
+        _waiting_in[code] -= 1
+        if not _waiting_in[code]:
+            del _waiting_in[code]
     return JSONResponse(state, headers=_NO_STORE)
 
 
 async def _body(request: Request) -> dict | None:
+    """A POST's JSON object, read up to BODY_BYTES (a longer body is not read on); None if it is not one."""
     if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
         return None  # (a form posted from another site cannot send this type without asking first)
-    raw = await request.body()
-    if len(raw) > BODY_BYTES:
+    declared = request.headers.get("content-length", "")
+    if declared and (not declared.isdigit() or int(declared) > BODY_BYTES):
         return None
+    raw = b""
+    async for part in request.stream():
+        raw += part
+        if len(raw) > BODY_BYTES:
+            return None
     try:
         body = json.loads(raw or b"{}")
-    except ValueError:
+    except (ValueError, RecursionError):  # (not JSON; or nested past Python's depth)
         return None
     return body if isinstance(body, dict) else None
 
@@ -284,7 +309,8 @@ async def vote_route(request: Request) -> Response:
         return _error("a room's code and a JSON body", 400)
     token = _token(request, code)
     step, round_, choice = body.get("step"), body.get("round"), body.get("choice")
-    if token is None or not isinstance(step, int) or not isinstance(round_, int) or not isinstance(choice, str):
+    if (token is None or not isinstance(step, int) or not isinstance(round_, int) or not isinstance(choice, str)
+            or not 0 < step <= MAX_STEP or not 0 < round_ <= MAX_ROUNDS):
         return _error("join the room first, then vote for one of the choices", 400)
     rooms = classroom.store()
     try:
@@ -378,12 +404,13 @@ a { color: var(--pickline); }
 <input id="nick" maxlength="24" autocomplete="off"><div style="display:flex;gap:8px;margin-top:8px">
 <button class="small" type="submit">Save</button><button class="small" type="button" id="nameclose">Cancel</button></div></form>
 <div id="view"></div>
-<p class="muted" style="margin-top:28px"><a id="full" href="/?room=__CODE__">Open the full step</a> (tables and charts; heavier on a phone).</p>
+<p class="muted" style="margin-top:28px"><a id="full" href="__FULL__">Open the full step</a> (tables and charts; heavier on a phone).</p>
 </main>
 <script>
 (function () {
   "use strict";
   var CODE = "__CODE__", base = "/class/" + CODE, tag = "", state = null, failures = 0, sending = false;
+  var joined = false, outside = null;  // this page was in the class once; why it is not now (a sentence)
   function $(id) { return document.getElementById(id); }
   function el(name, cls, text) { var e = document.createElement(name); if (cls) e.className = cls; if (text != null) e.textContent = text; return e; }
   function sleep(ms) { return new Promise(function (done) { setTimeout(done, ms); }); }
@@ -414,13 +441,21 @@ a { color: var(--pickline); }
     var s = state, v = $("view");
     v.textContent = "";
     if (!s) return;
-    if (s.gone) { v.appendChild(el("div", "note", "There is no class room " + CODE + " (it expired, or the code is mistyped).")); $("who").textContent = ""; return; }
     $("who").textContent = s.you ? "you are " + s.you : "";
-    $("rename").hidden = !s.you || !s.open;
-    if (!s.you) { v.appendChild(el("div", "note", "Joining the class…")); return; }
+    $("rename").hidden = !s.you || !s.open || !!s.gone;
+    if (s.gone) { $("nameform").hidden = true; v.appendChild(el("div", "note", "There is no class room " + CODE + " (it expired, or the code is mistyped).")); return; }
+    if (!s.you) {
+      if (!joined && !outside) { v.appendChild(el("div", "note", "Joining the class…")); return; }
+      v.appendChild(el("div", "note bad", outside || ("You are not in this class room now: the teacher took you out, or this browser " +
+        "did not keep its cookie for this page (allow cookies for this site to stay in the class).")));
+      var again = el("button", "small", "Join again"); again.type = "button";
+      again.addEventListener("click", function () { join(); });
+      v.appendChild(again);
+      return;
+    }
     var c = s.card;
     if (!s.open) v.appendChild(el("div", "note", "The teacher closed this class room: it is read-only now."));
-    if (!c) { v.appendChild(el("h1", "", "Step " + s.step)); v.appendChild(el("p", "muted", "Waiting for the teacher's screen…")); return; }
+    if (!c) { v.appendChild(el("h1", "", "Step " + s.step)); v.appendChild(el("p", "muted", "Waiting for the teacher's screen… (or open the full step below)")); return; }
     var noun = c.noun === "round" ? "Round" : "Step";
     if (s.hidden) {
       v.appendChild(el("h1", "", noun + " " + c.step + " of " + c.steps + ": " + c.ask));
@@ -456,6 +491,11 @@ a { color: var(--pickline); }
     histogram(v, s, c);
   }
   function show(next) { state = next; tag = next.tag || ""; render(); }
+  function join() {  // (by itself once; after that only when the student asks: a browser without cookies
+    outside = null;  //  would otherwise join as a new student at every round trip)
+    return post("/join", {}).then(function (s) { joined = true; status(""); show(s); })
+      .catch(function (e) { outside = e.message; render(); });
+  }
   function vote(choice) {
     if (!state || sending) return;
     sending = choice; render();
@@ -473,21 +513,22 @@ a { color: var(--pickline); }
   async function follow() {
     for (;;) {
       try {
-        var r = await fetch(base + "/state?since=" + encodeURIComponent(tag), {cache: "no-store", credentials: "same-origin"});
+        var stop = new AbortController(), timer = setTimeout(function () { stop.abort(); }, 40000);
+        var r = await fetch(base + "/state?since=" + encodeURIComponent(tag), {cache: "no-store", credentials: "same-origin", signal: stop.signal});
         var s = await r.json();
+        clearTimeout(timer);
         if (!r.ok) throw new Error(s.error || String(r.status));
         failures = 0; status("");
         if (s.tag !== tag) show(s);
         if (s.gone) return;
-        if (!s.you) { show(await post("/join", {})); }
       } catch (e) {
         failures += 1;
-        if (failures > 1) status("Reconnecting… (" + e.message + ")");
+        if (failures > 1) status("Reconnecting… (" + (e.name === "AbortError" ? "no answer" : e.message) + ")");
         await sleep(Math.min(10000, 400 * Math.pow(2, failures)));
       }
     }
   }
-  post("/join", {}).then(show).catch(function (e) { status(e.message); }).then(follow);
+  join().then(follow);
 })();
 </script>
 </body>

@@ -76,11 +76,12 @@ def sync(room: classroom.Room, step: int, quiz: bool, card: Callable[[], dict] |
     sent = st.session_state.get(state.ROOM_SENT) == (step, quiz)
     if not room.open or (sent and (card is None or st.session_state.get(state.ROOM_CARD) == step)):
         return
+    body = card() if card is not None else None
     try:
         if not sent:
-            classroom.store().set_step(room.code, room.teacher_token, step, quiz, card() if card is not None else None)
-        elif card is not None:  # (this tab entered the room at its step: the card alone)
-            classroom.store().set_card(room.code, room.teacher_token, step, card())
+            classroom.store().set_step(room.code, room.teacher_token, step, quiz, body)
+        elif body is not None:  # (this tab entered the room at its step: the card alone)
+            classroom.store().set_card(room.code, room.teacher_token, step, body)
     except (NotAllowed, RoomsOff):  # closed meanwhile, or busy: the next step's write tries again
         return
     st.session_state[state.ROOM_SENT] = (step, quiz)

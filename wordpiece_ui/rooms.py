@@ -4,8 +4,8 @@ A teacher starts a room from the Train page; students join with its code. Everyt
 lives in `rooms.sqlite3` in the app's data folder (datastore.py names it), so all sessions of the
 server (and any process) see the same room, and nothing a class did is lost when the server restarts
 or is killed: WAL mode, `synchronous = NORMAL` (a committed transaction survives a crash of the
-process), each write one `BEGIN IMMEDIATE` transaction. Schema version 2 (`PRAGMA user_version`; a version 1
-file gains `rooms.locked` when it is opened):
+process), each write one `BEGIN IMMEDIATE` transaction. Schema version 3 (`PRAGMA user_version`; an older
+file gains `rooms.locked` and `room_steps.card` when it is opened):
 
     rooms(code TEXT PRIMARY KEY,       -- what students type: ROOM_CODE_CHARS of CODE_ALPHABET
           teacher TEXT,                -- SHA-256 of the teacher's token (the token itself is never kept)
@@ -19,6 +19,7 @@ file gains `rooms.locked` when it is opened):
     room_steps(code, step, round,      -- the vote's round at this step (1, then 2 after *Vote again*, ...)
           shown INTEGER,               -- the answers of the current round are on the projector: it is closed
           revealed INTEGER,            -- the teacher revealed the merge
+          card TEXT,                   -- what the phone page shows of the step, as JSON (phone_room.card)
           PRIMARY KEY (code, step))
     members(code, member,              -- SHA-256 of the student's token (the link carries the token)
           nickname TEXT, joined REAL, seen REAL, PRIMARY KEY (code, member))
@@ -235,14 +236,17 @@ def _changed(code: str) -> None:
             _CHANGE_COUNTS.clear()
         _CHANGES.notify_all()
     for listener in list(_LISTENERS):
-        listener(code)
+        try:  # (the action is committed: a listener's trouble must not make it look failed)
+            listener(code)
+        except Exception:
+            pass
 
 
 def _card_text(card: dict | None) -> str | None:
+    """A card as stored; a card past CARD_CHARS is not kept (the step is still written: the phones say they
+    cannot show it, and link the full step)."""
     body = None if card is None else json.dumps(card, ensure_ascii=False, sort_keys=True)
-    if body is not None and len(body) > CARD_CHARS:
-        raise NotAllowed(f"a step's card is at most {CARD_CHARS:,} characters")
-    return body
+    return body if body is not None and len(body) <= CARD_CHARS else None
 
 
 class RoomsOff(Exception):
@@ -374,14 +378,14 @@ class RoomStore:
     def set_step(self, code: str, token: str | None, step: int, quiz: bool | None = None,
                  card: dict | None = None) -> None:
         """The teacher is at `step` (and asks first or not): the class follows. `card`: what a phone shows of the
-        step (phone_room.py), written in the same transaction, so a phone never sees the step without it."""
+        step (phone_room.py), written in the same transaction (None, or past CARD_CHARS: none)."""
         body = _card_text(card)
         with self._teacher_write(code, token) as db:
             self._bump(db, code)
             db.execute("UPDATE rooms SET step = ?, quiz = COALESCE(?, quiz) WHERE code = ?",
                        (max(1, step), None if quiz is None else int(quiz), code))
             db.execute("INSERT OR IGNORE INTO room_steps (code, step) VALUES (?, ?)", (code, max(1, step)))
-            if body is not None:
+            if card is not None:
                 db.execute("UPDATE room_steps SET card = ? WHERE code = ? AND step = ?", (body, code, max(1, step)))
 
     def set_card(self, code: str, token: str | None, step: int, card: dict) -> None:
@@ -389,11 +393,14 @@ class RoomStore:
         stays (the Streamlit pages have nothing to redraw); this process' phones wake."""
         body = _card_text(card)
         with self._teacher_write(code, token) as db:
+            if db.execute("SELECT closed FROM rooms WHERE code = ?", (code,)).fetchone()[0]:
+                raise NotAllowed("the room is closed")
+            db.execute("UPDATE rooms SET touched = ? WHERE code = ?", (self.clock(), code))
             db.execute("INSERT OR IGNORE INTO room_steps (code, step) VALUES (?, ?)", (code, max(1, step)))
             db.execute("UPDATE room_steps SET card = ? WHERE code = ? AND step = ?", (body, code, max(1, step)))
 
     def card(self, code: str, step: int) -> dict | None:
-        """The card the teacher's page wrote for `step` (set_step), or None."""
+        """The card the teacher's page wrote for `step` (set_step, set_card), or None."""
         with self._transaction() as db:
             row = db.execute("SELECT card FROM room_steps WHERE code = ? AND step = ?", (code, step)).fetchone()
         return json.loads(row[0]) if row is not None and row[0] else None

@@ -339,6 +339,14 @@ def remember(key: str) -> None:
     st.session_state[kept(key)] = st.session_state[key]
 
 
+def public_origin() -> str:
+    """The app's server as students reach it, without `server.baseUrlPath`: the app's own routes (the class
+    room's phone page) are served at the server's root whatever the pages' base path."""
+    root = public_root()
+    base_path = (st.get_option("server.baseUrlPath") or "").strip("/")
+    return root[: -len(base_path) - 1] if base_path and root.endswith("/" + base_path) else root
+
+
 def public_root() -> str:
     """The app's address as students reach it.
 
