@@ -1,5 +1,7 @@
-"""A class in Debian's Chromium: the teacher's projector (1280×720) and eight phones (390×844) on one real server,
-through four hidden steps (everyone votes, *Show answers*, *Reveal the merge*, *Next*).
+"""A class in Debian's Chromium on the Train page: the teacher's projector (1280×720) and four students (390×844)
+who opened the room on the Train page (`/?room=CODE`: *Open the full step*, or the code typed in the sidebar; the
+phones' own page is test_browser_phone_room.py's) on one real server, through four hidden steps (everyone votes,
+*Show answers*, *Reveal the merge*, *Next*).
 
 One class, once: no step is retried. Each teacher's click is pressed once and must be acted on within
 CLICK_SECONDS; each phone must show each step by itself within FOLLOW_SECONDS; a failure says which page (the
@@ -103,7 +105,7 @@ def room_buttons(teacher) -> list[str]:
         })""", list(ROOM_BUTTONS))
 
 
-def test_eight_phones_follow_the_teacher_through_four_hidden_steps(server, browser, pages):
+def test_four_students_on_the_train_page_follow_the_teacher_through_four_hidden_steps(server, browser, pages):
     teacher = tab(browser, {"width": 1280, "height": 720})
     pages[teacher] = "the projector"
     link = full_link(start_room(teacher, server.url))  # the Train page's room (a laptop's; phones: test_browser_phone_room.py)
