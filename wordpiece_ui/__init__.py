@@ -14,7 +14,8 @@ pages behind app.py), `progress_view.py` (progress bars and Stop), `stepper.py` 
 step views and their keys), `intro.py` (the first-visit introduction), `presenter.py` (presenter
 mode's type sizes), `glossary.py` (the candidate table's column tooltips, inside one function) and `classroom.py`, `room_teacher.py`
 and `room_student.py` (the live class room: a session in a room, the teacher's and the students' parts of the
-Train page), and `merges_view.py` and `rounds_view.py` (the Train page's step views: a merge of BPE or WordPiece,
+Train page), `phone_room.py` (the room's page for a student's phone: the app's own routes, no session; it reads
+Streamlit's configuration and its store), and `merges_view.py` and `rounds_view.py` (the Train page's step views: a merge of BPE or WordPiece,
 a round of Unigram).
 
 The others draw nothing: they turn records into DataFrames, charts, HTML and text, or, as
