@@ -25,3 +25,11 @@ def test_a_short_words_tables_are_whole():
     word = Tokenizer(WordPieceModel({"a": 0, "##a": 1})).encode("aaa", add_special_tokens=False, trace=True).words[0]
     table, said = encodings.trace_frame(word, "wordpiece")
     assert said is None and list(table["tried"]) == ["aaa", "aa", "a", "##a", "##a"]
+
+
+def test_a_tiny_probability_reads_as_a_power_of_ten_not_zero():
+    from wordpiece_ui.encodings import probability_text
+
+    assert probability_text(0.005442) == "0.005442"  # the course's unhug, as before
+    assert probability_text(2.4e-13) == "2.4 × 10⁻¹³"  # (before: 0.000000)
+    assert probability_text(0.00099) == "9.9 × 10⁻⁴"

@@ -207,6 +207,15 @@ def test_a_long_word_says_how_much_of_it_is_traced():
     assert "… and 293 more (333 tokens; the first 40 are shown)" in markdown(at)
 
 
+def test_a_text_lowercased_by_its_normalizer_is_not_called_a_list_of_lower_case_words():
+    """english-paragraphs is prose (the BERT normalizer lowercases it): a capital or a letter it lacks is not
+    blamed on 'a list of lower-case words'."""
+    at = page("pages/playground.py", corpus="english-paragraphs", algorithm="wordpiece",
+              text="Die Straße ist schön. İstanbul'da")
+    said = " ".join(shown(m.value) for m in at.markdown)
+    assert not at.exception and "list of lower-case words" not in said
+
+
 @pytest.mark.slow
 def test_a_lowercase_word_list_says_why_capitals_and_punctuation_are_unk_and_offers_the_fix():
     at = page("pages/playground.py", corpus="wordfreq-en", text="Hello, World.")

@@ -25,6 +25,7 @@ MAX_UPLOAD_MB = 20  # also server.maxUploadSize in .streamlit/config.toml
 MAX_PASTE_CHARS = 1_000_000
 MAX_WORD_TYPES = 200_000
 PASTE_NAME = "the pasted text"
+_IN_A_WORD = frozenset("'’-")  # what a word of a word list may hold besides letters and digits
 
 
 @dataclass(frozen=True)
@@ -67,9 +68,11 @@ class WordCounts:
 
     @property
     def lowercase_words(self) -> bool:
-        """No word has a capital letter (a wordfreq list, say)."""
+        """A list of lower-case words (wordfreq's, say): no capital letter, and nothing but letters, digits,
+        apostrophes and hyphens in any word. A text lowercased by its normalizer is not one: its punctuation,
+        split off or kept, says it is running text."""
         words = "".join(w for w, _ in self.counts)
-        return words == words.lower()
+        return words == words.lower() and all(c.isalnum() or c in _IN_A_WORD for c in set(words))
 
     @property
     def types(self) -> int:

@@ -246,12 +246,24 @@ def _named(tokens: tuple[str, ...] | list[str]) -> str:
     return named + (f" … and {more:,} more ({len(tokens):,} tokens; the first {SHOWN_TOKENS} are shown)" if more > 0 else "")
 
 
+_SUPERSCRIPTS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def probability_text(p: float) -> str:
+    """A probability as prose reads it: six decimals from 0.001 up, else two significant digits times a power
+    of ten (2.4 × 10⁻¹³, not 0.000000)."""
+    if p == 0 or p >= 0.001:
+        return f"{p:.6f}"
+    mantissa, exponent = f"{p:.1e}".split("e")
+    return f"{mantissa} × 10{str(int(exponent)).translate(_SUPERSCRIPTS)}"
+
+
 def _unigram_sentence(word: WordTrace) -> str:
     r, shown = word.result, code(fmt_token(word.word))
     best = sum(e.score for e in r.lattice if e.best)
     unknown = (" Characters no piece covers are one unknown token for each run of them (scored the lowest "
                "piece's score minus 10, so a path through them usually loses)." if r.unknown else "")
-    total = "" if r.traced_chars else f" ({best:.4f}: a probability of {math.exp(best):.6f})"
+    total = "" if r.traced_chars else f" ({best:.4f}: a probability of {probability_text(math.exp(best))})"
     return (f"{shown} → {_named(r.tokens)}: of all the ways to cut it into pieces of the vocabulary, the one "
             f"whose log-probabilities add up highest{total}, found by Viterbi.{unknown}")
 

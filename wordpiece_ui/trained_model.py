@@ -37,7 +37,7 @@ class Corpus:
     name: str
     types: int  # distinct words
     tokens: int  # words in all
-    lowercase_words: bool = False  # no word has a capital letter (wordfreq's lists): its vocabulary has none
+    lowercase_words: bool = False  # a list of lower-case words (wordfreq's; WordCounts.lowercase_words): its vocabulary has no capitals
 
 
 @dataclass(frozen=True, eq=False)
