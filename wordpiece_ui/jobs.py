@@ -204,7 +204,7 @@ class TrainingService:
                     job = Job(key, config, state="done" if done is not None else "failed", result=done, error=failed)
                     job.finished.set()
                     return job
-                job = self._jobs[key] = Job(key, config, total_steps=config.vocab_size)
+                job = self._jobs[key] = Job(key, config)  # (its steps are known once it counted)
                 self.started += 1
                 start = True
             else:

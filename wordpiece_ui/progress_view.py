@@ -15,6 +15,8 @@ import time
 import streamlit as st
 from streamlit.errors import StreamlitDuplicateElementKey
 
+from wordpiece_core.algorithms import info_of
+
 from . import server, state
 from .jobs import Job
 
@@ -127,7 +129,8 @@ def _progress_view(waiting: list[tuple[str, str]]) -> None:
                 if job.state == "queued":
                     text = f"Training {name}: waiting for another training on this server to finish…"
                 else:
-                    text = f"Training {name}: {job.done_steps:,} of {job.total_steps:,} merges"
+                    text = (f"Training {name}: {job.done_steps:,} of {job.total_steps:,} {info_of(job.config).steps}"
+                            if job.total_steps else f"Training {name}: counting the corpus…")
                 if job.restarts:
                     text += " (started again: its process stopped before it finished)"
             st.progress(min(1.0, fraction), text=text)
