@@ -43,7 +43,7 @@ sys.path.insert(0, HERE)
 if "SCREENSHOT_DIR" not in os.environ:  # the server's log: a folder of our own (a browser test keeps its own)
     os.environ["SCREENSHOT_DIR"] = tempfile.mkdtemp(prefix="bench_phone_room-log-")
 
-from bench_lesson import look, press  # noqa: E402
+from bench_lesson import look, p90, press  # noqa: E402
 from browser import CHROMIUM, CHROMIUM_ARGS, StreamlitServer, start_room, tab, wait_idle  # noqa: E402
 
 FOLLOW_P90, VOTE_P90, REDRAW_MEDIAN = 1.5, 1.0, 0.5
@@ -128,11 +128,6 @@ def cpu_seconds(pid: int) -> float:
         except OSError:
             pass
     return total
-
-
-def p90(values: list[float]) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(0.9 * (len(ordered) - 1))))]
 
 
 def room(browser, server: StreamlitServer, size: int, steps: int, seed: int) -> dict:

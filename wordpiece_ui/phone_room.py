@@ -158,7 +158,7 @@ def student_state(rooms: RoomStore, code: str, token: str | None) -> dict:
     out: dict[str, Any] = {"room": code, "open": not snap.closed, "you": you, "step": snap.step}
     if you is None:
         return out
-    hidden = not snap.closed and snap.quiz and not snap.revealed
+    hidden = snap.hidden
     out.update(hidden=hidden, voting=snap.voting, shown=snap.shown, round=snap.round)
     if found is None:
         out["card"] = None
@@ -166,7 +166,7 @@ def student_state(rooms: RoomStore, code: str, token: str | None) -> dict:
     secret = ("answer", "verdicts")
     out["card"] = {k: v for k, v in found.items() if k not in secret}
     out["mine"] = mine.get(snap.round)
-    out["tally"] = {str(r): counts for r, counts in tally.items() if r < snap.round or snap.shown or not hidden}
+    out["tally"] = {str(r): counts for r, counts in snap.shown_rounds(tally).items()}
     if not hidden:
         out["answer"] = found.get("answer")
         last = mine[max(mine)] if mine else None

@@ -136,7 +136,7 @@ def vote_panel(room: classroom.Room, step: int, question: classroom.Question, da
     mine = classroom.my_votes(room, step)
     if snap.shown or snap.round > 1:
         tally = classroom.store().tally(room.code, step)
-        shown_rounds = {r: c for r, c in tally.items() if r < snap.round or snap.shown}
+        shown_rounds = snap.shown_rounds(tally)
         if shown_rounds:
             st.caption("What the class answered:")
             classroom.histogram(shown_rounds, question.choices, dark, large=False)

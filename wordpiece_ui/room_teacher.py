@@ -346,7 +346,7 @@ def vote_panel(room: classroom.Room, step: int, question: classroom.Question, da
                        "it, so the first answers do not sway the others.")
         if snap.shown or snap.round > 1:
             tally = classroom.store().tally(code, step)
-            shown_rounds = {r: c for r, c in tally.items() if r < snap.round or snap.shown}
+            shown_rounds = snap.shown_rounds(tally)
             if shown_rounds:
                 with st.container(key="room_spread"):
                     classroom.histogram(shown_rounds, question.choices, dark, large)

@@ -181,9 +181,19 @@ class Snapshot:
     corpus_digest: str
 
     @property
+    def hidden(self) -> bool:
+        """The teacher's step is hidden from the class: the room is open, asks first, and has not revealed it."""
+        return not self.closed and self.quiz and not self.revealed
+
+    @property
     def voting(self) -> bool:
-        """The class may vote now: the room is open, asks first, and the step is hidden and its round open."""
-        return not self.closed and self.quiz and not self.revealed and not self.shown
+        """The class may vote now: the step is hidden and its round open."""
+        return self.hidden and not self.shown
+
+    def shown_rounds(self, tally: dict[int, dict[str, int]]) -> dict[int, dict[str, int]]:
+        """Of the teacher's step's tally (RoomStore.tally), the rounds whose answers the class may see: those
+        before the current one, and the current one once shown."""
+        return {r: counts for r, counts in tally.items() if r < self.round or self.shown}
 
 
 @dataclass(frozen=True)
