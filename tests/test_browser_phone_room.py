@@ -125,6 +125,30 @@ def test_a_phone_that_scans_again_is_the_same_student_with_its_vote(server, brow
     assert again.get_by_text(re.compile("you are")).first.inner_text().strip().endswith(who.removeprefix("you are "))
 
 
+def test_the_teachers_countdown_runs_on_the_phone_and_closes_its_vote(server, browser):
+    """The projector's countdown (30 s) shows on the phone, counts down by itself, and at 0 the phone's choices
+    go: "Time is up". (The phone's clock is moved on by Playwright: the server still counts its own half minute,
+    and a vote that reached it late would be refused there: tests/test_phone_room.py.)"""
+    teacher = tab(browser, {"width": 1280, "height": 720})
+    link = start_room(teacher, server.url)
+    phone = tab(browser, PHONE, phone=True)
+    phone.clock.install()
+    phone.goto(link)
+    phone.locator("button.choice").first.wait_for(timeout=30_000)
+    teacher.get_by_role("radio", name="30 s").click()
+    teacher.get_by_text(re.compile(r"0 of 1 answered · 0:[0-3]\d left")).first.wait_for(timeout=20_000)
+    line = phone.locator("#countdown")
+    line.wait_for(timeout=FOLLOW_SECONDS * 1000)
+    first = int(re.fullmatch(r"0:(\d\d) left to answer", line.inner_text()).group(1))
+    assert 20 <= first <= 30 and phone.locator("button.choice").count() > 1
+    phone.clock.fast_forward(10_000)
+    phone.wait_for_function(f"() => /0:([0-9]+) left/.test(document.body.innerText) && "
+                            f"+document.querySelector('#countdown').textContent.match(/0:([0-9]+)/)[1] <= {first - 9}")
+    phone.clock.fast_forward(25_000)
+    phone.get_by_text("Time is up: the vote is closed. Wait for the teacher.").wait_for(timeout=5_000)
+    assert phone.locator("button.choice").count() == 0 and not phone.errors
+
+
 def test_phones_come_back_by_themselves_after_the_server_is_killed_mid_vote(browser, tmp_path):
     """kill -9 of the whole server while the class votes, then the README's start command again on the same
     port and data folder: each phone page says it is reconnecting, then shows the room again by itself, as the

@@ -6,6 +6,10 @@ one server; the rooms live in this test run's data folder (conftest.py)."""
 
 from __future__ import annotations
 
+import re
+import sqlite3
+import time
+
 import pytest
 
 import pandas as pd
@@ -175,6 +179,37 @@ def test_the_projectors_room_buttons_keep_their_places_and_keys_through_the_roun
     # a late press of round 1's *Show answers* (its click carries round 1) changes nothing
     assert not classroom.store().show_answers(code, teacher.session_state[state.ROOM_TEACHER], 1, round_=1)
     assert snapshot(code).version == version and not snapshot(code).shown
+
+
+def countdown_control(at):
+    return [g for g in at.button_group if g.key and g.key.startswith("room_countdown")][0]
+
+
+@pytest.mark.slow
+def test_the_teachers_countdown_closes_the_vote_and_is_shown_on_the_projector():
+    teacher, code, _ = start_room()
+    student = join(code)
+    control = countdown_control(teacher)
+    assert control.key == "room_countdown 1" and not control.disabled and control.value is None
+    control.set_value(30).run()
+    snap = snapshot(code)
+    assert snap.closes > 0 and 25 < snap.seconds_left <= 30 and snap.voting
+    count_line = [m.value for m in teacher.markdown if "answered" in m.value][0]
+    assert re.search(r"0 of \d+ answered · 0:(30|29|28) left", count_line), count_line
+    control = countdown_control(teacher)
+    assert control.value is None and control.disabled  # one countdown a round: the control rests
+    student.run()
+    assert "countdown closes this vote in" in texts(student)
+    with sqlite3.connect(classroom.store().path) as db:  # the half minute is over
+        db.execute("UPDATE room_steps SET closes = ? WHERE code = ?", (time.time() - 1, code))
+    teacher.run()
+    assert "0 of 1 answered · time is up" in texts(teacher)
+    student.run()
+    assert "Time is up: the vote is closed" in texts(student) and not [
+        r for r in student.radio if r.label.startswith("Your vote")]
+    button(teacher, "Show answers").click().run()
+    button(teacher, "Vote again").click().run()
+    assert snapshot(code).seconds_left is None and not countdown_control(teacher).disabled  # a new round, none yet
 
 
 @pytest.mark.slow

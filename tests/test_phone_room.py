@@ -232,3 +232,24 @@ def test_an_invented_token_writes_nothing(room, monkeypatch):
     monkeypatch.setattr(rooms, "seen", lambda *a: writes.append(a))
     client.cookies.set(classroom.device_cookie(code), "an-invented-token-0123456789")
     assert client.get(f"/class/{code}/state").json()["you"] is None and writes == []
+
+
+def test_a_countdown_reaches_the_phone_and_its_end_closes_the_vote(room):
+    rooms, code, token, client = room
+    me = _join(client, code)
+    assert "closes" not in me and me["voting"]
+    rooms.countdown(code, token, 1, 1, 60)
+    first = client.get(f"/class/{code}/state", params={"since": me["tag"]}).json()
+    assert first["voting"] and not first["time_up"] and first["closes"] - first["now"] == pytest.approx(60, abs=5)
+    # the server's clock goes with each answer, outside the tag: a phone that is up to date still waits
+    again = phone_room._with_tag(phone_room.student_state(rooms, code, client.cookies.get(classroom.device_cookie(code))))
+    assert again["tag"] == first["tag"] and again["now"] >= first["now"]
+    assert client.post(f"/class/{code}/vote", json={"step": 1, "round": 1, "choice": CHOICES[0]}).status_code == 200
+    rooms.clock = lambda: first["closes"] + 1  # the minute is over
+    phone_room._shared.clear()
+    over = client.get(f"/class/{code}/state", params={"since": first["tag"]}).json()
+    assert over["time_up"] and not over["voting"] and over["hidden"] and over["mine"] == CHOICES[0]
+    r = client.post(f"/class/{code}/vote", json={"step": 1, "round": 1, "choice": CHOICES[1]})
+    assert r.status_code == 409 and rooms.tally(code, 1) == {1: {CHOICES[0]: 1}}
+    page = client.get(f"/class/{code}").text
+    assert "left to answer" in page and "Time is up" in page

@@ -275,6 +275,57 @@ def test_a_click_carries_its_round_and_a_second_press_or_a_late_one_changes_noth
         store.vote_again(code, teacher, 1, 2)
 
 
+# ----- the teacher's countdown ---------------------------------------------------------------------
+
+
+def test_a_countdown_closes_the_vote_when_its_time_is_up(store, room, clock):
+    code, teacher = room
+    ann, bob = _voted(store, code)
+    assert store.snapshot(code).seconds_left is None and store.snapshot(code).voting
+    version = store.snapshot(code).version
+    assert store.countdown(code, teacher, 1, 1, 30) is True
+    snap = store.snapshot(code)
+    assert snap.version == version + 1 and snap.seconds_left == 30 and snap.voting and not snap.time_up
+    clock.advance(29.5)
+    store.vote(code, bob, 1, 1, "h ##u")  # half a second left: counted
+    store.vote(code, ann, 1, 1, "##u ##g")  # and a change of mind too
+    clock.advance(0.5)
+    snap = store.snapshot(code)
+    assert snap.seconds_left == 0 and snap.time_up and not snap.voting and snap.hidden and not snap.shown
+    _refused(store, code, lambda: store.vote(code, bob, 1, 1, "##u ##g"))
+    assert store.tally(code, 1) == {1: {"##u ##g": 1, "h ##u": 1}}
+    assert store.show_answers(code, teacher, 1, 1) is True  # the teacher shows the answers as usual
+
+
+def test_a_countdown_is_started_once_per_round_and_vote_again_clears_it(store, room, clock):
+    code, teacher = room
+    _ann, bob = _voted(store, code)
+    assert store.countdown(code, teacher, 1, 1, 15) is True
+    assert store.countdown(code, teacher, 1, 1, 90) is False  # running: a second one changes nothing
+    assert store.snapshot(code).seconds_left == 15
+    clock.advance(20)
+    assert store.countdown(code, teacher, 1, 1, 60) is False  # over: still over
+    store.show_answers(code, teacher, 1, 1)
+    store.vote_again(code, teacher, 1, 1)
+    snap = store.snapshot(code)
+    assert snap.round == 2 and snap.seconds_left is None and snap.voting  # round 2 starts with no countdown
+    store.vote(code, bob, 1, 2, "h ##u")
+    assert store.countdown(code, teacher, 1, 1, 30) is False  # round 1's control, pressed late
+    assert store.countdown(code, teacher, 1, 2, 60) is True and store.snapshot(code).seconds_left == 60
+    store.show_answers(code, teacher, 1, 2)
+    assert store.countdown(code, teacher, 1, 2, 30) is False  # a shown round takes none
+
+
+@pytest.mark.parametrize("seconds", [0, -5, 1e9, 31, float("nan")])
+def test_only_the_offered_countdowns_are_taken(store, room, seconds):
+    code, teacher = room
+    with pytest.raises(NotAllowed):
+        store.countdown(code, teacher, 1, 1, seconds)
+    with pytest.raises(NotAllowed):  # and only from the teacher
+        store.countdown(code, store.join(code).token, 1, 1, 30)
+    assert store.snapshot(code).seconds_left is None
+
+
 # ----- the teacher's token -------------------------------------------------------------------------
 
 
@@ -284,6 +335,7 @@ ACTIONS = {
     "vote_again": lambda s, code, token: s.vote_again(code, token, 1),
     "reveal": lambda s, code, token: s.reveal(code, token, 1),
     "close": lambda s, code, token: s.close(code, token),
+    "countdown": lambda s, code, token: s.countdown(code, token, 1, 1, 30),
 }
 
 
@@ -624,7 +676,7 @@ def test_processes_opening_a_new_folder_at_once_all_get_the_store(tmp_path):
 def test_the_schema_is_wal_with_its_user_version(store, room):
     with sqlite3.connect(store.path) as db:
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
         tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         assert tables == {"rooms", "room_steps", "members", "votes"}
         assert [c[1] for c in db.execute("PRAGMA table_info(votes)")] == ["code", "step", "round", "member", "kind",
@@ -890,6 +942,7 @@ def test_a_version_1_store_gains_the_lock_when_opened(tmp_path, clock):
     with sqlite3.connect(old.path) as db:  # the file as version 1 left it: no `locked` column, no cards
         db.execute("ALTER TABLE rooms DROP COLUMN locked")
         db.execute("ALTER TABLE room_steps DROP COLUMN card")
+        db.execute("ALTER TABLE room_steps DROP COLUMN closes")
         db.execute("PRAGMA user_version = 1")
     new = RoomStore(str(tmp_path), idle_hours=24, clock=clock)
     assert new.on, new.problem
@@ -898,5 +951,6 @@ def test_a_version_1_store_gains_the_lock_when_opened(tmp_path, clock):
     assert new.is_locked(code)
     new.set_step(code, teacher, 2, True, {"step": 2})  # and the phones' cards (version 3)
     assert new.card(code, 2) == {"step": 2} and new.card(code, 1) is None
+    assert new.countdown(code, teacher, 2, 1, 30) and new.snapshot(code).seconds_left == 30  # (version 4)
     with sqlite3.connect(new.path) as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4

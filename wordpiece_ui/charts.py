@@ -42,6 +42,17 @@ def _whole(number_format: str) -> float | UndefinedType:
     return 1 if number_format == ",d" else alt.Undefined
 
 
+WIDE_SCREEN_PX = 1600  # a 1920×1080 projector: presenter mode's type half as large again (presenter.py's CSS)
+
+
+def presenter_px(px: int, large: bool) -> int | alt.ExprRef:
+    """A chart's type size: `px`, and in presenter mode (`large`) half as large again on a screen at least
+    WIDE_SCREEN_PX wide (the browser's window, asked when the chart is drawn: the server does not know it)."""
+    if not large:
+        return px
+    return alt.ExprRef(expr=f"windowSize()[0] >= {WIDE_SCREEN_PX} ? {round(px * 1.4)} : {px}")
+
+
 @lru_cache(maxsize=64)
 def _bar_template(value: str, title: str, bpe_view: bool, fields: tuple[str, ...], text_colour: str,
                   large: bool, number_format: str = ",d") -> dict:
@@ -57,19 +68,22 @@ def _bar_template(value: str, title: str, bpe_view: bool, fields: tuple[str, ...
     # Layered charts share one y domain; a union of domains may only be sorted by min, max or count.
     order = alt.EncodingSortField(field="order", op="min")
     base = alt.Chart(alt.Data(name="candidates")).properties(height=alt.Step(34 if large else 30)).encode(
-        y=alt.Y("pair:N", sort=order, title=None, axis=alt.Axis(labelFontSize=size, labelLimit=260)),
+        y=alt.Y("pair:N", sort=order, title=None,
+                axis=alt.Axis(labelFontSize=presenter_px(size, large), labelLimit=260)),
         x=alt.X(field=value, type="quantitative", title=value,
-                axis=alt.Axis(labelFontSize=16 if large else 12, titleFontSize=17 if large else 13,
+                axis=alt.Axis(labelFontSize=presenter_px(16, large) if large else 12,
+                              titleFontSize=presenter_px(17, large) if large else 13,
                               format=number_format, tickMinStep=_whole(number_format))),
         tooltip=[alt.Tooltip(field=c, type="nominal" if c in ("pair", "exact") else "quantitative") for c in fields],
     )
     bars = base.mark_bar().encode(
         color=alt.Color("status:N", scale=alt.Scale(domain=domain, range=colours),
-                        legend=alt.Legend(orient="bottom", title=None, labelFontSize=16 if large else 13)),
+                        legend=alt.Legend(orient="bottom", title=None,
+                                          labelFontSize=presenter_px(16, large) if large else 13)),
     )
-    text = base.mark_text(align="left", dx=4, fontSize=size - 1 if not large else size, color=text_colour).encode(
-        text="label:N")
-    return alt.layer(bars, text, title=alt.Title(title, fontSize=20 if large else 14)).to_dict()
+    text = base.mark_text(align="left", dx=4, fontSize=presenter_px(size, large) if large else size - 1,
+                          color=text_colour).encode(text="label:N")
+    return alt.layer(bars, text, title=alt.Title(title, fontSize=presenter_px(20, large) if large else 14)).to_dict()
 
 
 def candidates_bar(frame: pd.DataFrame, value: str, title: str, label: str | None = None,
@@ -197,23 +211,25 @@ def votes(frame: pd.DataFrame, dark: bool = False, large: bool = False, answer: 
     size = 18 if large else 13
     text_colour = "#FAFAFA" if dark else "#31333F"
     rounds = sorted(frame["round"].unique(), key=lambda r: int(str(r).split()[-1]))
-    axis = alt.Axis(labelFontSize=size, labelLimit=260)
+    axis = alt.Axis(labelFontSize=presenter_px(size, large), labelLimit=260)
     if answer is not None:
         frame = frame.assign(right=frame["choice"] == answer,
                              choice=[f"✓ {c}" if c == answer else c for c in frame["choice"]])
-        axis = alt.Axis(labelFontSize=size, labelLimit=260,
+        axis = alt.Axis(labelFontSize=presenter_px(size, large), labelLimit=260,
                         labelFontWeight=alt.ExprRef(expr="slice(datum.label, 0, 1) == '✓' ? 'bold' : 'normal'"))
     base = alt.Chart(frame).encode(
         y=alt.Y("choice:N", title=None, sort=None, axis=axis),
         yOffset=alt.YOffset("round:N", sort=rounds),
-        x=alt.X("votes:Q", title="votes", axis=alt.Axis(labelFontSize=size - 2, titleFontSize=size - 1, tickMinStep=1)),
+        x=alt.X("votes:Q", title="votes", axis=alt.Axis(labelFontSize=presenter_px(size - 2, large),
+                                                        titleFontSize=presenter_px(size - 1, large), tickMinStep=1)),
         tooltip=["choice:N", "round:N", "votes:Q"],
     )
     bars = base.mark_bar().encode(color=alt.Color(
         "round:N", sort=rounds, scale=alt.Scale(domain=rounds, range=ROUND_COLOURS[:len(rounds)]),
-        legend=alt.Legend(orient="bottom", title=None, labelFontSize=size) if len(rounds) > 1 else None))
+        legend=alt.Legend(orient="bottom", title=None, labelFontSize=presenter_px(size, large))
+        if len(rounds) > 1 else None))
     if answer is not None:
         bars = bars.encode(opacity=alt.condition("datum.right", alt.value(1.0), alt.value(0.35)))
     labels = base.transform_filter("datum.votes > 0").mark_text(  # no "0" beside every empty bar
-        align="left", dx=3, fontSize=size - 1, color=text_colour).encode(text="votes:Q")
+        align="left", dx=3, fontSize=presenter_px(size - 1, large), color=text_colour).encode(text="votes:Q")
     return alt.layer(bars, labels).properties(height=alt.Step(16 if len(rounds) > 1 else 26))

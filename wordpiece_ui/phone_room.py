@@ -160,6 +160,8 @@ def student_state(rooms: RoomStore, code: str, token: str | None) -> dict:
         return out
     hidden = snap.hidden
     out.update(hidden=hidden, voting=snap.voting, shown=snap.shown, round=snap.round)
+    if hidden and not snap.shown and snap.closes > 0:  # the teacher's countdown: when the vote closes (server time)
+        out.update(closes=snap.closes, time_up=snap.time_up)
     if found is None:
         out["card"] = None
         return out
@@ -198,7 +200,8 @@ def _mark_seen(rooms: RoomStore, code: str, token: str | None) -> None:
 
 
 def _with_tag(state: dict) -> dict:
-    return {**state, "tag": _tag(state)}
+    """The state with its tag, and the server's clock (outside the tag: a countdown is counted against it)."""
+    return {**state, "tag": _tag(state), "now": time.time()}
 
 
 # ----- the routes ----------------------------------------------------------------------------------------------
@@ -384,6 +387,7 @@ h1 { font-size: 1.35em; margin: 6px 0 4px; line-height: 1.25; }
 .note { padding: 10px 12px; border-radius: 10px; margin: 10px 0; border: 1px solid var(--line); }
 .note.ok { border-color: var(--right); }
 .note.bad { border-color: var(--wrong); }
+.note.countdown { font-size: 1.2em; font-weight: 700; font-variant-numeric: tabular-nums; border-color: var(--accent); }
 .row { display: grid; grid-template-columns: minmax(80px, 40%) 1fr auto; gap: 8px; align-items: center; margin: 6px 0; }
 .row .l { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; overflow-wrap: anywhere; }
 .row .b { height: 18px; background: var(--bar); border-radius: 4px; min-width: 2px; }
@@ -411,6 +415,7 @@ a { color: var(--pickline); }
   "use strict";
   var CODE = "__CODE__", base = "/class/" + CODE, tag = "", state = null, failures = 0, sending = false;
   var joined = false, outside = null;  // this page was in the class once; why it is not now (a sentence)
+  var skew = 0, ticker = null;  // the server's clock minus this phone's (ms); the countdown's timer
   function $(id) { return document.getElementById(id); }
   function el(name, cls, text) { var e = document.createElement(name); if (cls) e.className = cls; if (text != null) e.textContent = text; return e; }
   function sleep(ms) { return new Promise(function (done) { setTimeout(done, ms); }); }
@@ -437,6 +442,14 @@ a { color: var(--pickline); }
       });
     });
   }
+  function secondsLeft(s) { return s && s.closes ? Math.max(0, Math.ceil((s.closes * 1000 - (Date.now() + skew)) / 1000)) : null; }
+  function clock(s) { var left = secondsLeft(s); return Math.floor(left / 60) + ":" + String(left % 60).padStart(2, "0"); }
+  function tick() {  // the countdown's line, each quarter second; at 0 the vote is over on this page too
+    var s = state, left = secondsLeft(s), line = $("countdown");
+    if (left === null || !s.voting) { clearInterval(ticker); ticker = null; return; }
+    if (left <= 0) { s.voting = false; s.time_up = true; clearInterval(ticker); ticker = null; render(); return; }
+    if (line) line.textContent = clock(s) + " left to answer";
+  }
   function render() {
     var s = state, v = $("view");
     v.textContent = "";
@@ -462,6 +475,10 @@ a { color: var(--pickline); }
       if (c.hint) v.appendChild(el("p", "muted", c.hint));
       if (!c.choices.length) { v.appendChild(el("div", "note", "Nothing to vote on in this " + c.noun + ": every choice costs the same. Wait for the teacher to reveal it.")); return; }
       if (s.round > 1) v.appendChild(el("p", "muted", "Vote again: round " + s.round + "."));
+      if (s.voting && s.closes) {
+        v.appendChild(el("div", "note countdown", clock(s) + " left to answer")).id = "countdown";
+        if (!ticker) ticker = setInterval(tick, 250);
+      }
       if (s.voting) {
         var facts = c.columns.length ? c.columns : [];
         c.choices.forEach(function (ch) {
@@ -478,9 +495,10 @@ a { color: var(--pickline); }
         else v.appendChild(s.mine ? el("div", "note ok", "Your vote is in: " + s.mine + ". You may change it until the teacher shows the answers.")
                                   : el("p", "muted", "Tap your answer."));
       } else if (s.mine) {
+        if (s.time_up && !s.shown) v.appendChild(el("div", "note", "Time is up: the vote is closed."));
         v.appendChild(el("div", "note ok", "Your vote is in: " + s.mine + ". Wait for the teacher to reveal the " + (c.noun === "round" ? "round" : "merge") + "."));
       } else {
-        v.appendChild(el("div", "note", "The vote is closed: wait for the teacher."));
+        v.appendChild(el("div", "note", s.time_up && !s.shown ? "Time is up: the vote is closed. Wait for the teacher." : "The vote is closed: wait for the teacher."));
       }
       histogram(v, s, c);
       return;
@@ -490,7 +508,7 @@ a { color: var(--pickline); }
     if (s.verdict) v.appendChild(el("div", "note " + (s.verdict[0] ? "ok" : "bad"), (s.verdict[0] ? "✓ " : "✗ ") + s.verdict[1]));
     histogram(v, s, c);
   }
-  function show(next) { state = next; tag = next.tag || ""; render(); }
+  function show(next) { if (next.now) skew = next.now * 1000 - Date.now(); state = next; tag = next.tag || ""; render(); }
   function join() {  // (by itself once; after that only when the student asks: a browser without cookies
     outside = null;  //  would otherwise join as a new student at every round trip)
     return post("/join", {}).then(function (s) { joined = true; status(""); show(s); })

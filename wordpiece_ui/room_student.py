@@ -145,8 +145,12 @@ def vote_panel(room: classroom.Room, step: int, question: classroom.Question, da
             st.success(safe.md(f"Your vote is in: {mine[snap.round]}. Wait for the teacher to reveal the {noun}."),
                        icon=":material/how_to_vote:")
         else:
-            st.info("The vote is closed: wait for the teacher.", icon=":material/hourglass_top:")
+            st.info("Time is up: the vote is closed. Wait for the teacher." if snap.time_up else
+                    "The vote is closed: wait for the teacher.", icon=":material/hourglass_top:")
         return
+    if snap.seconds_left is not None:  # (this page is drawn when the teacher acts, not every second: no ticking)
+        st.caption(f"The teacher's countdown closes this vote in {snap.seconds_left:.0f} s (from when this page "
+                   "was drawn).")
     key = f"room_vote {room.code} {step} {snap.round}"
     choices = list(question.choices)
     if key not in st.session_state and snap.round in mine and mine[snap.round] in choices:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import time
 from collections.abc import Callable
 
@@ -13,7 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from . import classroom, safe, state, tables, user_files
-from .rooms import MAX_ROUNDS, NICKNAME_CHARS, PRESENT_SECONDS, NotAllowed, RoomsOff, Snapshot
+from .rooms import COUNTDOWN_SECONDS, MAX_ROUNDS, NICKNAME_CHARS, PRESENT_SECONDS, NotAllowed, RoomsOff, Snapshot
 from .settings import Settings
 from .stepper import delivered
 
@@ -289,6 +290,31 @@ def answered_line(snap: Snapshot) -> str:
     return f"{snap.answered:,} of {snap.present:,} answered"
 
 
+def countdown_note(snap: Snapshot) -> str:
+    """The countdown on the round's vote as the projector's count line ends: ' · 0:23 left', ' · time is up'."""
+    left = snap.seconds_left
+    if left is None:
+        return ""
+    if left <= 0:
+        return " · time is up"
+    whole = math.ceil(left)
+    return f" · {whole // 60}:{whole % 60:02d} left"
+
+
+def _countdown_label(seconds: int) -> str:
+    return (":material/timer: " if seconds == COUNTDOWN_SECONDS[0] else "") + f"{seconds} s"
+
+
+def _countdown(room: classroom.Room, step: int, round_: int) -> None:
+    """The countdown control's choice (COUNTDOWN_SECONDS) starts one on this round's vote; the control is
+    cleared again (it is a button row, not a setting)."""
+    key = f"room_countdown {step}"
+    chosen = st.session_state.get(key)
+    st.session_state[key] = None
+    if chosen:
+        _teacher_action(classroom.store().countdown, room, step, round_, int(chosen))
+
+
 def vote_panel(room: classroom.Room, step: int, question: classroom.Question, dark: bool, large: bool,
                noun: str = "merge") -> None:
     """The teacher's side of a hidden step: *Show answers*, *Vote again* and *Reveal*, then the live count and
@@ -325,6 +351,11 @@ def vote_panel(room: classroom.Room, step: int, question: classroom.Question, da
                    args=(classroom.store().vote_again, room, step, round_),
                    help=(f"At most {MAX_ROUNDS} rounds." if round_ >= MAX_ROUNDS else
                          "A new round after the class discussed the spread; the first stays beside it."))
+    buttons.segmented_control("Countdown", COUNTDOWN_SECONDS, key=f"room_countdown {step}",
+                              format_func=_countdown_label, label_visibility="collapsed", disabled=not snap.voting or snap.closes > 0,
+                              on_change=_countdown, args=(room, step, round_),
+                              help="A countdown that closes this round's vote: the phones show it, and a vote after "
+                                   "it is refused. Then *Show answers*.")
     buttons.button(f"Reveal the {noun}", icon=":material/visibility:", type="primary", key=f"room_reveal {step}",
                    on_click=reveal, args=(room, step))
     in_view_run = [True]  # its first call is part of the step view's run (which waits for its messages itself)
@@ -341,7 +372,7 @@ def vote_panel(room: classroom.Room, step: int, question: classroom.Question, da
         if snap.shown:
             st.markdown(f"### {snap.answered:,} answered{round_note}: the vote is closed")
         else:
-            st.markdown(f"### {answered_line(snap)}{round_note}")
+            st.markdown(f"### {answered_line(snap)}{round_note}{countdown_note(snap)}")
             st.caption(f"Students seen in the last {PRESENT_SECONDS:g} s. The spread stays hidden until you show "
                        "it, so the first answers do not sway the others.")
         if snap.shown or snap.round > 1:

@@ -4,8 +4,8 @@ A teacher starts a room from the Train page; students join with its code. Everyt
 lives in `rooms.sqlite3` in the app's data folder (datastore.py names it), so all sessions of the
 server (and any process) see the same room, and nothing a class did is lost when the server restarts
 or is killed: WAL mode, `synchronous = NORMAL` (a committed transaction survives a crash of the
-process), each write one `BEGIN IMMEDIATE` transaction. Schema version 3 (`PRAGMA user_version`; an older
-file gains `rooms.locked` and `room_steps.card` when it is opened):
+process), each write one `BEGIN IMMEDIATE` transaction. Schema version 4 (`PRAGMA user_version`; an older
+file gains `rooms.locked`, `room_steps.card` and `room_steps.closes` when it is opened):
 
     rooms(code TEXT PRIMARY KEY,       -- what students type: ROOM_CODE_CHARS of CODE_ALPHABET
           teacher TEXT,                -- SHA-256 of the teacher's token (the token itself is never kept)
@@ -20,6 +20,7 @@ file gains `rooms.locked` and `room_steps.card` when it is opened):
           shown INTEGER,               -- the answers of the current round are on the projector: it is closed
           revealed INTEGER,            -- the teacher revealed the merge
           card TEXT,                   -- what the phone page shows of the step, as JSON (phone_room.card)
+          closes REAL,                 -- 0, or when the current round's vote closes (the teacher's countdown)
           PRIMARY KEY (code, step))
     members(code, member,              -- SHA-256 of the student's token (the link carries the token)
           nickname TEXT, joined REAL, seen REAL, PRIMARY KEY (code, member))
@@ -51,14 +52,16 @@ import threading
 import time
 import unicodedata
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from . import sqlite_files
 
 DB_NAME = "rooms.sqlite3"
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 _UPGRADES = {2: ["ALTER TABLE rooms ADD COLUMN locked INTEGER NOT NULL DEFAULT 0"],
-             3: ["ALTER TABLE room_steps ADD COLUMN card TEXT"]}
+             3: ["ALTER TABLE room_steps ADD COLUMN card TEXT"],
+             4: ["ALTER TABLE room_steps ADD COLUMN closes REAL NOT NULL DEFAULT 0"]}
+COUNTDOWN_SECONDS = (15, 30, 60, 90)  # the countdowns a teacher may start on a round's vote
 CARD_CHARS = 50_000  # a step's card (what a phone shows of it, as JSON) is at most this long
 HOURS_ENV = "WORDPIECE_LAB_ROOM_HOURS"
 DEFAULT_HOURS = 24.0
@@ -95,6 +98,7 @@ _SCHEMA = (
         shown INTEGER NOT NULL DEFAULT 0,
         revealed INTEGER NOT NULL DEFAULT 0,
         card TEXT,
+        closes REAL NOT NULL DEFAULT 0,
         PRIMARY KEY (code, step))""",
     """CREATE TABLE IF NOT EXISTS members (
         code TEXT NOT NULL REFERENCES rooms (code) ON DELETE CASCADE,
@@ -179,6 +183,8 @@ class Snapshot:
     members: int  # students who ever joined
     settings: dict
     corpus_digest: str
+    closes: float = 0.0  # 0, or when the current round's vote closes (Unix time: the teacher's countdown)
+    at: float = field(default=0.0, compare=False)  # when this snapshot was read (Unix time; not the room's state)
 
     @property
     def hidden(self) -> bool:
@@ -186,9 +192,19 @@ class Snapshot:
         return not self.closed and self.quiz and not self.revealed
 
     @property
+    def seconds_left(self) -> float | None:
+        """The countdown on the current round's vote, in seconds from `at` (0: the time is up), or None: none."""
+        return max(0.0, self.closes - self.at) if self.closes > 0 else None
+
+    @property
+    def time_up(self) -> bool:
+        """The teacher's countdown closed the current round's vote (the answers are not shown yet)."""
+        return self.seconds_left == 0.0
+
+    @property
     def voting(self) -> bool:
-        """The class may vote now: the step is hidden and its round open."""
-        return self.hidden and not self.shown
+        """The class may vote now: the step is hidden, its round open and its countdown (if any) not over."""
+        return self.hidden and not self.shown and not self.time_up
 
     def shown_rounds(self, tally: dict[int, dict[str, int]]) -> dict[int, dict[str, int]]:
         """Of the teacher's step's tally (RoomStore.tally), the rounds whose answers the class may see: those
@@ -358,15 +374,15 @@ class RoomStore:
                                                         AND v.round = COALESCE(s.round, 1)),
                           (SELECT COUNT(*) FROM members m WHERE m.code = r.code AND m.seen >= ?),
                           (SELECT COUNT(*) FROM members m WHERE m.code = r.code),
-                          r.settings, r.corpus_digest
+                          r.settings, r.corpus_digest, COALESCE(s.closes, 0)
                    FROM rooms r LEFT JOIN room_steps s ON s.code = r.code AND s.step = r.step
                    WHERE r.code = ? AND r.touched >= ?""",
                 (now - PRESENT_SECONDS, code, now - self.idle_seconds)).fetchone()
         if row is None:
             return None
-        step, quiz, closed, version, round_, shown, revealed, answered, present, members, settings, digest = row
+        step, quiz, closed, version, round_, shown, revealed, answered, present, members, settings, digest, closes = row
         return Snapshot(code, step, bool(quiz), closed > 0, version, round_, bool(shown), bool(revealed), answered,
-                        max(present, answered), members, json.loads(settings), digest)
+                        max(present, answered), members, json.loads(settings), digest, closes, now)
 
     @contextlib.contextmanager
     def _teacher_write(self, code: str, token: str | None) -> Iterator[sqlite3.Connection]:
@@ -427,7 +443,8 @@ class RoomStore:
                                (code, step, member)).fetchall()
         return row[0], dict(votes)
 
-    def _step_action(self, code: str, token: str | None, step: int, sql: str, round_: int | None = None) -> bool:
+    def _step_action(self, code: str, token: str | None, step: int, sql: str, round_: int | None = None,
+                     values: tuple = ()) -> bool:
         """One teacher action at `step`; whether it changed the room.
 
         `round_`: the round the teacher's click was meant for (the round the projector showed). A click for a
@@ -440,9 +457,9 @@ class RoomStore:
                 raise NotAllowed("the room is closed")
             db.execute("INSERT OR IGNORE INTO room_steps (code, step) VALUES (?, ?)", (code, step))
             if round_ is None:
-                db.execute(sql, (code, step))
+                db.execute(sql, (*values, code, step))
                 return True
-            if not db.execute(sql + " AND round = ?", (code, step, round_)).rowcount:
+            if not db.execute(sql + " AND round = ?", (*values, code, step, round_)).rowcount:
                 return False
             self._bump(db, code)
             return True
@@ -456,8 +473,18 @@ class RoomStore:
     def vote_again(self, code: str, token: str | None, step: int, round_: int | None = None) -> bool:
         """Open another round at `step` (after its answers were shown and discussed; `round_`: only if that
         round is the current one). Whether the room changed."""
-        return self._step_action(code, token, step, "UPDATE room_steps SET round = round + 1, shown = 0 WHERE code = ? "
-                                 f"AND step = ? AND shown = 1 AND revealed = 0 AND round < {MAX_ROUNDS}", round_)
+        return self._step_action(code, token, step, "UPDATE room_steps SET round = round + 1, shown = 0, closes = 0 "
+                                 f"WHERE code = ? AND step = ? AND shown = 1 AND revealed = 0 AND round < {MAX_ROUNDS}",
+                                 round_)
+
+    def countdown(self, code: str, token: str | None, step: int, round_: int, seconds: float) -> bool:
+        """Close the vote of `round_` at `step` in `seconds` (one of COUNTDOWN_SECONDS): only while that round is
+        the current one, open, and has no countdown yet. Whether the room changed."""
+        if seconds not in COUNTDOWN_SECONDS:
+            raise NotAllowed("not one of the countdowns")
+        return self._step_action(code, token, step, "UPDATE room_steps SET closes = ? WHERE code = ? AND step = ? "
+                                 "AND shown = 0 AND revealed = 0 AND closes = 0", round_,
+                                 (self.clock() + seconds,))
 
     def reveal(self, code: str, token: str | None, step: int) -> None:
         self._step_action(code, token, step, "UPDATE room_steps SET revealed = 1, shown = 1 WHERE code = ? AND step = ?")
@@ -577,7 +604,8 @@ class RoomStore:
     def vote(self, code: str, token: str, step: int, round_: int, choice: str, kind: str = "pair") -> None:
         """Record a student's choice in this round at this step: once per (room, step, round, student).
         Voting again in the same round replaces the choice (until the answers are shown); NotAllowed when
-        the vote is not open (another step, a shown round, a revealed merge, a closed or idle room). A vote
+        the vote is not open (another step, a shown round, a revealed merge, the teacher's countdown over, a
+        closed or idle room). A vote
         touches the room (it is a use of it), so a class still voting keeps its room."""
         if not choice or len(choice) > CHOICE_CHARS:
             raise NotAllowed("not a choice")
@@ -585,16 +613,18 @@ class RoomStore:
         member = _hash(token)
         with self._transaction(write=True) as db:
             row = db.execute(
-                """SELECT r.step, r.quiz, r.closed, s.round, s.shown, s.revealed,
+                """SELECT r.step, r.quiz, r.closed, s.round, s.shown, s.revealed, s.closes,
                           EXISTS (SELECT 1 FROM members m WHERE m.code = r.code AND m.member = ?)
                    FROM rooms r JOIN room_steps s ON s.code = r.code AND s.step = r.step
                    WHERE r.code = ? AND r.touched >= ?""",
                 (member, code, now - self.idle_seconds)).fetchone()
-            if row is None or not row[6]:
+            if row is None or not row[7]:
                 raise NotAllowed("not a member of this room")
-            room_step, quiz, closed, current, shown, revealed, _ = row
+            room_step, quiz, closed, current, shown, revealed, closes, _ = row
             if closed or not quiz or revealed or shown or room_step != step or current != round_:
                 raise NotAllowed("this vote is over")
+            if closes and now >= closes:
+                raise NotAllowed("the time for this vote is up")
             db.execute("INSERT INTO votes (code, step, round, member, kind, choice, at) VALUES (?, ?, ?, ?, ?, ?, ?) "
                        "ON CONFLICT (code, step, round, member) DO UPDATE SET choice = excluded.choice, "
                        "kind = excluded.kind, at = excluded.at", (code, step, round_, member, kind, choice, now))
