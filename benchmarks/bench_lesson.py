@@ -2,12 +2,15 @@
 
 What it runs: the app started as tests/browser.py starts it (`streamlit run app.py` on a free port, a fresh
 data folder of its own, removed at the end), Debian's Chromium driven by Playwright (sync API, one process):
-the teacher's projector (1280×720) opens the course's toy corpus with WordPiece (tests/browser.py's
+for each of `--algorithms` (default BPE, WordPiece and Unigram, one room each, one after the other: the
+issue's lesson), the teacher's projector (1280×720) opens the course's toy corpus with it (tests/browser.py's
 start_room: "Start a class room") and N phones (390×844, each a browser context of its own, is_mobile and
-has_touch; default 6) open the student link. Then `--steps` hidden steps (default 4), as
-tests/test_browser_class.py drives them: every phone votes on the radio "which pair merges next?" (its first
-candidate), the teacher waits for "N of N answered", presses "Show answers", then "Reveal the merge", then
-"Next". Each teacher button is pressed once (no retry).
+has_touch; default 6) open the student link. Then `--steps` hidden steps (default 3; Unigram's: rounds), as
+tests/test_browser_class.py drives them: every phone votes for its first choice ("which pair merges next?",
+"which piece costs least to remove?"), the teacher waits for "N of N answered", presses "Show answers", then
+"Reveal the merge" ("Reveal the round"), then "Next". A Unigram round whose candidates all cost the same asks
+nothing (the phones say so): there the teacher only reveals it and goes on. Each teacher button is pressed once
+(no retry).
 
 What it measures, for every step and every phone, with time.perf_counter in this process: every page
 concerned is polled every 50 ms by one cheap `page.evaluate` (the first "Step k of" h2 and whether it holds
@@ -28,9 +31,9 @@ lesson goes on). The targets (from the issue): follow ≤ 1.5 s at the 90th perc
 any time), the median/p90/max columns are over what arrived. The machine's load averages (os.getloadavg)
 are printed before and after: this machine has 2 cores, and the server, Chromium and this script share them.
 
-    python benchmarks/bench_lesson.py [--phones 6] [--steps 4] [--timeout 20]
+    python benchmarks/bench_lesson.py [--phones 6] [--steps 3] [--algorithms bpe,wordpiece,unigram] [--timeout 20]
 
-With the defaults it takes about 2–4 minutes.
+With the defaults it takes about 5–8 minutes.
 """
 
 from __future__ import annotations
@@ -61,32 +64,35 @@ FOLLOW_P90 = 1.5
 VOTE_P90 = 1.0
 REDRAW_MEDIAN = 0.5
 POLL = 0.05
-ASK = "which pair merges next?"
+ASKS = {"bpe": "which pair merges next?", "wordpiece": "which pair merges next?",
+        "unigram": "which piece costs least to remove?"}
+REVEALS = {"bpe": "Reveal the merge", "wordpiece": "Reveal the merge", "unigram": "Reveal the round"}
 ACTIONS = ("Next", "Show answers", "Reveal")
 
-# One cheap look at a page: [step of the first "Step k of" h2, that h2 holds "→", a live vote radio,
-# a live "Your vote is in", a caption starting "Round 1:"]. "Live": not in an element Streamlit marks stale.
-STATE_JS = """() => {
+# One cheap look at a page: [step of the first "Step k of" ("Round k of") h2, that h2 holds "→", a live vote
+# radio asking `ask`, a live "Your vote is in", a caption starting "Round 1:", false]. "Live": not in an element
+# Streamlit marks stale.
+STATE_JS = """(ask) => {
   const live = (e) => { const box = e.closest('[data-testid="stElementContainer"]');
                         return !(box && box.getAttribute('data-stale') === 'true'); };
   let step = null, arrow = false;
   for (const h of document.querySelectorAll('h2')) {
-    const m = /Step (\\d+) of/.exec(h.textContent);
+    const m = /(?:Step|Round) (\\d+) of/.exec(h.textContent);
     if (m) { step = Number(m[1]); arrow = h.textContent.includes('\u2192'); break; }
   }
   const radio = Array.from(document.querySelectorAll('[data-testid="stRadio"]'))
-    .some((r) => r.textContent.includes('which pair merges next?') && live(r));
+    .some((r) => r.textContent.includes(ask) && live(r));
   const voted = Array.from(document.querySelectorAll('[data-testid="stAlert"]'))
     .some((a) => a.textContent.includes('Your vote is in') && live(a));
   const round = Array.from(document.querySelectorAll('[data-testid="stCaptionContainer"]'))
     .some((c) => c.textContent.trim().startsWith('Round 1:'));
-  return [step, arrow, radio, voted, round];
+  return [step, arrow, radio, voted, round, false];
 }"""
 
 
 # The same look at the room's phone page (wordpiece_ui/phone_room.py): the step of its h1, revealed (the h1 no
-# longer asks), the vote's buttons, "Your vote is in", the class's answers drawn.
-PHONE_JS = """() => {
+# longer asks), the vote's buttons, "Your vote is in", the class's answers drawn, "Nothing to vote on".
+PHONE_JS = """(ask) => {
   const h = document.querySelector('main h1');
   const m = h ? /(?:Step|Round) (\\d+) of/.exec(h.textContent) : null;
   const step = m ? Number(m[1]) : null;
@@ -94,7 +100,8 @@ PHONE_JS = """() => {
   const radio = document.querySelectorAll('button.choice').length > 0;
   const voted = Array.from(document.querySelectorAll('.note')).some((n) => n.textContent.includes('Your vote is in'));
   const round = Array.from(document.querySelectorAll('.muted')).some((n) => n.textContent.includes('what the class answered'));
-  return [step, arrow, radio, voted, round];
+  const novote = Array.from(document.querySelectorAll('.note')).some((n) => n.textContent.includes('Nothing to vote on'));
+  return [step, arrow, radio, voted, round, novote];
 }"""
 
 
@@ -105,11 +112,18 @@ class Look:
     radio: bool
     voted: bool
     round: bool
+    novote: bool  # a round with nothing to vote on (its candidates all cost the same)
+
+    @property
+    def asked(self) -> bool:
+        """The page is ready for the step: its vote, or its note that there is nothing to vote on."""
+        return self.radio or self.novote
 
 
 def look(page) -> Look | None:
     try:
-        return Look(*page.evaluate(PHONE_JS if getattr(page, "phone_page", False) else STATE_JS))
+        return Look(*page.evaluate(PHONE_JS if getattr(page, "phone_page", False) else STATE_JS,
+                                   getattr(page, "ask", ASKS["wordpiece"])))
     except Exception:  # a page that is navigating or gone: not yet
         return None
 
@@ -193,7 +207,7 @@ def vote(phone) -> None:
     if getattr(phone, "phone_page", False):
         phone.locator("button.choice").first.click(timeout=5_000)
         return
-    radio = phone.get_by_test_id("stRadio").filter(has_text=ASK).first
+    radio = phone.get_by_test_id("stRadio").filter(has_text=phone.ask).first
     first = [line for line in radio.inner_text(timeout=5_000).splitlines() if line.strip()][1]
     radio.get_by_text(first, exact=True).first.click(timeout=5_000)
 
@@ -233,16 +247,19 @@ def teacher_action(res: Results, teacher, phones: list, names: dict, label: str,
         f"{len(arrived)} of {len(phones)}" + (f", slowest {max(arrived):.2f} s" if arrived else ""))
 
 
-def lesson(args, browser, server, res: Results) -> dict:
+def lesson(args, browser, server, res: Results, algorithm: str) -> dict:
+    ask, reveal = ASKS[algorithm], REVEALS[algorithm]
     teacher = tab(browser, {"width": 1280, "height": 720})
+    teacher.ask = ask
     t = time.perf_counter()
-    link = start_room(teacher, server.url)
-    log(f"room started in {time.perf_counter() - t:.1f} s: {link}")
-    heading = teacher.locator("h2").filter(has_text=re.compile(r"Step \d+ of \d+")).first.inner_text()
-    total_steps = int(re.search(r"Step \d+ of (\d+)", heading)[1])
+    link = start_room(teacher, server.url, algorithm)
+    log(f"{algorithm}: room started in {time.perf_counter() - t:.1f} s: {link}")
+    heading = teacher.locator("h2").filter(has_text=re.compile(r"(Step|Round) \d+ of \d+")).first.inner_text()
+    total_steps = int(re.search(r"(?:Step|Round) \d+ of (\d+)", heading)[1])
     steps = min(args.steps, total_steps - 1)
     if steps < args.steps:
-        res.notes.append(f"the corpus has {total_steps} steps: {steps} hidden steps measured, not {args.steps}")
+        res.notes.append(f"{algorithm}: the corpus has {total_steps} steps: {steps} hidden steps measured, "
+                         f"not {args.steps}")
 
     phones = [tab(browser, {"width": 390, "height": 844}, phone=True) for _ in range(args.phones)]
     names = {teacher: "the projector"}
@@ -251,9 +268,10 @@ def lesson(args, browser, server, res: Results) -> dict:
         link = full_link(link)
     for p in phones:
         p.phone_page = args.view == "phone"
+        p.ask = ask
         p.goto(link)
     for i, p in enumerate(phones):
-        p.get_by_text(ASK).first.wait_for(timeout=120_000)
+        p.get_by_text(ask).first.wait_for(timeout=120_000)
         if not p.phone_page:
             wait_idle(p)
         nickname = re.search(r"you are (.+)$", p.get_by_text(re.compile("you are")).first.inner_text().strip())
@@ -261,9 +279,22 @@ def lesson(args, browser, server, res: Results) -> dict:
     log(f"{len(phones)} phones in the room in {time.perf_counter() - t:.1f} s")
 
     for step in range(1, steps + 1):
-        log(f"step {step}:")
+        log(f"{algorithm}, step {step}:")
         # Every phone on the class's step with its vote (the time it took after Next is the follow row).
-        late = wait_for(phones, lambda s: s.step == step and s.radio, args.timeout)
+        late = wait_for(phones, lambda s: s.step == step and s.asked, args.timeout)
+        if all((look(p) or Look(None, False, False, False, False, False)).novote for p in phones if p not in late):
+            res.notes.append(f"{algorithm}, step {step}: nothing to vote on (every candidate costs the same): "
+                             "revealed at once")
+            teacher_action(res, teacher, phones, names, reveal, "Reveal", step,
+                           lambda s, k=step: s.step == k and s.arrow,
+                           lambda s, k=step: s.step == k and s.arrow, args.timeout)
+            wait_idle(teacher)
+            time.sleep(args.settle)
+            teacher_action(res, teacher, phones, names, "Next", "Next", step,
+                           lambda s, k=step + 1: s.step == k,
+                           lambda s, k=step + 1: s.step == k and s.asked, args.timeout)
+            wait_idle(teacher)
+            continue
         if late:
             res.notes.append(f"step {step}: {', '.join(names[p] for p in late)} not on the step with its vote "
                              f"{args.timeout:g} s more after the follow: not voting")
@@ -304,16 +335,18 @@ def lesson(args, browser, server, res: Results) -> dict:
                        lambda s, k=step: s.step == k and s.round, args.timeout)
         wait_idle(teacher)
         time.sleep(args.settle)
-        teacher_action(res, teacher, phones, names, "Reveal the merge", "Reveal", step,
+        teacher_action(res, teacher, phones, names, reveal, "Reveal", step,
                        lambda s, k=step: s.step == k and s.arrow,
                        lambda s, k=step: s.step == k and s.arrow, args.timeout)
         wait_idle(teacher)
         time.sleep(args.settle)
         teacher_action(res, teacher, phones, names, "Next", "Next", step,
                        lambda s, k=step + 1: s.step == k,
-                       lambda s, k=step + 1: s.step == k and s.radio, args.timeout)
+                       lambda s, k=step + 1: s.step == k and s.asked, args.timeout)
         wait_idle(teacher)
-    errors = {names[p]: p.errors for p in [teacher] + phones if p.errors}
+    errors = {f"{algorithm}, {names[p]}": p.errors for p in [teacher] + phones if p.errors}
+    for p in [teacher] + phones:
+        p.context.close()
     return {"steps": steps, "total_steps": total_steps, "errors": errors}
 
 
@@ -334,7 +367,7 @@ def row_line(res: Results, row: str, stat_name: str, limit: float) -> str:
 def print_table(args, res: Results, info: dict, load_before, load_after, seconds: float) -> None:
     print(f"WordPiece Lab class room in Chromium: the projector (1280×720) and {args.phones} phones (390×844, the "
           f"{'phone page' if args.view == 'phone' else 'Train page'}) on "
-          f"one `streamlit run` server; course-toy, WordPiece, {info.get('steps', '?')} hidden steps; "
+          f"one `streamlit run` server; course-toy; {info.get('steps', '?')}; "
           f"{os.cpu_count()} CPUs; polled every {POLL * 1000:.0f} ms; a miss = nothing within {args.timeout:g} s")
     print()
     print(f"Machine load (1, 5, 15 min) before: {', '.join(f'{x:.2f}' for x in load_before)}; "
@@ -363,7 +396,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--view", choices=("phone", "full"), default="phone",
                         help="what the phones open: the link the projector shows, the room's phone page (default), "
                              "or the room on the Train page (full: what *Open the full step* gives)")
-    parser.add_argument("--steps", type=int, default=4, help="hidden steps voted on (default 4)")
+    parser.add_argument("--steps", type=int, default=3, help="hidden steps voted on, per algorithm (default 3)")
+    parser.add_argument("--algorithms", default="bpe,wordpiece,unigram",
+                        help="one room after the other with each of these (default bpe,wordpiece,unigram)")
     parser.add_argument("--timeout", type=float, default=20.0,
                         help="seconds after a click before what did not arrive is a miss (default 20)")
     parser.add_argument("--settle", type=float, default=1.0,
@@ -372,6 +407,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.phones < 1 or args.steps < 1:
         parser.error("--phones and --steps must be at least 1")
+    args.algorithms = [a.strip().lower() for a in args.algorithms.split(",") if a.strip()]
+    if not args.algorithms or set(args.algorithms) - set(ASKS):
+        parser.error(f"--algorithms: some of {', '.join(ASKS)}")
     if not os.path.exists(CHROMIUM):
         parser.error(f"{CHROMIUM} is missing (apt-get install chromium)")
     from playwright.sync_api import sync_playwright
@@ -388,7 +426,10 @@ def main(argv: list[str] | None = None) -> int:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             try:
-                info = lesson(args, browser, server, res)
+                per = [(a, lesson(args, browser, server, res, a)) for a in args.algorithms]
+                info = {"steps": ", ".join(f"{a}: {i['steps']} hidden {'rounds' if a == 'unigram' else 'steps'}"
+                                           for a, i in per),
+                        "errors": {k: v for _, i in per for k, v in i["errors"].items()}}
             finally:
                 browser.close()
     except KeyboardInterrupt:

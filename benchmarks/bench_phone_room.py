@@ -14,21 +14,32 @@ Measured, with time.perf_counter in this process:
   step with its vote / the class's answers / the answer (the time its long poll returned);
 - vote-in: the vote's POST sent → its answer (the state with the student's vote in it);
 - teacher redraw: the click → the projector shows the result (as bench_lesson.py reads it);
-- the server's CPU time per step (user + system of its process tree, from /proc).
+- the server's CPU time per step (user + system of its process tree, from /proc);
+- the server tree's PSS (process_memory.py), its peak over the room;
+- a restart during a vote (unless `--no-restart`): one more hidden step, and once half the class has its vote
+  confirmed, the server's whole tree is killed (kill -9) and `streamlit run` started again on the same port and
+  data folder. Each student goes on as the phone page does (its requests fail, then it asks again; it votes if
+  its state shows no vote of its). Then every vote a student saw confirmed, before or after, is looked up in
+  rooms.sqlite3: lost (missing, or another choice) or counted twice (more rows than students who voted).
 Targets (the issue's, for protocol clients): follow p90 ≤ 1.5 s, vote-in p90 ≤ 1.0 s, the teacher's redraw
-median ≤ 0.5 s; the table says, per size, whether each holds, and the first size where one does not.
+median ≤ 0.5 s; the guard's: server tree ≤ 1.2 GB, a restart loses no vote and counts none twice. The table says,
+per size, whether each holds, and the first size where one does not.
 
-    python benchmarks/bench_phone_room.py [--sizes 30,60,120] [--steps 3]
+    python benchmarks/bench_phone_room.py [--sizes 30,60,120] [--steps 5] [--no-restart]
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import http.cookiejar
 import json
 import os
 import random
 import re
+import shutil
+import signal
+import sqlite3
 import statistics
 import sys
 import tempfile
@@ -45,8 +56,10 @@ if "SCREENSHOT_DIR" not in os.environ:  # the server's log: a folder of our own 
 
 from bench_lesson import look, p90, press  # noqa: E402
 from browser import CHROMIUM, CHROMIUM_ARGS, StreamlitServer, start_room, tab, wait_idle  # noqa: E402
+from process_memory import process_tree, tree_pss_bytes  # noqa: E402
 
 FOLLOW_P90, VOTE_P90, REDRAW_MEDIAN = 1.5, 1.0, 0.5
+PSS_LIMIT = 1.2e9  # the server tree's summed PSS (the live class room's guard row)
 ACTIONS = ("Next", "Show answers", "Reveal")
 
 
@@ -60,13 +73,20 @@ class Student(threading.Thread):
     def __init__(self, url: str, code: str, seed: int) -> None:
         super().__init__(daemon=True)
         self.base = f"{url}/class/{code}"
-        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+        self.opener = None  # (built in run: the jar first)
         self.random = random.Random(seed)
         self.seen: list[tuple[float, dict]] = []  # (when, state), every state this phone received
         self.votes: list[float] = []  # each vote's round trip
+        self.confirmed: dict[tuple[int, int], str] = {}  # (step, round) → the choice the server said it stored
+        self.confirmed_at: dict[tuple[int, int], float] = {}  # (step, round) → when it said so
+        self.jar = http.cookiejar.CookieJar()
         self.errors: list[str] = []
         self.stop = threading.Event()
         self.lock = threading.Lock()
+
+    def token(self) -> str | None:
+        """The room's cookie this phone holds (the student)."""
+        return next((c.value for c in self.jar if c.name.startswith("wordpiece_lab_room_")), None)
 
     def _call(self, path: str, body: dict | None = None, timeout: float = 30.0) -> dict:
         data = None if body is None else json.dumps(body).encode()
@@ -88,6 +108,7 @@ class Student(threading.Thread):
             return next((t - t0 for t, s in self.seen if t >= t0 and check(s)), None)
 
     def run(self) -> None:
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar))
         state: dict = {}
         voted: set[tuple[int, int]] = set()
         while not self.stop.is_set():
@@ -98,13 +119,17 @@ class Student(threading.Thread):
                     continue
                 card = state.get("card")
                 key = (state.get("step", 0), state.get("round", 0))
-                if state.get("voting") and card and card.get("choices") and key not in voted:
+                if (state.get("voting") and card and card.get("choices") and key not in voted
+                        and not state.get("mine")):  # (the page shows a vote that is in: the student waits)
                     time.sleep(self.random.uniform(0.2, 2.0))
                     choice = self.random.choice(card["choices"])["text"]
                     sent = time.perf_counter()
                     state = self._call("/vote", {"step": key[0], "round": key[1], "choice": choice})
                     self.votes.append(time.perf_counter() - sent)
                     voted.add(key)
+                    if state.get("mine") == choice:
+                        self.confirmed[key] = choice
+                        self.confirmed_at[key] = time.perf_counter()
                     self._got(state)
                     continue
                 state = self._call(f"/state?since={state.get('tag', '')}")
@@ -130,9 +155,73 @@ def cpu_seconds(pid: int) -> float:
     return total
 
 
-def room(browser, server: StreamlitServer, size: int, steps: int, seed: int) -> dict:
+class PeakPss(threading.Thread):
+    """The server tree's summed PSS, sampled every 0.25 s until stopped; its peak."""
+
+    def __init__(self, servers: list) -> None:
+        super().__init__(daemon=True)
+        self.servers, self.peak, self.stop = servers, 0, threading.Event()
+
+    def run(self) -> None:
+        while not self.stop.wait(0.25):
+            try:
+                self.peak = max(self.peak, tree_pss_bytes(self.servers[0].proc.pid))
+            except OSError:  # (killed for the restart: the next sample reads the new one)
+                pass
+
+
+def kill_tree(server: StreamlitServer) -> None:
+    """kill -9 the server and every process of its tree (no chance to finish anything)."""
+    for pid in reversed(process_tree(server.proc.pid)):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    server.proc.wait()
+    server.log.close()
+
+
+def restart_during_vote(servers: list, students: list, code: str, step: int) -> dict:
+    """Once half the class has its vote at `step` confirmed, kill -9 the server tree and start it again on the same
+    port and data folder; wait until every student's state shows its vote; compare with rooms.sqlite3."""
+    key = (step, 1)
+    deadline = time.perf_counter() + 60
+    while time.perf_counter() < deadline and sum(key in s.confirmed for s in students) < len(students) // 2:
+        time.sleep(0.02)
+    old = servers[0]
+    kill_tree(old)
+    before = [s for s in students if key in s.confirmed]
+    at_kill = len(before)
+    killed = time.perf_counter()
+    servers[0] = StreamlitServer(data_dir=old.data_dir, port=old.port)  # (the README's command, as a restart)
+    up = time.perf_counter()
+    log(f"  killed with {at_kill} of {len(students)} votes confirmed; up again in {up - killed:.1f} s")
+    deadline = time.perf_counter() + 120
+    while time.perf_counter() < deadline and not all(
+            s.latest().get("step") == step and s.latest().get("mine") and s.seen[-1][0] > up for s in students):
+        time.sleep(0.1)
+    # back: each student that had no vote confirmed at the kill, until the new server confirmed one (a student
+    # whose vote was in before is back as soon as its page is: its long poll then waits, as nothing changed)
+    back = [s.confirmed_at[key] - up if key in s.confirmed_at else None for s in students if s not in before]
+    with sqlite3.connect(os.path.join(old.data_dir, "rooms.sqlite3")) as db:
+        rows = db.execute("SELECT member, choice FROM votes WHERE code = ? AND step = ? AND round = 1",
+                          (code, step)).fetchall()
+    stored = dict(rows)
+    lost = sum(1 for s in students if key in s.confirmed
+               and stored.get(hashlib.sha256((s.token() or "").encode()).hexdigest()) != s.confirmed[key])
+    voters = {hashlib.sha256((s.token() or "").encode()).hexdigest() for s in students if key in s.confirmed}
+    return {"at_kill": at_kill, "confirmed": sum(key in s.confirmed for s in students), "rows": len(rows),
+            "lost": lost, "twice": len(rows) - len(set(stored)) + len(set(stored) - voters),
+            "back_max": max((b for b in back if b is not None), default=float("nan")),
+            "not_back": sum(b is None for b in back), "up": up - killed}
+
+
+def room(browser, servers: list, size: int, steps: int, seed: int, restart: bool) -> dict:
+    server = servers[0]
     times: dict[str, list[float]] = {}
     misses: dict[str, int] = {}
+    memory = PeakPss(servers)
+    memory.start()
     teacher = tab(browser, {"width": 1280, "height": 720})
     link = start_room(teacher, server.url)
     code = link.rsplit("/", 1)[1]
@@ -199,34 +288,41 @@ def room(browser, server: StreamlitServer, size: int, steps: int, seed: int) -> 
         log(f"  step {step} done")
     for s in students:
         times.setdefault("vote-in", []).extend(s.votes)
-        s.stop.set()
     errors = sum(len(s.errors) for s in students)
+    first_errors = [e for s in students for e in s.errors][:3]
+    restarted = restart_during_vote(servers, students, code, steps + 1) if restart else None
+    for s in students:
+        s.stop.set()
+    memory.stop.set()
     teacher.context.close()
-    return {"times": times, "misses": misses, "errors": errors, "cpu": cpu_per_step,
-            "first_errors": [e for s in students for e in s.errors][:3]}
+    return {"times": times, "misses": misses, "errors": errors, "cpu": cpu_per_step, "pss": memory.peak,
+            "first_errors": first_errors, "restart": restarted}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="30,60,120", help="class sizes, one room each (default 30,60,120)")
-    parser.add_argument("--steps", type=int, default=3, help="hidden steps per room (default 3)")
+    parser.add_argument("--steps", type=int, default=5, help="hidden steps per room (default 5)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--no-restart", action="store_true", help="no kill -9 and restart during a last vote")
     args = parser.parse_args(argv)
     sizes = [int(x) for x in args.sizes.split(",")]
     from playwright.sync_api import sync_playwright
 
     load_before = os.getloadavg()
-    server = StreamlitServer()
+    data = tempfile.mkdtemp(prefix="bench_phone_room-data-")  # (kept through a restart; removed at the end)
+    servers = [StreamlitServer(data_dir=data)]
     results = {}
     began = time.perf_counter()
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             for size in sizes:
-                results[size] = room(browser, server, size, args.steps, args.seed)
+                results[size] = room(browser, servers, size, args.steps, args.seed, not args.no_restart)
             browser.close()
     finally:
-        server.stop()
+        servers[0].stop()
+        shutil.rmtree(data, ignore_errors=True)
     print(f"WordPiece Lab class room: the projector in Chromium (1280×720) and N students as clients of the "
           f"phone page's routes, one `streamlit run` server; course-toy, WordPiece, {args.steps} hidden steps; "
           f"{os.cpu_count()} CPUs. Load before: {', '.join(f'{x:.2f}' for x in load_before)}; after: "
@@ -249,6 +345,23 @@ def main(argv: list[str] | None = None) -> int:
                      else "– | – | –")
             print(f"| {size} | {row} | {len(values) + missed} | {cells} | {missed} | {stat} ≤ {limit:g} s | "
                   f"{'yes' if holds else 'no'} |")
+        pss_holds = r["pss"] <= PSS_LIMIT
+        if not pss_holds:
+            first_break.setdefault("server tree PSS", size)
+        print(f"| {size} | server tree PSS, peak | | {r['pss'] / 1e6:.0f} MB | | | | ≤ 1.2 GB | "
+              f"{'yes' if pss_holds else 'no'} |")
+        restarted = r["restart"]
+        if restarted:
+            holds = restarted["lost"] == 0 and restarted["twice"] == 0 and restarted["not_back"] == 0
+            if not holds:
+                first_break.setdefault("restart during a vote", size)
+            print(f"| {size} | restart during a vote (kill -9 at {restarted['at_kill']} of {size} confirmed): votes "
+                  f"lost / counted twice ({restarted['confirmed']} confirmed, {restarted['rows']} stored) | | "
+                  f"{restarted['lost']} / {restarted['twice']} | | | {restarted['not_back']} not back | 0 / 0 | "
+                  f"{'yes' if holds else 'no'} |")
+            print(f"| {size} | after the restart: server up; the last vote that was not in before it confirmed | | "
+                  f"{restarted['up']:.1f} s; "
+                  f"{restarted['back_max']:.1f} s | | | | – | |")
         cpu = r["cpu"]
         print(f"| {size} | server CPU per Next | {len(cpu)} | {statistics.median(cpu):.2f} | | | | | |" if cpu else "")
     print()

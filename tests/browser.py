@@ -93,13 +93,13 @@ def wait_idle(page, timeout: float = 60_000) -> None:
     page.wait_for_timeout(800)
 
 
-def start_room(page, url: str) -> str:
-    """The teacher opens the course's toy corpus and clicks *Start a class room*; the student link the page shows
-    (the room's phone page, /class/CODE: what the QR code gives)."""
+def start_room(page, url: str, algorithm: str = "wordpiece") -> str:
+    """The teacher opens the course's toy corpus (with `algorithm`) and clicks *Start a class room*; the student
+    link the page shows (the room's phone page, /class/CODE: what the QR code gives)."""
     import re
 
-    page.goto(url + "/?corpus=course-toy&algorithm=wordpiece&step=1")
-    page.get_by_text("Step 1 of 9").first.wait_for(timeout=60_000)
+    page.goto(url + f"/?corpus=course-toy&algorithm={algorithm}&step=1")
+    page.get_by_text(re.compile(r"(Step|Round) 1 of \d+")).first.wait_for(timeout=60_000)
     wait_idle(page)
     page.get_by_test_id("stSidebar").get_by_role("button", name="Start a class room").click()
     page.get_by_text(re.compile(r"Class room [A-Z2-9]{6}")).first.wait_for(timeout=30_000)
