@@ -9,8 +9,10 @@ defaults), tokenizers through `Tokenizer.train_from_iterator` with the same pre-
 - the vocabularies' overlap: |ours ∩ theirs| / |theirs|;
 - held-out words split the same: the share of held-out words (each distinct word once) that our exported
   tokenizer.json, loaded in tokenizers, splits into the same tokens as tokenizers' own model.
-Target: both ≥ 99 % on every corpus. Text corpora are split 2/3 for training, 1/3 held out;
-word-count lists (wordfreq) train on their first 8,000 words and hold out the other 2,000.
+Target: both ≥ 99 % on every corpus. Text corpora are split 2/3 for training, 1/3 held out (the prose by
+sentence; python-source, 4,000 lines of Python's own standard library, by line: tabs, runs of spaces and
+indentation, which Metaspace keeps as words "▁" and inside words); word-count lists (wordfreq) train on their
+first 8,000 words and hold out the other 2,000.
 """
 
 from __future__ import annotations
@@ -25,14 +27,31 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-CORPORA = ["english-paragraphs", "course-sentences", "wordfreq-en", "wordfreq-de", "wordfreq-fi"]
+CORPORA = ["english-paragraphs", "course-sentences", "wordfreq-en", "wordfreq-de", "wordfreq-fi", "python-source"]
 VOCAB = {"english-paragraphs": 150, "course-sentences": 40, "wordfreq-en": 1500, "wordfreq-de": 1500,
-         "wordfreq-fi": 1500}
+         "wordfreq-fi": 1500, "python-source": 1500}
+PYTHON_FILES = ("argparse.py", "difflib.py", "textwrap.py", "shlex.py", "fractions.py")  # this Python's own
+
+
+def python_source(lines: int = 4000) -> list[str]:
+    """The first `lines` lines of PYTHON_FILES, in that order, without their line ends."""
+    import argparse as _argparse
+
+    folder = os.path.dirname(_argparse.__file__)
+    out: list[str] = []
+    for name in PYTHON_FILES:
+        with open(os.path.join(folder, name), encoding="utf-8") as fh:
+            out += fh.read().split("\n")
+    return out[:lines]
 
 
 def _split(name: str) -> tuple[str, list[str], list[str], bool]:
     """The training text (a file's content), the training words as tokenizers is fed them, the held-out texts,
     and whether the corpus is a word-count list (its words used as they are)."""
+    if name == "python-source":
+        source = python_source()
+        cut = len(source) * 2 // 3
+        return "\n".join(source[:cut]) + "\n", source[:cut], source[cut:], False
     path = os.path.join(ROOT, "sample_corpora", f"{name}.{'tsv' if name.startswith('wordfreq') else 'txt'}")
     with open(path, encoding="utf-8") as fh:
         text = fh.read()

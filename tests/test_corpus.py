@@ -70,7 +70,7 @@ streamed_text = st.text(alphabet="ab Σσ\n\r\t\ufeffé\u0301\u00a0\u3000\x1c\x0
 @pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(streamed_text, st.sampled_from(["none", "lowercase", "bert", "bert-cased"]),
-       st.sampled_from(["whitespace", "whitespace-split", "bert", "byte-level"]),
+       st.sampled_from(["whitespace", "whitespace-split", "bert", "byte-level", "metaspace", "metaspace-never"]),
        st.integers(1, 12), st.sampled_from([1, 2]))
 def test_a_file_read_block_by_block_counts_as_the_whole_text(tmp_path_factory, text, normalizer, pre, block, workers):
     """Counting a file in blocks (and in two processes) gives the counts of its whole text, in the
@@ -95,6 +95,33 @@ def test_a_file_read_block_by_block_counts_as_the_whole_text(tmp_path_factory, t
     finally:
         corpus._BLOCK_BYTES, corpus._PARALLEL_MIN_BYTES = saved
     assert streamed == whole
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="ab \t\n\r\u3000\u00a0\u2009▁é", max_size=40), st.sampled_from(["none", "bert"]),
+       st.sampled_from([("metaspace", "always"), ("metaspace-never", "never"), ("metaspace-first", "first")]))
+def test_metaspace_counts_the_words_tokenizers_pre_tokenizer_makes_of_each_line(text, normalizer, pre):
+    """Metaspace splits on the plain space only (a tab, a no-break space, U+3000 stay inside their word; a run of
+    spaces makes words "▁"), one line a document, as tokenizers' Metaspace does: the same words, counts and order."""
+    tokenizers = pytest.importorskip("tokenizers")
+    from collections import Counter
+
+    from wordpiece_core.corpus import count_text, split_lines
+
+    name, scheme = pre
+    theirs = tokenizers.pre_tokenizers.Metaspace(prepend_scheme=scheme)
+    bert = tokenizers.normalizers.BertNormalizer()
+    expected = Counter(word for line in split_lines(text)
+                       for word, _ in theirs.pre_tokenize_str(bert.normalize_str(line) if normalizer == "bert" else line))
+    assert list(count_text(text, TextSettings(normalizer, name)).items()) == list(expected.items())
+
+
+def test_metaspace_keeps_a_tab_in_its_word_and_makes_a_word_of_each_extra_space():
+    from wordpiece_core.corpus import count_text
+
+    counts = count_text("def f(x):\n\treturn x  +  1\n    y = 2\n", TextSettings("none", "metaspace"))
+    assert counts == {"▁def": 1, "▁f(x):": 1, "▁\treturn": 1, "▁x": 1, "▁": 5, "▁+": 1, "▁1": 1, "▁y": 1, "▁=": 1,
+                      "▁2": 1}
 
 
 def test_a_corpus_from_a_pipe_is_read_whole(tmp_path):

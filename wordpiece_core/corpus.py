@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from .errors import WordPieceError
 from .normalizers import check_normalizer, normalize
-from .pre_tokenizers import check_pre_tokenizer, words_of
+from .pre_tokenizers import METASPACE, METASPACE_MARK, check_pre_tokenizer, words_of
 
 
 @dataclass(frozen=True)
@@ -47,6 +47,10 @@ _SPLIT_ONLY_SPACE = ("\x1c", "\x1d", "\x1e", "\x1f")
 def count_words(lines: Iterable[str], settings: TextSettings) -> dict[str, int]:
     """Count the words of `lines` (one document each), in order of first appearance."""
     norm, pre, prefix = settings.normalizer, settings.pre_tokenizer, settings.add_prefix_space
+    if pre in METASPACE:
+        pieces: Counter[str] = Counter()
+        _count_metaspace_pieces(lines, settings, pieces)
+        return _metaspace_words(pieces)
     if pre == "byte-level":
         counts: Counter[str] = Counter()
         for line in lines:
@@ -59,7 +63,7 @@ def count_words(lines: Iterable[str], settings: TextSettings) -> dict[str, int]:
 
 def count_text(text: str, settings: TextSettings) -> dict[str, int]:
     """Count the words of a whole file's text (one document per line)."""
-    if settings.pre_tokenizer == "byte-level":
+    if settings.pre_tokenizer == "byte-level" or settings.pre_tokenizer in METASPACE:
         return count_words(split_lines(text), settings)
     # Line endings are whitespace to every other pre-tokenizer: no need to split.
     return _count_chunked(normalize(text, settings.normalizer), settings.pre_tokenizer)
@@ -124,6 +128,36 @@ def _count_file_forked(path: str, settings: TextSettings) -> dict[str, int] | No
         return None
     _add_counts(counts, pickle.loads(data))
     return counts
+
+
+def _count_metaspace_pieces(lines: Iterable[str], settings: TextSettings, pieces: Counter[str]) -> None:
+    """Count into `pieces` what Metaspace (split, as tokenizers' pre-tokenizer) makes of each line, one document
+    each: the line is normalized, every plain space (" " only: a tab, a no-break space or U+3000 stays inside its
+    word) becomes ▁, and every ▁ begins a word, and a line that does not start with a space gets one ▁ before it (not under
+    prepend_scheme never; "first" prepends to each line, as each is an input of its own). So a run of k spaces
+    makes k - 1 words "▁". A key is the word without its ▁, or, for a first word left without one (never), the
+    word after a space (a piece never holds a space): _metaspace_words reads them back."""
+    never = settings.pre_tokenizer == "metaspace-never"
+    norm = settings.normalizer
+    for line in lines:
+        if norm != "none":
+            line = normalize(line, norm)  # (a line at a time: the bert normalizer turns line breaks into spaces)
+        if not line:
+            continue
+        if METASPACE_MARK in line:  # a ▁ in the text is one more place a word begins (tokenizers splits on it)
+            line = line.replace(METASPACE_MARK, " ")
+        split = line.split(" ")
+        if not split[0]:  # the line starts with a space: that space is its first ▁
+            del split[0]
+        elif never:
+            pieces[" " + split[0]] += 1
+            del split[0]
+        pieces.update(split)
+
+
+def _metaspace_words(pieces: Counter[str]) -> dict[str, int]:
+    """The word counts of _count_metaspace_pieces' keys, in order of first appearance."""
+    return {(key[1:] if key[:1] == " " else METASPACE_MARK + key): n for key, n in pieces.items()}
 
 
 def _count_chunked(text: str, pre: str) -> dict[str, int]:
@@ -193,8 +227,10 @@ def _count_file_streamed(path: str, start: int, end: int, settings: TextSettings
 
     Raises _NotStreamable when a block does not decode, or holds characters that str.split()
     takes for whitespace although the pre-tokenizers do not: reading the whole file then
-    says where the problem is, or counts the way count_text does.
+    says where the problem is, or counts the way count_text does. (Metaspace counts each block's
+    lines: _count_metaspace_pieces.)
     """
+    metaspace = settings.pre_tokenizer in METASPACE
     chunks: Counter[str] = Counter()
     with open(path, "rb") as fh:
         head = fh.read(8192)
@@ -215,12 +251,16 @@ def _count_file_streamed(path: str, start: int, end: int, settings: TextSettings
                     carry = data  # no line break yet: read on
                     continue
                 data, carry = data[:cut], data[cut:]
-            text = normalize(_decode_block(data, binary_head, start == 0), settings.normalizer)
+            text = _decode_block(data, binary_head, start == 0)
             start = -1  # later blocks are not the file's start
+            if metaspace:
+                _count_metaspace_pieces(split_lines(text), settings, chunks)
+                continue
+            text = normalize(text, settings.normalizer)
             if any(ch in text for ch in _SPLIT_ONLY_SPACE):
                 raise _NotStreamable()
             chunks.update(text.split())
-    return _words_of_chunks(chunks, settings.pre_tokenizer)
+    return _metaspace_words(chunks) if metaspace else _words_of_chunks(chunks, settings.pre_tokenizer)
 
 
 def _position(data: bytes, offset: int) -> str:
