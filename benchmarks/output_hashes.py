@@ -87,7 +87,8 @@ def configurations(quick: bool) -> list[tuple[str, list[str]]]:
 
 def unigram_configurations() -> list[tuple[str, list[str]]]:
     """Unigram under both rules: the course's toy words and sentences (the catalog's suggestions), a wordfreq
-    list, and the paragraphs with the metaspace pre-tokenizer (whose counts keep tabs and runs of spaces)."""
+    list, the paragraphs with the metaspace pre-tokenizer, and a text of tabs, runs of spaces and other spaces
+    (odd_whitespace_text: Metaspace keeps them in words, or as words "▁")."""
     toy = os.path.join(SAMPLES, "course-toy.tsv")
     sentences = os.path.join(SAMPLES, "course-sentences.txt")
     en = os.path.join(SAMPLES, "wordfreq-en.tsv")
@@ -104,6 +105,9 @@ def unigram_configurations() -> list[tuple[str, list[str]]]:
         ]
     rows.append(("unigram tokenizers wordfreq-en", ["--word-counts", en, "--algorithm", "unigram", "--vocab-size",
                                                     "1000"]))
+    rows.append(("unigram tokenizers odd whitespace metaspace", [odd_whitespace_text(), "--algorithm", "unigram",
+                                                                 "--vocab-size", "200", "--pre-tokenizer",
+                                                                 "metaspace"]))
     rows.append(("unigram course wordfreq-en seed 180", ["--word-counts", en, "--algorithm", "unigram",
                                                          "--unigram-rule", "course", "--vocab-size", "100",
                                                          "--seed-size", "180", "--prune-percent", "20"]))
@@ -111,6 +115,24 @@ def unigram_configurations() -> list[tuple[str, list[str]]]:
         "--word-counts", os.path.join(SAMPLES, "wordfreq-de.tsv"), "--algorithm", "unigram", "--vocab-size", "800",
         "--shrinking-factor", "0.5", "--sub-iterations", "3", "--max-piece-length", "8", "--seed-size", "20000"]))
     return rows
+
+
+def odd_whitespace_text() -> str:
+    """A text whose Metaspace words hold tabs, runs of spaces, no-break spaces and U+3000 (indented like source
+    code): the paragraphs' sentences, reshaped the same way every time. Written once to a temporary file."""
+    path = os.path.join(tempfile.gettempdir(), "wordpiece-lab-odd-whitespace.txt")
+    with open(TEXT, encoding="utf-8") as fh:
+        words = fh.read().split()
+    lines = []
+    for i in range(0, len(words), 7):
+        gaps = ["  " if (i + j) % 5 == 0 else "\u3000" if (i + j) % 11 == 0 else "\u00a0" if (i + j) % 13 == 0
+                else " " for j in range(6)]
+        chunk = words[i:i + 7]
+        line = chunk[0] + "".join(g + w for g, w in zip(gaps, chunk[1:]))
+        lines.append(["", "    ", "\t", "  \t", "        "][(i // 7) % 5] + line + (" " if i % 3 == 0 else ""))
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write("\n".join(lines) + "\n")
+    return path
 
 
 def digest(data: str | bytes) -> str:
