@@ -55,7 +55,7 @@ sys.path.insert(0, HERE)
 
 from process_memory import tree_pss_bytes  # noqa: E402
 
-HF_SCRIPT = """
+HF_SCRIPT = r"""
 import sys
 from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
 kind, path, vocab, out, normalizer, pre = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6]

@@ -112,7 +112,7 @@ def test_on_any_corpus_the_engine_equals_the_plain_trainer_and_keeps_every_chara
 
 
 @pytest.mark.slow
-def test_unigram_trainer_agrees_on_five_corpora(monkeypatch, tmp_path):
+def test_unigram_trainer_agrees_on_every_corpus_of_the_agreement_benchmark(monkeypatch, tmp_path):
     """The agreement target of benchmarks/README.md, as benchmarks/unigram_agreement.py prints it: vocabularies
     overlap and held-out words split the same, ≥ 99 % each (they are 100 % on this machine)."""
     pytest.importorskip("tokenizers")
