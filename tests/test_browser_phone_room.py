@@ -125,6 +125,26 @@ def test_a_phone_that_scans_again_is_the_same_student_with_its_vote(server, brow
     assert again.get_by_text(re.compile("you are")).first.inner_text().strip().endswith(who.removeprefix("you are "))
 
 
+def test_a_phone_that_types_the_address_and_the_code_joins_the_room(server, browser):
+    """The join view's other way in: the address `/class`, a box at the top of the screen, the code typed as a
+    person types it (lower case, a space), a mistyped one explained."""
+    teacher = tab(browser, {"width": 1280, "height": 720})
+    link = start_room(teacher, server.url)
+    code = link.rsplit("/", 1)[1]
+    phone = tab(browser, PHONE, phone=True)
+    phone.goto(server.url + "/class")
+    box = phone.locator("#code")
+    assert box.bounding_box()["y"] < 200  # at the top of the first screen
+    box.fill("OO1234")
+    phone.get_by_role("button", name="Join").click()
+    phone.get_by_text("A code has no 0, O, 1, I or L").wait_for(timeout=5_000)
+    box.fill(f"{code[:3].lower()} {code[3:].lower()}")
+    phone.get_by_role("button", name="Join").click()
+    phone.locator("button.choice").first.wait_for(timeout=30_000)
+    assert phone.url.endswith(f"/class/{code}") and not phone.errors
+    teacher.get_by_text(re.compile(r"\b1 students? here")).first.wait_for(timeout=20_000)
+
+
 def test_the_teachers_countdown_runs_on_the_phone_and_closes_its_vote(server, browser):
     """The projector's countdown (30 s) shows on the phone, counts down by itself, and at 0 the phone's choices
     go: "Time is up". (The phone's clock is moved on by Playwright: the server still counts its own half minute,

@@ -253,3 +253,13 @@ def test_a_countdown_reaches_the_phone_and_its_end_closes_the_vote(room):
     assert r.status_code == 409 and rooms.tally(code, 1) == {1: {CHOICES[0]: 1}}
     page = client.get(f"/class/{code}").text
     assert "left to answer" in page and "Time is up" in page
+
+
+def test_a_typed_address_gives_a_code_box_that_opens_the_room(room):
+    _, code, _, client = room
+    for path in ("/class", "/class/"):
+        r = client.get(path)
+        assert r.status_code == 200 and "Join a class room" in r.text and 'id="code"' in r.text
+        assert "default-src 'none'" in r.headers["content-security-policy"]
+        assert not re.search(r"(src|href)=\"(https?:)?//", r.text) and "innerHTML" not in r.text
+    assert 'href="/"' in client.get("/class").text  # the app's own pages, on their own

@@ -8,6 +8,8 @@ half a second of the click (SPREAD_SECONDS: the class's requests wait for the te
 
 The routes (app.py mounts them through `st.App(routes=...)`):
 
+- `GET /class`: a box for the room's code, at the top of a phone's screen (for a student who types the address the
+  projector shows instead of scanning the QR code); it opens `/class/<CODE>`.
 - `GET /class/<CODE>`: the page (HTML, its script and style inline; nothing is loaded from anywhere else).
 - `GET /class/<CODE>/state?since=<tag>`: what this student sees now, as JSON, once it differs from `tag` (the
   teacher stepped, showed the answers, revealed, closed the room) or after WAIT_SECONDS. The student is the
@@ -221,10 +223,21 @@ async def page_route(request: Request) -> Response:
         return HTMLResponse("<!doctype html><meta charset=utf-8><title>WordPiece Lab</title>"
                             "<p>No class room has that code: a code is six letters and digits.</p>",
                             status_code=404, headers={**_NO_STORE, "Content-Security-Policy": _POLICY})
-    base_path = (st.get_option("server.baseUrlPath") or "").strip("/")
-    full = (f"/{base_path}" if base_path else "") + f"/?room={code}"  # the Train page (under the pages' base path)
+    full = _pages_root() + f"?room={code}"  # the Train page (under the pages' base path)
     return HTMLResponse(PAGE.replace("__FULL__", html.escape(full, quote=True)).replace("__CODE__", code),
                         headers={**_NO_STORE, "Content-Security-Policy": _POLICY})
+
+
+async def code_box_route(request: Request) -> Response:
+    """The box that takes a room's code (typed from the projector) and opens the room's page."""
+    return HTMLResponse(CODE_BOX.replace("__HOME__", html.escape(_pages_root(), quote=True)),
+                        headers={**_NO_STORE, "Content-Security-Policy": _POLICY})
+
+
+def _pages_root() -> str:
+    """The Streamlit pages' root path (under `server.baseUrlPath`, if set)."""
+    base_path = (st.get_option("server.baseUrlPath") or "").strip("/")
+    return f"/{base_path}/" if base_path else "/"
 
 
 async def state_route(request: Request) -> Response:
@@ -346,7 +359,9 @@ async def name_route(request: Request) -> Response:
 
 def routes() -> list[Route]:
     """The app's own routes, for app.py's `st.App(routes=...)`."""
-    return [Route("/class/{code}", page_route, methods=["GET"]),
+    return [Route("/class", code_box_route, methods=["GET"]),
+            Route("/class/", code_box_route, methods=["GET"]),
+            Route("/class/{code}", page_route, methods=["GET"]),
             Route("/class/{code}/state", state_route, methods=["GET"]),
             Route("/class/{code}/join", join_route, methods=["POST"]),
             Route("/class/{code}/vote", vote_route, methods=["POST"]),
@@ -547,6 +562,58 @@ a { color: var(--pickline); }
     }
   }
   join().then(follow);
+})();
+</script>
+</body>
+</html>
+"""
+
+
+# The code box: the alphabet is rooms.CODE_ALPHABET's (no 0/O, 1/I/L); spaces and dashes typed are dropped.
+CODE_BOX = r"""<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Join a class room · WordPiece Lab</title>
+<style>
+:root { color-scheme: light dark; --bg: #ffffff; --fg: #1f2430; --muted: #5f6572; --line: #d5d8de; --accent: #1a66d2; --bad: #b3261e; }
+@media (prefers-color-scheme: dark) { :root { --bg: #14161b; --fg: #e9ebef; --muted: #a5abb6; --line: #3a3f49; --accent: #7fb0ff; --bad: #ff8a80; } }
+* { box-sizing: border-box; }
+body { margin: 0; background: var(--bg); color: var(--fg); font: 17px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+main { padding: 20px 16px; max-width: 520px; margin: 0 auto; }
+h1 { font-size: 1.4em; margin: 4px 0 12px; }
+input { font: 600 1.6em/1.2 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; letter-spacing: .12em; text-transform: uppercase;
+        width: 100%; min-height: 56px; padding: 8px 12px; border-radius: 10px; border: 2px solid var(--line); background: var(--bg); color: var(--fg); }
+button { margin-top: 12px; width: 100%; min-height: 52px; border-radius: 10px; border: 0; background: var(--accent); color: var(--bg); font: 600 1.1em system-ui, sans-serif; }
+.muted { color: var(--muted); font-size: .92em; }
+#why { color: var(--bad); min-height: 1.4em; margin-top: 8px; }
+</style>
+</head>
+<body>
+<main>
+<h1>Join a class room</h1>
+<form id="join"><label class="muted" for="code">The code on the teacher's screen (six letters and digits)</label>
+<input id="code" name="code" maxlength="14" autocomplete="off" autocapitalize="characters" spellcheck="false" autofocus>
+<div id="why" role="alert"></div>
+<button type="submit">Join</button></form>
+<p class="muted"><a href="__HOME__">WordPiece Lab</a>: train a tokenizer step by step, on your own.</p>
+</main>
+<script>
+(function () {
+  "use strict";
+  var ok = /^[ABCDEFGHJKMNPQRSTUVWXYZ23456789]{6}$/;
+  document.getElementById("join").addEventListener("submit", function (ev) {
+    ev.preventDefault();
+    var code = document.getElementById("code").value.replace(/[\s\-_.]/g, "").toUpperCase();
+    if (!ok.test(code)) {
+      document.getElementById("why").textContent = /[01OIL]/.test(code)
+        ? "A code has no 0, O, 1, I or L: look again at the teacher's screen."
+        : "A code is six letters and digits, like K7RM2Q.";
+      return;
+    }
+    window.location.assign("/class/" + code);
+  });
 })();
 </script>
 </body>

@@ -149,7 +149,7 @@ def join_screen(code: str) -> None:
     left.image(state.qr_png(link), width=440)  # (with the names under it, on a 1280×720 projector too)
     right.html(f'<div style="font-size: clamp(3rem, 9vw, 9rem); font-weight: 700; letter-spacing: .08em; '
                f'line-height: 1">{code}</div>')  # (a code is six of CODE_ALPHABET's letters and digits: no markup)
-    right.markdown(f"Scan the QR code, or open **{safe.md(state.public_root())}** and type the code in the sidebar.")
+    right.markdown(f"Scan the QR code, or open **{safe.md(state.public_origin() + '/class')}** and type the code.")
 
     @st.fragment(run_every=HEAD_COUNT_SECONDS)
     def names() -> None:
