@@ -588,6 +588,7 @@ input { font: 600 1.6em/1.2 ui-monospace, SFMono-Regular, Menlo, Consolas, monos
 button { margin-top: 12px; width: 100%; min-height: 52px; border-radius: 10px; border: 0; background: var(--accent); color: var(--bg); font: 600 1.1em system-ui, sans-serif; }
 .muted { color: var(--muted); font-size: .92em; }
 #why { color: var(--bad); min-height: 1.4em; margin-top: 8px; }
+a { color: var(--accent); }
 </style>
 </head>
 <body>
