@@ -296,3 +296,17 @@ def test_the_deaths_count_per_training_over_its_jobs(tmp_path, monkeypatch):
     job = service.join("dies", dict(TOY), CFG, "student")
     assert job.wait(30) and job.state == "failed" and "3 times" in job.error, job.error
     assert starts.read_text() == "x"  # one worker, not three
+
+
+def test_the_progress_line_names_the_algorithms_steps_and_says_when_their_total_is_an_estimate():
+    from wordpiece_core.algorithms import info
+    from wordpiece_ui.jobs import Job
+    from wordpiece_ui.progress_view import progress_line
+
+    unigram = Job("u", info("unigram").make_config(1000, pre_tokenizer="metaspace"))
+    assert progress_line(unigram) == "counting the corpus…"  # not "0 of 1,000": the vocabulary is not its steps
+    unigram.done_steps, unigram.total_steps = 1, 8
+    assert progress_line(unigram) == "1 of about 8 rounds"
+    merges = Job("w", info("wordpiece").make_config(1000, pre_tokenizer="whitespace"))
+    merges.done_steps, merges.total_steps = 120, 1000
+    assert progress_line(merges) == "120 of 1,000 merges"

@@ -62,6 +62,7 @@ class AlgorithmInfo:
     run: Callable[..., AnyTraining]  # (word_counts, config, progress): the trainer
     write: Callable[..., None]  # the command line's training and files (merge_cli.py, unigram/cli.py)
     tokenizer_json: Callable[..., dict[str, Any]]  # (training, normalizer, pre_tokenizer, add_prefix_space)
+    steps_estimated: bool = False  # the trainer's progress(done, total) gives an estimate of the total (Unigram's rounds)
 
     @property
     def steps(self) -> str:
@@ -91,7 +92,8 @@ ALGORITHMS: dict[str, AlgorithmInfo] = {
         specials=lambda pre_tokenizer: (UNK_PIECE,), output_names=unigram_files.OUTPUT_NAMES,
         make_config=unigram_config, run=train_unigram, write=unigram_cli.write,
         tokenizer_json=lambda training, normalizer, pre_tokenizer, add_prefix_space=False: unigram_files.tokenizer_json(
-            training.pieces, training.config.special_tokens, normalizer, pre_tokenizer)),
+            training.pieces, training.config.special_tokens, normalizer, pre_tokenizer),
+        steps_estimated=True),
 }
 NAMES: tuple[str, ...] = tuple(ALGORITHMS)
 LABELS: dict[str, str] = {name: info.label for name, info in ALGORITHMS.items()}

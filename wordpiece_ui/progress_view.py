@@ -129,8 +129,7 @@ def _progress_view(waiting: list[tuple[str, str]]) -> None:
                 if job.state == "queued":
                     text = f"Training {name}: waiting for another training on this server to finish…"
                 else:
-                    text = (f"Training {name}: {job.done_steps:,} of {job.total_steps:,} {info_of(job.config).steps}"
-                            if job.total_steps else f"Training {name}: counting the corpus…")
+                    text = f"Training {name}: {progress_line(job)}"
                 if job.restarts:
                     text += " (started again: its process stopped before it finished)"
             st.progress(min(1.0, fraction), text=text)
@@ -147,3 +146,12 @@ def _progress_view(waiting: list[tuple[str, str]]) -> None:
                   help="Stop waiting; a training is cancelled unless other sessions wait for it too.")
 
     progress()
+
+
+def progress_line(job: Job) -> str:
+    """How far a running training is, in its own steps: "120 of 1,000 merges", "3 of about 8 rounds" (Unigram's
+    total is the trainer's estimate, made again after each round), or "counting the corpus…" before any is known."""
+    if not job.total_steps:
+        return "counting the corpus…"
+    info = info_of(job.config)
+    return f"{job.done_steps:,} of {'about ' if info.steps_estimated else ''}{job.total_steps:,} {info.steps}"
