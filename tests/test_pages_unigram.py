@@ -66,6 +66,15 @@ def test_the_toy_round_shows_the_course_numbers():
     assert "Hugging Face course, “Unigram tokenization”" in body
 
 
+@pytest.mark.parametrize("rule, reason", [
+    ("tokenizers", "stopped early: 11 tokens for the 30 asked for: EM left 10 pieces"),
+    ("course", "stopped early: 16 tokens for the 30 asked for: the seed holds no more"),
+])
+def test_a_vocabulary_smaller_than_asked_says_it_stopped_early_and_why(rule, reason):
+    at = app(corpus="course-toy", algorithm="unigram", vocab_size="30", unigram_rule=rule)
+    assert reason in texts(at)
+
+
 @pytest.mark.slow
 def test_the_tokenizers_rule_shows_em_and_the_pruning():
     at = trained_app(corpus="wordfreq-en", algorithm="unigram", step=1)

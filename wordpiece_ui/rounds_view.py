@@ -353,7 +353,8 @@ class RoundsView(ViewBase):
         return (f"**{safe.md(model.corpus.name)}**: {model.corpus.types:,} distinct words, {model.corpus.tokens:,} in "
                 f"all · Unigram, {state.RULE_LABELS[config.rule]} · seed: {model.start_tokens - len(config.special_tokens):,} "
                 f"pieces · {n:,} round{'' if n == 1 else 's'} → {model.tokens:,} tokens "
-                f"({len(config.special_tokens)} special)")
+                f"({len(config.special_tokens)} special)"
+                + ("" if model.tokens >= model.settings.vocab_size else f" · stopped early: {safe.md(model.stop_reason)}"))
 
     def nothing(self) -> str | None:
         if self.steps:

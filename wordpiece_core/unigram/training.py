@@ -198,7 +198,10 @@ def train_unigram(word_counts: Mapping[str, int], config: UnigramConfig,
                                                 config.whole_words, progress=progress)
         pieces = files.final_pieces(final, config.special_tokens)
         unk_id = pieces.index((UNK_PIECE, 0.0)) if config.unk_token else None
-        if len(pieces) <= config.vocab_size:
+        if not rounds and len(pieces) < config.vocab_size:
+            stop = (f"{len(pieces):,} tokens for the {config.vocab_size:,} asked for: the seed holds no more (the "
+                    "characters and the substrings it keeps, with the special tokens), and Unigram only removes")
+        elif len(pieces) <= config.vocab_size:
             stop = (f"{len(pieces):,} tokens for the {config.vocab_size:,} asked for: a round removes "
                     f"{config.prune_percent:g} % of the vocabulary, so the last one can go below")
         else:
@@ -214,6 +217,8 @@ def train_unigram(word_counts: Mapping[str, int], config: UnigramConfig,
     last = em_rounds[-1].em[-1].size_after if em_rounds and em_rounds[-1].em else 0
     stop = (f"EM left {last:,} pieces (with the trainer's own <UNK>), at most 1.1 × {config.vocab_size:,}; the "
             f"{len(pieces):,} kept: every character, then the model's pieces in its order, up to the size")
+    if len(pieces) < config.vocab_size:  # (the seed, or what EM kept of it, holds fewer: Unigram only removes)
+        stop = f"{len(pieces):,} tokens for the {config.vocab_size:,} asked for: " + stop
     return UnigramTraining(config, pieces, unk_id, list(em_rounds), stop, len(word_counts))
 
 
