@@ -39,6 +39,9 @@ The app is built from five documents: {S.COURSE_WORDPIECE.md()} and {S.COURSE_BP
 | Hugging Face's `WordPieceTrainer` | called WordPiece | it is BPE with the `##` prefix (it ranks by count); see *Compare tokenizers* |
 | minimum frequency | the from-scratch tutorial and the likelihood article drop rare pairs | a setting (*Min pair frequency*) |
 """)
+st.markdown(f"**Unigram**: {S.COURSE_UNIGRAM.md()} against its own model (the Unigram page shows the arithmetic "
+            "beside each, and what this app does):\n\n"
+            + "\n".join(f"- **{topic}**: {text}" for topic, text in S.UNIGRAM_ERRATA.items()))
 st.markdown(
     "Every step also records the **exact** change of the corpus' unigram log-likelihood (the likelihood article's "
     "derivation), shown beside the score on the Train page, so you can see where the score's approximation picks "

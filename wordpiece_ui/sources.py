@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from wordpiece_core.unigram.reference import COURSE_ERRATA as UNIGRAM_ERRATA  # noqa: F401 (the Corpora page's list)
+
 
 @dataclass(frozen=True)
 class Source:
@@ -25,3 +27,5 @@ VARIANT_TUTORIAL = Source("the tutorial “WordPiece Tokenization: A BPE Variant
 LIKELIHOOD = Source("Michael Brenndoerfer's “WordPiece Tokenization: BERT's Subword Algorithm Explained”",
                     "https://mbrenndoerfer.com/writing/wordpiece-tokenization-bert-subword-algorithm")
 ALL = (COURSE_WORDPIECE, COURSE_BPE, SCRATCH_TUTORIAL, VARIANT_TUTORIAL, LIKELIHOOD)
+# Unigram's reference, beside the five: the course's own section
+COURSE_UNIGRAM = Source("the Hugging Face course's “Unigram tokenization”", "https://huggingface.co/learn/llm-course/chapter6/7")
