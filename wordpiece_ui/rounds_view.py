@@ -489,10 +489,9 @@ def em_box(training: UnigramTraining, r: EMRound, number: int) -> None:
     frame = expected_frame(r, previous)
     st.caption("The most expected pieces (over all of each word's splits, weighted by their probabilities) and "
                + ("their probability before this round (after the last round's EM) → after this round's EM "
-                  if previous is not None else
-                  "their probability after this round's EM (before it, the seed's: a character's count, a "
-                  "substring's places × its length, over their sum) ")
-               + "(digamma(count) − digamma(total)).")
+                  "(digamma(count) − digamma(total))." if previous is not None else
+                  "their probability after this round's EM: digamma(count) − digamma(total). Before it, each stood "
+                  "at the seed's: a character's count, or a substring's places × its length, over their sum."))
     st.dataframe(frame, hide_index=True, width="stretch",
                  column_config={"expected count": st.column_config.NumberColumn(format="%.2f"),
                                 "p before": st.column_config.NumberColumn(format="%.5f"),
