@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from helpers import TOY
+from helpers import ROOT, TOY
 from wordpiece_core.config import TrainerConfig
 from wordpiece_core.corpus import TextSettings
 from wordpiece_core.engine import train
@@ -310,3 +310,29 @@ def test_the_progress_line_names_the_algorithms_steps_and_says_when_their_total_
     merges = Job("w", info("wordpiece").make_config(1000, pre_tokenizer="whitespace"))
     merges.done_steps, merges.total_steps = 120, 1000
     assert progress_line(merges) == "120 of 1,000 merges"
+
+
+@pytest.mark.slow
+def test_a_worker_that_outgrows_its_budget_stops_with_a_memory_error_said_in_words():
+    """The estimate's refusal is the first bound; the worker's data limit (WORKER_HARD_FACTOR × the budget) is the
+    second: 64,000 random 20-letter words train in about 480 MB, and under a 100 MB budget the worker reports
+    running out of memory instead of growing."""
+    import io
+    import pickle
+    import random
+    import string
+
+    from wordpiece_core.algorithms import build_config
+    from wordpiece_ui.children import child_command, child_env
+    from wordpiece_ui.jobs import OUT_OF_MEMORY
+
+    rng = random.Random(1)
+    counts = {"".join(rng.choices(string.ascii_lowercase, k=20)): 3 for _ in range(64_000)}
+    config = build_config("unigram", 8000, pre_tokenizer="metaspace")
+    done = subprocess.run(child_command("wordpiece_ui.train_worker"), cwd=str(ROOT), input=pickle.dumps((counts, config)),
+                          env={**child_env(), "WORDPIECE_LAB_WORKER_MB": "100"}, capture_output=True, timeout=300)
+    messages = []
+    stream = io.BytesIO(done.stdout)
+    while stream.tell() < len(done.stdout):
+        messages.append(pickle.load(stream))
+    assert done.returncode == 0 and messages[-1] == ("failed", OUT_OF_MEMORY), messages[-1:]

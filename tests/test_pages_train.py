@@ -284,6 +284,22 @@ def test_a_training_larger_than_the_memory_budget_is_refused_with_its_size(monke
         server.shared.clear()
 
 
+@pytest.mark.parametrize("algorithm", ["bpe", "unigram"])
+def test_a_corpus_whose_training_would_outweigh_the_worker_budget_is_refused_by_its_size(monkeypatch, algorithm):
+    """What a training weighs while it runs grows with its distinct words' characters (the pair index, Unigram's
+    lattices), not with what it stores: past the worker budget (WORDPIECE_LAB_WORKER_MB) one line says so and no
+    training starts."""
+    monkeypatch.setenv("WORDPIECE_LAB_WORKER_MB", "100")
+    at = app(corpus="paste", algorithm=algorithm, vocab_size=1000)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    words = ("".join(letters[(i // 26 ** k) % 26] for k in range(10)) for i in range(40_000))  # 400,000 characters
+    at.text_area(key="paste_text").set_value(" ".join(words)).run()
+    assert not at.exception and not at.get("progress")
+    errors = " ".join(shown(e.value) for e in at.error)
+    assert "This corpus is too large to train here" in errors and "characters in 40,000 distinct words" in errors
+    assert "(100 MB)" in errors and "fewer or shorter distinct words" in errors
+
+
 def test_a_unigram_training_too_large_for_any_vocabulary_is_told_to_use_a_smaller_corpus(monkeypatch):
     """Unigram's size hardly depends on the vocabulary: the refusal does not send the student lowering it."""
     from wordpiece_ui import server

@@ -18,6 +18,11 @@ Algorithm = Literal["wordpiece", "bpe"]
 TieBreak = Literal["first", "hf"]
 ALGORITHMS: tuple[Algorithm, ...] = get_args(Algorithm)
 BYTES_PER_STEP = 120  # a stored step: its columns and its touched words, about
+# What a training weighs while it runs, at most (its process: the interpreter, the words, the pair index): measured
+# against a worker's PSS on a grid of shapes (benchmarks/bench_estimates.py): random letters, up to 10,000-letter
+# words, and 200,000 English words; the highest was 446 MB for 1,000,000 characters in 100 words.
+PEAK_BASE_BYTES = 60_000_000
+MERGE_PEAK_BYTES_PER_CHAR = 450  # a merge training, per character of its distinct words
 BYTES_PER_CANDIDATE = 30  # a recorded candidate: seven 32-bit columns and a little
 TIE_BREAKS: tuple[TieBreak, ...] = get_args(TieBreak)
 assert set(TIE_RULES) == set(TIE_BREAKS)
@@ -66,6 +71,11 @@ class TrainerConfig:
         the words, and per merge its compact trace (the step's columns and touched words) and top-K candidates."""
         merges = max(0, self.vocab_size)
         return word_types * (avg_word_bytes + 60) + merges * (BYTES_PER_STEP + BYTES_PER_CANDIDATE * self.top_k + 60)
+
+    def estimated_peak_bytes(self, word_types: int, chars: int) -> int:
+        """At most what this training's process weighs while it trains (`chars`: of its distinct words, in all):
+        the interpreter and, per character, the word's symbols and the pair index's places."""
+        return PEAK_BASE_BYTES + MERGE_PEAK_BYTES_PER_CHAR * chars
 
     @property
     def label(self) -> str:

@@ -10,6 +10,32 @@ import sys
 from .corpora import ROOT
 
 WORKER_NICENESS = 10  # a worker's CPU priority below the server's (Unix nice: sharing a core with it, a worker gets ~10%)
+WORKER_MB_ENV = "WORDPIECE_LAB_WORKER_MB"
+DEFAULT_WORKER_MB = 800  # what one training may weigh while it trains: its estimate is refused above this
+WORKER_HARD_FACTOR = 1.5  # and its process is stopped (MemoryError) past this times as much, whatever the estimate said
+
+
+def worker_budget_bytes() -> int:
+    """What one training may weigh while it trains (WORDPIECE_LAB_WORKER_MB, default DEFAULT_WORKER_MB)."""
+    try:
+        mb = float(os.environ.get(WORKER_MB_ENV, "").strip() or DEFAULT_WORKER_MB)
+    except ValueError:
+        mb = DEFAULT_WORKER_MB
+    return int((mb if mb > 0 else DEFAULT_WORKER_MB) * 1e6)
+
+
+def cap_memory() -> None:
+    """In a worker: its data (the heap and every private mapping: Python's objects, numpy's arrays) may not grow
+    past WORKER_HARD_FACTOR × the budget; an allocation beyond raises MemoryError, which the worker reports."""
+    try:
+        import resource
+    except ImportError:  # (not on this platform: the estimate's refusal is the only bound)
+        return
+    limit = int(worker_budget_bytes() * WORKER_HARD_FACTOR)
+    try:
+        resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
+    except (ValueError, OSError):
+        pass
 
 
 def child_command(module: str) -> list[str]:

@@ -20,12 +20,13 @@ import sys
 from wordpiece_core.algorithms import train
 from wordpiece_core.errors import WordPieceError
 
-from .children import lower_priority
+from .children import cap_memory, lower_priority
 from .jobs import OUT_OF_MEMORY
 
 
 def main() -> None:
     lower_priority()
+    cap_memory()
     out = sys.stdout.buffer
     counts, config = pickle.load(sys.stdin.buffer)
 

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, get_args
 
+from ..config import PEAK_BASE_BYTES
 from ..errors import WordPieceError
 from ..pre_tokenizers import METASPACE_MARK
 from ..special_tokens import UNK_PIECE
@@ -25,6 +26,9 @@ from .defaults import (COURSE_PRUNE, COURSE_SEED, MAX_PIECE_LENGTH, SHRINKING, S
                        TOP_K, VOCAB_SIZE)
 from .em import required_chars
 from .records import AnyRound, EMRound, Round
+
+UNIGRAM_PEAK_BYTES_PER_CHAR = 300  # a character's share of the substring counts, the seed and the words
+LATTICE_EDGE_BYTES = 12  # a lattice edge in the engine's arrays, with their masks and the passes' temporaries
 
 UnigramRule = Literal["tokenizers", "course"]
 UNIGRAM_RULES: tuple[UnigramRule, ...] = get_args(UnigramRule)
@@ -64,6 +68,13 @@ class UnigramConfig:
         """About what this training will weigh once stored, before it runs (the app refuses one that cannot fit):
         the words, and the rounds' pieces (a seed piece per 10 characters of words, about)."""
         return word_types * (avg_word_bytes + 60) + word_types * avg_word_bytes * 60 + self.vocab_size * 400
+
+    def estimated_peak_bytes(self, word_types: int, chars: int) -> int:
+        """At most what this training's process weighs while it trains (`chars`: of its distinct words, in all): the
+        interpreter, and per character its share of the substring counts and the seed, plus its lattice's edges
+        (at most one per piece length a position can start, max_piece_length; the course rule's loop holds less).
+        Measured: benchmarks/bench_estimates.py."""
+        return PEAK_BASE_BYTES + chars * (UNIGRAM_PEAK_BYTES_PER_CHAR + LATTICE_EDGE_BYTES * self.max_piece_length)
 
     @property
     def label(self) -> str:
