@@ -104,7 +104,7 @@ missing = encodings.unencodable_words(enc, tokenizer)
 if missing:
     shown = ", ".join(repr(w) for w in missing[:12]) + (f" and {len(missing) - 12:,} more" if len(missing) > 12 else "")
     unk = safe.code(tokenizer.model.unk_token)
-    st.warning(f"This vocabulary has no {unk} token, so {len(missing):,} word(s) cannot be encoded: "
+    st.warning(f"This vocabulary has no {unk} token, so {tables.plural(len(missing), 'word')} cannot be encoded: "
                f"{safe.md(shown)}. They are shown as {unk} with no id (Hugging Face's tokenizers would "
                "refuse the whole text); the rest is encoded as usual.", icon=":material/warning:")
 if model is not None and (missing := encodings.missing_characters(tokenizer, a + " " + (b or ""))):

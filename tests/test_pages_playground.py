@@ -203,7 +203,7 @@ def test_a_long_word_says_how_much_of_it_is_traced():
     assert "Word 1 of 1" in markdown(at)
     captions = [c.value for c in at.caption]
     assert "The trace covers the first 200 of 999 characters (the tokens above are the whole word's)." in captions
-    assert "applied, 132 time(s) in its first 200 characters" in markdown(at)
+    assert "applied 132 times in its first 200 characters" in markdown(at)
     assert "… and 293 more (333 tokens; the first 40 are shown)" in markdown(at)
 
 

@@ -285,7 +285,7 @@ def _bpe_sentence(word: WordTrace) -> str:
         return _unknown_sentence(word)
     where = f" in its first {r.traced_chars:,} characters" if r.traced_chars else ""
     return (f"{code(fmt_token(word.word))} → {_named(r.tokens)}: starting from characters, the learned merge "
-            f"with the lowest rank present is applied, {len(r.merges)} time(s){where}.")
+            f"with the lowest rank present is applied {len(r.merges):,} time{'' if len(r.merges) == 1 else 's'}{where}.")
 
 
 class WordView(NamedTuple):

@@ -252,7 +252,7 @@ class MergesView(ViewBase):
     def corpus_rows(step, change, touched: int) -> None:
         left_tok, right_tok, new_tok = (tables.fmt_token(t) for t in (step.left, step.right, step.new_token))
         limit = len(change)
-        st.caption(f"The corpus before → after: the merge touched {touched:,} distinct word(s)"
+        st.caption(f"The corpus before → after: the merge touched {tables.plural(touched, 'distinct word')}"
                    + (f"; the {limit} most frequent are shown." if touched > limit else ".")
                    + " Dashed: the pair that merges; solid: the new token.")
         st.markdown(chips.before_after_rows(change.to_dict("records"), left_tok, right_tok, new_tok),

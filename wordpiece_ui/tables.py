@@ -236,7 +236,7 @@ def judge_guess(candidates: pd.DataFrame, guess: str, algorithm: str) -> tuple[b
     mine = rows.iloc[0]
     if algorithm == "bpe":
         wc, gc = int(winner["count(ab)"]), int(mine["count(ab)"])
-        best, yours, gap = f"count {wc:,}", f"count {gc:,}", f"{wc - gc:,} fewer occurrences"
+        best, yours, gap = f"count {wc:,}", f"count {gc:,}", f"{wc - gc:,} fewer occurrence{'' if wc - gc == 1 else 's'}"
         tied = wc == gc
     else:
         ws, gs = float(winner["score"]), float(mine["score"])
