@@ -209,9 +209,11 @@ def restart_during_vote(servers: list, students: list, code: str, step: int) -> 
     stored = dict(rows)
     lost = sum(1 for s in students if key in s.confirmed
                and stored.get(hashlib.sha256((s.token() or "").encode()).hexdigest()) != s.confirmed[key])
-    voters = {hashlib.sha256((s.token() or "").encode()).hexdigest() for s in students if key in s.confirmed}
+    members = {hashlib.sha256((s.token() or "").encode()).hexdigest() for s in students}
+    # counted twice: more rows than students who have one, or a row of no student of this class (a vote stored but
+    # whose answer the kill lost is one row of its student, not two)
     return {"at_kill": at_kill, "confirmed": sum(key in s.confirmed for s in students), "rows": len(rows),
-            "lost": lost, "twice": len(rows) - len(set(stored)) + len(set(stored) - voters),
+            "lost": lost, "twice": len(rows) - len(set(stored)) + len(set(stored) - members),
             "back_max": max((b for b in back if b is not None), default=float("nan")),
             "not_back": sum(b is None for b in back), "up": up - killed}
 

@@ -74,10 +74,10 @@ if normalizer == "lowercase":
 tok.pre_tokenizer = {"bert": pre_tokenizers.BertPreTokenizer, "metaspace": pre_tokenizers.Metaspace,
                      "whitespace-split": pre_tokenizers.WhitespaceSplit}.get(pre, pre_tokenizers.Whitespace)()
 if pre == "metaspace":  # the same words as ours: each line without its line end (train([path]) keeps the "\n" in
-    def lines():       # a line's last word, "▁word\n", and makes "\n" a piece)
-        with open(path, encoding="utf-8") as fh:
-            for line in fh:
-                yield line.rstrip("\r\n")
+    def lines():       # a line's last word, "▁word\n", and makes "\n" a piece); lines as ours: split at "\n" only
+        with open(path, encoding="utf-8", newline="") as fh:
+            for line in fh.read().split("\n"):
+                yield line[:-1] if line.endswith("\r") else line
     tok.train_from_iterator(lines(), trainer)
 else:  # (to the other pre-tokenizers a line end is a space: train([path]) sees the words ours sees)
     tok.train([path], trainer)

@@ -336,3 +336,11 @@ def test_a_worker_that_outgrows_its_budget_stops_with_a_memory_error_said_in_wor
     while stream.tell() < len(done.stdout):
         messages.append(pickle.load(stream))
     assert done.returncode == 0 and messages[-1] == ("failed", OUT_OF_MEMORY), messages[-1:]
+
+
+@pytest.mark.parametrize("value", ["inf", "1e400", "-5", "0", "nan", "lots", ""])
+def test_a_worker_budget_that_is_not_a_positive_finite_number_is_the_default(monkeypatch, value):
+    from wordpiece_ui.children import DEFAULT_WORKER_MB, worker_budget_bytes
+
+    monkeypatch.setenv("WORDPIECE_LAB_WORKER_MB", value)
+    assert worker_budget_bytes() == DEFAULT_WORKER_MB * 1_000_000

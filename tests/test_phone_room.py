@@ -242,7 +242,8 @@ def test_a_countdown_reaches_the_phone_and_its_end_closes_the_vote(room):
     first = client.get(f"/class/{code}/state", params={"since": me["tag"]}).json()
     assert first["voting"] and not first["time_up"] and first["closes"] - first["now"] == pytest.approx(60, abs=5)
     # the server's clock goes with each answer, outside the tag: a phone that is up to date still waits
-    again = phone_room._with_tag(phone_room.student_state(rooms, code, client.cookies.get(classroom.device_cookie(code))))
+    again = phone_room._with_tag(phone_room.student_state(rooms, code, client.cookies.get(classroom.device_cookie(code))),
+                                 rooms)
     assert again["tag"] == first["tag"] and again["now"] >= first["now"]
     assert client.post(f"/class/{code}/vote", json={"step": 1, "round": 1, "choice": CHOICES[0]}).status_code == 200
     rooms.clock = lambda: first["closes"] + 1  # the minute is over

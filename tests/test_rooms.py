@@ -295,6 +295,8 @@ def test_a_countdown_closes_the_vote_when_its_time_is_up(store, room, clock):
     _refused(store, code, lambda: store.vote(code, bob, 1, 1, "##u ##g"))
     assert store.tally(code, 1) == {1: {"##u ##g": 1, "h ##u": 1}}
     assert store.show_answers(code, teacher, 1, 1) is True  # the teacher shows the answers as usual
+    snap = store.snapshot(code)
+    assert snap.shown and not snap.time_up  # shown: the vote is over because the answers are out, not the clock
 
 
 def test_a_countdown_is_started_once_per_round_and_vote_again_clears_it(store, room, clock):

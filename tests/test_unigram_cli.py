@@ -122,3 +122,18 @@ def test_no_unknown_token_is_said(tmp_path):
     done = run_cli("train", SENTENCES, "--algorithm", "unigram", "--unigram-rule", "course", "--special-tokens", "",
                    "--vocab-size", "80", "--out", str(tmp_path), "--quiet")
     assert done.returncode == 0 and "no <unk> among the special tokens" in done.stderr
+
+
+def test_a_seed_exactly_the_size_asked_says_no_round_was_needed():
+    from wordpiece_core.algorithms import build_config, info
+    from wordpiece_core.corpus import parse_word_counts
+
+    counts = parse_word_counts("hug\t10\npug\t5\npun\t12\nbun\t4\nhugs\t5\n", "toy", [])
+    first = info("unigram").run(counts, build_config("unigram", 100, pre_tokenizer="whitespace",
+                                                     unigram_rule="course"), None)
+    size = len(first.pieces)  # the whole seed
+    again = info("unigram").run(counts, build_config("unigram", size, pre_tokenizer="whitespace",
+                                                     unigram_rule="course"), None)
+    assert not again.rounds and len(again.pieces) == size
+    assert again.stop_reason == (f"the seed already holds the {size} tokens asked for (the characters and the "
+                                 "substrings it keeps, with the special tokens): no round was needed")

@@ -42,11 +42,11 @@ def _whole(number_format: str) -> float | UndefinedType:
     return 1 if number_format == ",d" else alt.Undefined
 
 
-WIDE_SCREEN_PX = 1600  # a 1920×1080 projector: presenter mode's type half as large again (presenter.py's CSS)
+WIDE_SCREEN_PX = 1600  # a 1920×1080 projector: presenter mode's larger type (presenter.py's CSS, from this width)
 
 
 def presenter_px(px: int, large: bool) -> int | alt.ExprRef:
-    """A chart's type size: `px`, and in presenter mode (`large`) half as large again on a screen at least
+    """A chart's type size: `px`, and in presenter mode (`large`) 40 % larger on a screen at least
     WIDE_SCREEN_PX wide (the browser's window, asked when the chart is drawn: the server does not know it)."""
     if not large:
         return px

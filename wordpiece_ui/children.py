@@ -4,6 +4,7 @@ training service (a training's worker still does, for jobs.OUT_OF_MEMORY)."""
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 
@@ -16,24 +17,44 @@ WORKER_HARD_FACTOR = 1.5  # and its process is stopped (MemoryError) past this t
 
 
 def worker_budget_bytes() -> int:
-    """What one training may weigh while it trains (WORDPIECE_LAB_WORKER_MB, default DEFAULT_WORKER_MB)."""
+    """What one training may weigh while it trains (WORDPIECE_LAB_WORKER_MB, default DEFAULT_WORKER_MB; a value
+    that is not a positive, finite number of MB is taken as the default)."""
     try:
         mb = float(os.environ.get(WORKER_MB_ENV, "").strip() or DEFAULT_WORKER_MB)
     except ValueError:
         mb = DEFAULT_WORKER_MB
-    return int((mb if mb > 0 else DEFAULT_WORKER_MB) * 1e6)
+    return int((mb if math.isfinite(mb) and 0 < mb < 1e9 else DEFAULT_WORKER_MB) * 1e6)
+
+
+def _reserved_data_bytes() -> int | None:
+    """This process' data segment as the kernel counts it for RLIMIT_DATA (VmData: reserved, not only used)."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmData:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
 
 
 def cap_memory() -> None:
     """In a worker: its data (the heap and every private mapping: Python's objects, numpy's arrays) may not grow
-    past WORKER_HARD_FACTOR × the budget; an allocation beyond raises MemoryError, which the worker reports."""
+    by more than WORKER_HARD_FACTOR × the budget; an allocation beyond raises MemoryError, which the worker reports.
+    numpy is imported first, with one BLAS thread (child_env): its import reserves address space (about 40 MB a BLAS
+    thread) that the limit counts, and what the process reserved so far is added to the limit."""
     try:
         import resource
+
+        import numpy  # noqa: F401 (reserved before the limit, not against it)
     except ImportError:  # (not on this platform: the estimate's refusal is the only bound)
         return
-    limit = int(worker_budget_bytes() * WORKER_HARD_FACTOR)
+    now = _reserved_data_bytes()
+    if now is None:
+        return
+    limit = now + int(worker_budget_bytes() * WORKER_HARD_FACTOR)
     try:
-        resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
+        resource.setrlimit(resource.RLIMIT_DATA, (limit, resource.RLIM_INFINITY))
     except (ValueError, OSError):
         pass
 
@@ -46,6 +67,8 @@ def child_command(module: str) -> list[str]:
 def child_env() -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    for threads in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):  # (a worker trains on one core)
+        env.setdefault(threads, "1")
     return env
 
 

@@ -201,9 +201,9 @@ def _mark_seen(rooms: RoomStore, code: str, token: str | None) -> None:
             pass
 
 
-def _with_tag(state: dict) -> dict:
-    """The state with its tag, and the server's clock (outside the tag: a countdown is counted against it)."""
-    return {**state, "tag": _tag(state), "now": time.time()}
+def _with_tag(state: dict, rooms: RoomStore) -> dict:
+    """The state with its tag, and the store's clock (outside the tag: a countdown is counted against it)."""
+    return {**state, "tag": _tag(state), "now": rooms.clock()}
 
 
 # ----- the routes ----------------------------------------------------------------------------------------------
@@ -256,7 +256,7 @@ async def state_route(request: Request) -> Response:
     _waiting_in[code] = _waiting_in.get(code, 0) + 1
     try:
         known = change_count(code)
-        state = _with_tag(await run_in_threadpool(student_state, rooms, code, token))
+        state = _with_tag(await run_in_threadpool(student_state, rooms, code, token), rooms)
         if state.get("you"):  # (a member's presence; an unknown token writes nothing)
             await run_in_threadpool(_mark_seen, rooms, code, token)
         deadline = time.monotonic() + WAIT_SECONDS
@@ -268,7 +268,7 @@ async def state_route(request: Request) -> Response:
                 if change_count(code) != known:
                     await asyncio.sleep(random.uniform(*SPREAD_SECONDS))
             known = change_count(code)
-            state = _with_tag(await run_in_threadpool(student_state, rooms, code, token))
+            state = _with_tag(await run_in_threadpool(student_state, rooms, code, token), rooms)
     except RoomsOff as exc:
         return _error(f"the class room is busy ({exc}): trying again", 503, retry=2)
     finally:
@@ -307,7 +307,7 @@ async def join_route(request: Request) -> Response:
     nickname = body.get("nickname") if isinstance(body.get("nickname"), str) else None
     try:
         member = await run_in_threadpool(rooms.join, code, _token(request, code), nickname)
-        state = _with_tag(await run_in_threadpool(student_state, rooms, code, member.token))
+        state = _with_tag(await run_in_threadpool(student_state, rooms, code, member.token), rooms)
     except NotAllowed as exc:
         return _error(f"You cannot join this class room: {exc}.", 403)
     except RoomsOff as exc:
@@ -334,7 +334,7 @@ async def vote_route(request: Request) -> Response:
         if found is None or choice not in [c["text"] for c in found.get("choices", [])]:
             return _error("That is not one of this step's choices.", 409)
         await run_in_threadpool(rooms.vote, code, token, step, round_, choice, str(found.get("kind", "pair")))
-        state = _with_tag(await run_in_threadpool(student_state, rooms, code, token))
+        state = _with_tag(await run_in_threadpool(student_state, rooms, code, token), rooms)
     except NotAllowed:
         return _error("Your vote was not stored: the vote was over, or the class moved on.", 409)
     except RoomsOff as exc:
@@ -351,7 +351,7 @@ async def name_route(request: Request) -> Response:
     rooms = classroom.store()
     try:
         await run_in_threadpool(rooms.rename, code, token, body["nickname"])
-        state = _with_tag(await run_in_threadpool(student_state, rooms, code, token))
+        state = _with_tag(await run_in_threadpool(student_state, rooms, code, token), rooms)
     except (NotAllowed, RoomsOff) as exc:
         return _error(f"Your name did not change: {exc}.", 409)
     return JSONResponse(state, headers=_NO_STORE)

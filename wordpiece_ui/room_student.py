@@ -7,6 +7,7 @@ and a student who was on the teacher's step moves with it."""
 
 from __future__ import annotations
 
+import math
 import random
 import time
 
@@ -149,8 +150,8 @@ def vote_panel(room: classroom.Room, step: int, question: classroom.Question, da
                     "The vote is closed: wait for the teacher.", icon=":material/hourglass_top:")
         return
     if snap.seconds_left is not None:  # (this page is drawn when the teacher acts, not every second: no ticking)
-        st.caption(f"The teacher's countdown closes this vote in {snap.seconds_left:.0f} s (from when this page "
-                   "was drawn).")
+        st.caption(f"The teacher's countdown closes this vote in {math.ceil(snap.seconds_left)} s (from when this "
+                   "page was drawn).")
     key = f"room_vote {room.code} {step} {snap.round}"
     choices = list(question.choices)
     if key not in st.session_state and snap.round in mine and mine[snap.round] in choices:

@@ -198,8 +198,8 @@ class Snapshot:
 
     @property
     def time_up(self) -> bool:
-        """The teacher's countdown closed the current round's vote (the answers are not shown yet)."""
-        return self.seconds_left == 0.0
+        """The teacher's countdown closed the current round's vote, whose answers are not shown yet."""
+        return self.hidden and not self.shown and self.seconds_left == 0.0
 
     @property
     def voting(self) -> bool:

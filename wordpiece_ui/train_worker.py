@@ -28,7 +28,6 @@ def main() -> None:
     lower_priority()
     cap_memory()
     out = sys.stdout.buffer
-    counts, config = pickle.load(sys.stdin.buffer)
 
     def send(message: tuple) -> None:
         pickle.dump(message, out, protocol=pickle.HIGHEST_PROTOCOL)
@@ -43,6 +42,7 @@ def main() -> None:
             send(("progress", done, total))
 
     try:
+        counts, config = pickle.load(sys.stdin.buffer)
         send(("done", train(counts, config, progress)))
     except WordPieceError as exc:
         send(("invalid", str(exc)))  # this corpus and these settings cannot be trained

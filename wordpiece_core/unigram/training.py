@@ -212,6 +212,9 @@ def train_unigram(word_counts: Mapping[str, int], config: UnigramConfig,
         if not rounds and len(pieces) < config.vocab_size:
             stop = (f"{len(pieces):,} tokens for the {config.vocab_size:,} asked for: the seed holds no more (the "
                     "characters and the substrings it keeps, with the special tokens), and Unigram only removes")
+        elif not rounds:
+            stop = (f"the seed already holds the {len(pieces):,} tokens asked for (the characters and the substrings "
+                    "it keeps, with the special tokens): no round was needed")
         elif len(pieces) <= config.vocab_size:
             stop = (f"{len(pieces):,} tokens for the {config.vocab_size:,} asked for: a round removes "
                     f"{config.prune_percent:g} % of the vocabulary, so the last one can go below")
