@@ -99,11 +99,17 @@ def pair_overlap_section(ov) -> None:
 
 
 def vocabularies_section(vocabularies) -> None:
-    st.caption("All trained on the same corpus words with the sidebar's vocabulary size (Unigram: tokenizers' "
-               "UnigramTrainer with <unk>, unless the sidebar's algorithm is Unigram). Tokens are matched by their "
-               "letters: WordPiece's `##ug`, Unigram's `▁ug` (with Metaspace) and BPE's `ug` count as one.")
+    st.caption("All trained on the same corpus words, asked for the sidebar's vocabulary size (Unigram: tokenizers' "
+               "UnigramTrainer with <unk>, unless the sidebar's algorithm is Unigram); one that stopped short of it "
+               "says why. Tokens are matched by their letters: WordPiece's `##ug`, Unigram's `▁ug` (with Metaspace) "
+               "and BPE's `ug` count as one.")
     for col, vocabulary in zip(st.columns(len(vocabularies)), vocabularies):
         col.metric(f"{vocabulary.name} vocabulary", f"{len(vocabulary.tokens):,}")
+        n = len(vocabulary.tokens)
+        if n < vocabulary.asked:
+            said = f"{n:,} of the {vocabulary.asked:,} asked for: "
+            col.caption(safe.md(said + vocabulary.stop_reason.removeprefix(f"{n:,} tokens for the "
+                                                                           f"{vocabulary.asked:,} asked for: ")))
     st.subheader("Vocabulary overlap", anchor=False)
     st.dataframe(compare.overlap_frame(vocabularies), hide_index=True, width="stretch",
                  column_config={"Jaccard": st.column_config.NumberColumn(format="%.3f")})

@@ -241,6 +241,8 @@ class Vocabulary:
     specials: frozenset[str]
     continuation: str | None  # WordPiece's ## (a piece inside a word)
     word_start: str | None  # Metaspace's ▁ (a piece that starts a word)
+    asked: int = 0  # the vocabulary size the training was asked for
+    stop_reason: str = ""  # why it stopped (where it stopped short of `asked`: why)
 
     def letters(self, token: str) -> str:
         if self.continuation and token.startswith(self.continuation) and len(token) > len(self.continuation):
@@ -255,7 +257,7 @@ class Vocabulary:
 
 def vocabulary_of(name: str, training: AnyTraining) -> Vocabulary:
     return Vocabulary(name, training.tokens, frozenset(training.config.special_tokens), training.continuation,
-                      training.word_start)
+                      training.word_start, training.config.vocab_size, training.stop_reason)
 
 
 def overlap_frame(vocabularies: list[Vocabulary]) -> pd.DataFrame:
