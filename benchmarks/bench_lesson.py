@@ -247,6 +247,20 @@ def teacher_action(res: Results, teacher, phones: list, names: dict, label: str,
         f"{len(arrived)} of {len(phones)}" + (f", slowest {max(arrived):.2f} s" if arrived else ""))
 
 
+def reveal_and_next(res: Results, teacher, phones: list, names: dict, reveal: str, step: int, args) -> None:
+    """The teacher's *Reveal* (its label `reveal`), then *Next*, each pressed once and timed; the projector idle
+    after each."""
+    teacher_action(res, teacher, phones, names, reveal, "Reveal", step,
+                   lambda s, k=step: s.step == k and s.arrow,
+                   lambda s, k=step: s.step == k and s.arrow, args.timeout)
+    wait_idle(teacher)
+    time.sleep(args.settle)
+    teacher_action(res, teacher, phones, names, "Next", "Next", step,
+                   lambda s, k=step + 1: s.step == k,
+                   lambda s, k=step + 1: s.step == k and s.asked, args.timeout)
+    wait_idle(teacher)
+
+
 def lesson(args, browser, server, res: Results, algorithm: str) -> dict:
     ask, reveal = ASKS[algorithm], REVEALS[algorithm]
     teacher = tab(browser, {"width": 1280, "height": 720})
@@ -282,18 +296,11 @@ def lesson(args, browser, server, res: Results, algorithm: str) -> dict:
         log(f"{algorithm}, step {step}:")
         # Every phone on the class's step with its vote (the time it took after Next is the follow row).
         late = wait_for(phones, lambda s: s.step == step and s.asked, args.timeout)
-        if all((look(p) or Look(None, False, False, False, False, False)).novote for p in phones if p not in late):
+        seen = [look(p) for p in phones if p not in late]
+        if seen and all(s is not None and s.novote for s in seen):
             res.notes.append(f"{algorithm}, step {step}: nothing to vote on (every candidate costs the same): "
                              "revealed at once")
-            teacher_action(res, teacher, phones, names, reveal, "Reveal", step,
-                           lambda s, k=step: s.step == k and s.arrow,
-                           lambda s, k=step: s.step == k and s.arrow, args.timeout)
-            wait_idle(teacher)
-            time.sleep(args.settle)
-            teacher_action(res, teacher, phones, names, "Next", "Next", step,
-                           lambda s, k=step + 1: s.step == k,
-                           lambda s, k=step + 1: s.step == k and s.asked, args.timeout)
-            wait_idle(teacher)
+            reveal_and_next(res, teacher, phones, names, reveal, step, args)
             continue
         if late:
             res.notes.append(f"step {step}: {', '.join(names[p] for p in late)} not on the step with its vote "
@@ -335,15 +342,7 @@ def lesson(args, browser, server, res: Results, algorithm: str) -> dict:
                        lambda s, k=step: s.step == k and s.round, args.timeout)
         wait_idle(teacher)
         time.sleep(args.settle)
-        teacher_action(res, teacher, phones, names, reveal, "Reveal", step,
-                       lambda s, k=step: s.step == k and s.arrow,
-                       lambda s, k=step: s.step == k and s.arrow, args.timeout)
-        wait_idle(teacher)
-        time.sleep(args.settle)
-        teacher_action(res, teacher, phones, names, "Next", "Next", step,
-                       lambda s, k=step + 1: s.step == k,
-                       lambda s, k=step + 1: s.step == k and s.asked, args.timeout)
-        wait_idle(teacher)
+        reveal_and_next(res, teacher, phones, names, reveal, step, args)
     errors = {f"{algorithm}, {names[p]}": p.errors for p in [teacher] + phones if p.errors}
     for p in [teacher] + phones:
         p.context.close()

@@ -105,11 +105,8 @@ def vocabularies_section(vocabularies) -> None:
                "and BPE's `ug` count as one.")
     for col, vocabulary in zip(st.columns(len(vocabularies)), vocabularies):
         col.metric(f"{vocabulary.name} vocabulary", f"{len(vocabulary.tokens):,}")
-        n = len(vocabulary.tokens)
-        if n < vocabulary.asked:
-            said = f"{n:,} of the {vocabulary.asked:,} asked for: "
-            col.caption(safe.md(said + vocabulary.stop_reason.removeprefix(f"{n:,} tokens for the "
-                                                                           f"{vocabulary.asked:,} asked for: ")))
+        if len(vocabulary.tokens) < vocabulary.asked:
+            col.caption(tables.stopped_early(len(vocabulary.tokens), vocabulary.asked, vocabulary.stop_reason))
     st.subheader("Vocabulary overlap", anchor=False)
     st.dataframe(compare.overlap_frame(vocabularies), hide_index=True, width="stretch",
                  column_config={"Jaccard": st.column_config.NumberColumn(format="%.3f")})

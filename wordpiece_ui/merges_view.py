@@ -51,7 +51,8 @@ class MergesView(ViewBase):
         return (f"**{safe.md(model.corpus.name)}**: {model.corpus.types:,} distinct words, {model.corpus.tokens:,} in "
                 f"all · {self.name} · start: {model.start_tokens:,} tokens ({len(model.config.special_tokens)} special) · "
                 f"{self.steps:,} merges → {model.tokens:,} tokens"
-                + ("" if model.tokens >= settings.vocab_size else f" · stopped early: {model.stop_reason}"))
+                + ("" if model.tokens >= settings.vocab_size else
+                   " · " + tables.stopped_early(model.tokens, settings.vocab_size, model.stop_reason)))
 
     def nothing(self) -> str | None:
         if self.steps:

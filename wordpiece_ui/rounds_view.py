@@ -33,7 +33,7 @@ from wordpiece_core.unigram.training import UnigramConfig, UnigramTraining
 from . import caches, classroom, intro, room_student, room_teacher, safe, state, trained, unigram_handout
 from .lesson import ViewBase
 from .settings import Settings
-from .tables import plural as tables_plural
+from .tables import plural as tables_plural, stopped_early
 from .trained_model import TrainedModel
 
 CANDIDATE_ROWS = 15
@@ -354,7 +354,8 @@ class RoundsView(ViewBase):
                 f"all · Unigram, {state.RULE_LABELS[config.rule]} · seed: {model.start_tokens - len(config.special_tokens):,} "
                 f"pieces · {n:,} round{'' if n == 1 else 's'} → {model.tokens:,} tokens "
                 f"({len(config.special_tokens)} special)"
-                + ("" if model.tokens >= model.settings.vocab_size else f" · stopped early: {safe.md(model.stop_reason)}"))
+                + ("" if model.tokens >= model.settings.vocab_size else
+                   " · " + stopped_early(model.tokens, model.settings.vocab_size, model.stop_reason)))
 
     def nothing(self) -> str | None:
         if self.steps:

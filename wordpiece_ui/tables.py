@@ -18,6 +18,8 @@ from wordpiece_core.records import Candidate, MergeStep, exact_text
 from wordpiece_core.reference import TIE_RULES
 from wordpiece_core.trace import Training
 
+from . import safe
+
 
 def fmt_score(x: float) -> str:
     """0.05 → '0.05', 1/36 → '0.0278', tiny values in scientific form, counts with separators."""
@@ -40,6 +42,13 @@ def fmt_token(token: str, limit: int = SHOWN_TOKEN_CHARS) -> str:
         return token
     side = (limit - 1) // 2
     return f"{token[:side]}…{token[-side:]} ({len(token):,} characters)"
+
+
+def stopped_early(tokens: int, asked: int, reason: str) -> str:
+    """Why a training gave fewer tokens than asked, as Markdown: 'stopped early: 14 tokens for the 30 asked for: no
+    pair is left to merge' (a reason that already begins with the sizes, as the course rule's do, says them once)."""
+    sizes = f"{tokens:,} tokens for the {asked:,} asked for: "
+    return "stopped early: " + safe.md(sizes + reason.removeprefix(sizes))
 
 
 def plural(n: int, noun: str) -> str:

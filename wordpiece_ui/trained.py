@@ -203,12 +203,12 @@ def _plan(wanted: Wanted, settings: Settings, counts: WordCounts) -> _Plan:
             stopped.append(name)
         elif (failed := service.failure(keys[name])) is not None:
             refusals.append(f"Cannot train {state.training_label(config)}: {safe.md(failed)}")
-        elif (peak := config.estimated_peak_bytes(counts.types, counts.chars)) > children.worker_budget_bytes():
+        elif (peak := config.estimated_peak_bytes(counts.types, counts.chars)) > (budget := children.worker_budget_bytes()):
             refusals.append(
                 f"This corpus is too large to train here: {state.training_label(config)} would weigh about "
                 f"{peak / 1e6:,.0f} MB while it trains ({counts.chars:,} characters in {counts.types:,} distinct "
-                f"words), more than one training may take on this server ({children.worker_budget_bytes() / 1e6:,.0f} "
-                "MB). Use a smaller corpus: fewer or shorter distinct words.")
+                f"words), more than one training may take on this server ({budget / 1e6:,.0f} MB). Use a smaller "
+                "corpus: fewer or shorter distinct words.")
         elif (need := needed_bytes(counts, config)) > store.budget:
             # Lowering the vocabulary helps only when a smaller one would fit (Unigram's size hardly depends on it).
             smallest = needed_bytes(counts, dataclasses.replace(config, vocab_size=1))

@@ -231,8 +231,6 @@ def train_unigram(word_counts: Mapping[str, int], config: UnigramConfig,
     last = em_rounds[-1].em[-1].size_after if em_rounds and em_rounds[-1].em else 0
     stop = (f"EM left {last:,} pieces (with the trainer's own <UNK>), at most 1.1 × {config.vocab_size:,}; the "
             f"{len(pieces):,} kept: every character, then the model's pieces in its order, up to the size")
-    if len(pieces) < config.vocab_size:  # (the seed, or what EM kept of it, holds fewer: Unigram only removes)
-        stop = f"{len(pieces):,} tokens for the {config.vocab_size:,} asked for: " + stop
     return UnigramTraining(config, pieces, unk_id, list(em_rounds), stop, len(word_counts))
 
 
