@@ -179,7 +179,9 @@ def test_downloads_are_built_on_click(server, page, tmp_path):
 def test_training_a_bigger_corpus_shows_a_progress_bar(server, page):
     page.goto(server.url + "/?corpus=wordfreq-en&vocab_size=15000&step=6000")  # trains for a few seconds
     page.wait_for_selector('[data-testid="stProgress"]', timeout=60_000)  # while training runs
-    assert "merges" in page.locator('[data-testid="stProgress"]').inner_text()
+    # "counting the corpus…" until the worker's first report, then its merges
+    page.wait_for_function("() => { const bar = document.querySelector('[data-testid=\"stProgress\"]');"
+                           " return !bar || /[0-9,]+ of [0-9,]+ merges/.test(bar.innerText); }", timeout=60_000)
     # The table, chart and metric drawn to warm the browser up (progress_view._warm_up_browser) are out of
     # the layout: hidden, with the element that holds them.
     warm = page.locator('[class*="st-key-wpl-warm-up"]')
