@@ -306,6 +306,20 @@ def test_the_engines_self_check_holds_at_every_step(corpus, c):
     assert got.steps.column("pair_count") == train(corpus, cfg).steps.column("pair_count")
 
 
+# Long words of two or three letters: a merge meets a word many times ("abababab", "aaaaaaa"), and the
+# engine counts only the pairs around the occurrences (state._pairs_around) instead of the whole word.
+repetitive_corpora = st.dictionaries(st.text(alphabet="aab", min_size=8, max_size=60),
+                                     st.integers(min_value=1, max_value=9), min_size=1, max_size=6)
+
+
+@settings(max_examples=200, deadline=None)
+@given(repetitive_corpora, configs)
+def test_long_repetitive_words_train_as_the_oracle_and_keep_the_self_check(corpus, c):
+    cfg = _config(c)
+    _assert_equals_oracle(corpus, cfg)
+    train(corpus, cfg, self_check=True)
+
+
 @given(st.integers(0, 10**30), st.integers(1, 10**30), st.integers(1, 10**30), st.sampled_from(["wordpiece", "bpe"]))
 def test_the_trace_writers_score_terms_equal_the_rules_score(ab, a, b, algorithm):
     """trace.jsonl writes a score's float and exact text from the counts (records.score_terms) without

@@ -63,7 +63,7 @@ class BpeChooser:
         st = self.state
         heap, pc, thr, window, counted = self.heap, st.pc, st.threshold, self.window, self.counted
         key_of, pair_of, first_rule = self.key_of, self.pair_of, st.first_rule
-        ranks, words = st.ranks, st.words
+        ranks, versions = st.ranks, st.versions
         for q, c in list(counted.items()):
             now = pc.get(q, 0)
             if now < thr:
@@ -73,7 +73,7 @@ class BpeChooser:
                 counted[q] = now
             elif first_rule:  # re-keyed unless its key holds the rank remembered, still valid (see first_rank)
                 known = ranks.get(q)  # (a merge that re-makes a token forgets and re-reads some ranks)
-                if known is None or window[q][1] is not known[2] or words[known[0][0]] is not known[1]:
+                if known is None or window[q][1] is not known[2] or versions[known[0][0]] != known[1]:
                     window[q] = key_of(q, now)
         best = sorted(window.values())
         pop, push, replace = heapq.heappop, heapq.heappush, heapq.heapreplace

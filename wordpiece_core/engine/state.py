@@ -60,6 +60,27 @@ def initial_alphabet(words: Iterable[str], config: TrainerConfig) -> list[str]:
     return sorted(s for s in symbols if s not in specials)
 
 
+def _pairs_around(s: str, t: str, p: str, i: int, nc: str) -> tuple[Counter[str], Counter[str]]:
+    """The pairs of s that a merge of p (first at i) into nc takes away, and the pairs of t (s merged) it makes.
+
+    Only the pairs that overlap an occurrence change, so a long word costs its occurrences, not its
+    length (a 10,000-letter word is merged hundreds of times). When nc is in s already (a token that
+    existed), every pair of both splits is counted, so the pairs with nc elsewhere are listed too.
+    """
+    if nc in s:
+        return Counter(map(add, s, s[1:])), Counter(map(add, t, t[1:]))
+    old_at: set[int] = set()  # positions of the pairs in s that overlap an occurrence
+    new_at: set[int] = set()  # positions of the pairs in t beside the new token
+    last_old, last_new = len(s) - 2, len(t) - 2
+    k = 0
+    while i >= 0:
+        old_at.update(j for j in (i - 1, i, i + 1) if 0 <= j <= last_old)
+        new_at.update(j for j in (i - k - 1, i - k) if 0 <= j <= last_new)
+        k += 1
+        i = s.find(p, i + 2)
+    return Counter([s[j:j + 2] for j in old_at]), Counter([t[j:j + 2] for j in new_at])
+
+
 class MergeState:
     """Words, counts and the pair index of a training in progress (see the module's docstring)."""
 
@@ -95,8 +116,11 @@ class MergeState:
         self.where = where
         self.tc = tc
         self.total = sum(tc.values())
-        # pair -> (its first-seen rank, the split of the word it was found in, its BPE tie rank); see first_rank
-        self.ranks: dict[str, tuple[FirstRank, str, FirstRank]] = {}
+        # pair -> (its first-seen rank, the version of the word it was found in, its BPE tie rank); see first_rank
+        self.ranks: dict[str, tuple[FirstRank, int, FirstRank]] = {}
+        # Each word's version: how many merges changed it. A rank remembers the version, not the split itself,
+        # which would keep every old split of a long word alive (100 words of 10,000 letters: +1 MB a merge).
+        self.versions = [0] * len(self.words)
         self.joined: dict[str, str] = {}  # pair -> the token its merge makes (see token_of)
         self.runs: dict[str, tuple[int, int]] = {}  # "a" + "a" -> (its count, merges made): merged_occurrences
         # How many pairs have each count (BPE's ties). A defaultdict: Counter's
@@ -123,15 +147,15 @@ class MergeState:
     def first_rank(self, q: str) -> FirstRank:
         """Where the course's recount would first meet `q`: (word index, position).
 
-        Remembered with the split of the word it was found in (`ranks`): it stays right
-        while that word's split is the same object, since a word before it can only come to
+        Remembered with the version of the word it was found in (`ranks`): it stays right
+        while that word has not changed, since a word before it can only come to
         hold q when q is a new pair of a merge, and `apply` forgets those. Otherwise `where[q]`
         is searched; when the first word listed no longer holds q, the list is cleaned first
         (`_keep_words_holding`), so the next search is cheap.
         """
         words = self.words
         known = self.ranks.get(q)
-        if known is not None and words[known[0][0]] is known[1]:
+        if known is not None and self.versions[known[0][0]] == known[1]:
             return known[0]
         w = min(self.where[q])
         i = words[w].find(q)
@@ -139,7 +163,7 @@ class MergeState:
             w = min(self._keep_words_holding(q))
             i = words[w].find(q)
         rank = (w, i)
-        self.ranks[q] = (rank, words[w], (w, i - len(words[w])))  # the last: tie_rank's form
+        self.ranks[q] = (rank, self.versions[w], (w, i - len(words[w])))  # the last: tie_rank's form
         return rank
 
     def _keep_words_holding(self, q: str) -> list[int]:
@@ -198,9 +222,9 @@ class MergeState:
         is filed under its left and right neighbour, and the pair counts are
         updated once per distinct neighbour (summing the files' frequencies),
         not once per word. A word with several occurrences (or a repeated
-        token, "aaaa") is recounted whole.
+        token, "aaaa") counts the pairs around its occurrences (`_pairs_around`).
         """
-        words, freqs, pc = self.words, self.freqs, self.pc
+        words, freqs, pc, versions = self.words, self.freqs, self.pc, self.versions
         touched: list[int] = []
         left: defaultdict[str, list[int]] = defaultdict(list)  # left neighbour -> words
         right: defaultdict[str, list[int]] = defaultdict(list)  # right neighbour -> words
@@ -214,6 +238,7 @@ class MergeState:
                 continue  # the pair left this word in an earlier merge
             t = s.replace(p, nc)
             words[w] = t
+            versions[w] += 1
             touched.append(w)
             n = len(s)
             if len(t) == n - 1:  # one occurrence
@@ -221,11 +246,10 @@ class MergeState:
                     left[s[i - 1]].append(w)
                 if i + 2 < n:
                     right[s[i + 2]].append(w)
-            else:  # several occurrences: the difference of the word's pair counts, counted in C
+            else:  # several occurrences: the difference of the pairs around them
                 f = freqs[w]
-                made += (s.count(p) - 1) * f  # the first occurrence is counted with the rest below
-                old_pairs = Counter(map(add, s, s[1:]))
-                new_pairs = Counter(map(add, t, t[1:]))
+                old_pairs, new_pairs = _pairs_around(s, t, p, i, nc)
+                made += (n - len(t) - 1) * f  # the first occurrence is counted with the rest below
                 for q in old_pairs.keys() | new_pairs.keys():
                     d = new_pairs.get(q, 0) - old_pairs.get(q, 0)
                     if d:
@@ -285,7 +309,8 @@ class MergeState:
 
     def release(self) -> None:
         """Empty what the training no longer needs once it is over (the trace's columns reuse the memory)."""
-        for held in (self.pc, self.where, self.ranks, self.hist, self.words, self.joined, self.runs, self.tc):
+        for held in (self.pc, self.where, self.ranks, self.hist, self.words, self.joined, self.runs, self.tc,
+                     self.versions):
             held.clear()
 
     # ----- the self-check -----------------------------------------------------------
@@ -304,8 +329,8 @@ class MergeState:
         assert self.total == sum(tokens.values())
         histogram = Counter(c for c in self.pc.values() if c)
         assert {c: n for c, n in self.hist.items() if c and n} == histogram, "the histogram of pair counts differs"
-        for q, (rank, split, _) in self.ranks.items():
+        for q, (rank, version, _) in self.ranks.items():
             w = rank[0]
-            if self.words[w] is split:  # a remembered rank still in use must equal a fresh search
+            if self.versions[w] == version:  # a remembered rank still in use must equal a fresh search
                 first = next(v for v, s in enumerate(self.words) if q in s)
                 assert rank == (first, self.words[first].find(q)), "a remembered first rank is stale"
