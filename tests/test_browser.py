@@ -5,6 +5,7 @@ JavaScript page error, and saves a screenshot under artifacts/screenshots/.
 """
 
 import os
+import time
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -216,8 +217,34 @@ def test_stop_ends_a_training_and_says_so(server, page):
     check(page, "train-stopped")
     page.get_by_role("button", name="Train again").click()
     page.wait_for_selector('[data-testid="stProgress"]', timeout=60_000)
-    page.locator('[data-testid="stMain"]').get_by_role("button", name="Stop").first.click()  # (a closed tab is cancelled after jobs.GRACE_SECONDS;
-    page.get_by_text("You stopped the WordPiece training").first.wait_for(timeout=15_000)  # tests/test_stores.py)
+    page.locator('[data-testid="stMain"]').get_by_role("button", name="Stop").first.click()
+    page.get_by_text("You stopped the WordPiece training").first.wait_for(timeout=15_000)
+
+
+def test_closing_the_tab_ends_its_training_within_seconds(server, browser):
+    """The server sees the tab's connection go; the training only it waited for is cancelled
+    (jobs.CLOSED_GRACE_SECONDS after its last poll) and its worker ends, instead of computing on
+    for jobs.GRACE_SECONDS or to the end. The worker is stopped (SIGSTOP) before the tab closes, so it
+    cannot end by finishing: only a cancellation (SIGTERM, then SIGKILL after jobs.KILL_GRACE_SECONDS)
+    ends it within the time asserted; without one, the watchdog would leave it a minute."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    tab = context.new_page()
+    tab.goto(server.url + "/?corpus=wordfreq-en&algorithm=wordpiece&vocab_size=19970&step=1")
+    tab.wait_for_selector('[data-testid="stProgress"]', timeout=60_000)
+    tab.wait_for_function("() => /[1-9][0-9,]* of/.test(document.querySelector('[data-testid=\"stProgress\"]').innerText)",
+                          timeout=30_000)
+    import signal
+    import subprocess
+
+    (worker,) = subprocess.run(["pgrep", "-P", str(server.proc.pid), "-f", "wordpiece_ui.train_worker"],
+                               capture_output=True, text=True).stdout.split()
+    os.kill(int(worker), signal.SIGSTOP)
+    context.close()
+    closed = time.monotonic()
+    while _trainers(server) and time.monotonic() - closed < 30:
+        time.sleep(0.2)
+    assert _trainers(server) == 0
+    assert time.monotonic() - closed < 9.0, f"the worker outlived its closed tab by {time.monotonic() - closed:.1f} s"
 
 
 def test_playground_trace_plays_word_by_word(server, page):

@@ -99,6 +99,27 @@ def test_a_training_nobody_polls_any_more_is_cancelled_after_the_grace(monkeypat
     assert job.state == "cancelled"
 
 
+def test_a_training_whose_sessions_closed_is_cancelled_within_seconds_not_after_the_grace(monkeypatch):
+    """A session whose connection is gone (the server's `connected` says so) stops waiting
+    closed_grace after its last poll; one still connected is left the whole grace, polling or not."""
+    from wordpiece_ui import jobs
+
+    monkeypatch.setattr(jobs, "worker_command", lambda: [sys.executable, "-c", WAITS])
+    open_tabs = {"student a", "student b"}
+    service = TrainingService(BudgetStore(100_000_000), inline_work=0, grace=60, closed_grace=0.5,
+                              connected=lambda waiter: waiter in open_tabs)
+    job = service.join("closed", dict(TOY), CFG, "student a")
+    service.join("closed", dict(TOY), CFG, "student b")
+    assert _until(lambda: job.state == "running")
+    open_tabs.discard("student a")  # a closes the tab; b's stays open (in the background: no polls)
+    time.sleep(1.5)
+    assert job.state == "running"
+    open_tabs.discard("student b")
+    closed = time.monotonic()
+    assert job.wait(10) and job.state == "cancelled"
+    assert time.monotonic() - closed < 3.0
+
+
 def test_a_failed_training_says_why():
     service = TrainingService(BudgetStore(10_000_000))
     job = service.join("bad", {"": 1}, CFG, "me")

@@ -7,9 +7,12 @@ A training of thousands of merges holds that interpreter for seconds, so:
   (same corpus digest and trainer settings), the first starts it and the others
   join it: they wait on the same job and read the same progress. A waiting
   session says so by polling the job (`touch`, a heartbeat from its progress
-  view). A job that every waiting session has left, by its Stop button (`leave`)
-  or by no longer polling (closed the tab, moved on), is cancelled: at once after
-  the last Stop, `GRACE_SECONDS` after the last heartbeat otherwise.
+  view). A job that every waiting session has left, by its Stop button (`leave`),
+  by closing its tab (the server sees its connection gone: `connected`) or by no
+  longer polling (moved on), is cancelled: at once after the last Stop,
+  `CLOSED_GRACE_SECONDS` after the last heartbeat of a closed session (so a closed
+  class's work ends within a few seconds), `GRACE_SECONDS` after it otherwise (a
+  tab in the background polls about once a minute).
 - A training that fails (e.g. nothing to merge) is remembered as failed, so the
   sessions that ask again get the message instead of a new attempt.
 - **Large trainings in a worker process.** A job above `INLINE_WORK` runs in a
@@ -67,6 +70,7 @@ INLINE_AT_ONCE = 2  # tiny trainings running in the server at the same time, at 
 # A job no session has polled for this long is cancelled. Sessions poll every 0.5 s, but a
 # browser slows the timers of a tab left in the background to about one a minute.
 GRACE_SECONDS = 90.0
+CLOSED_GRACE_SECONDS = 2.0  # … and a session whose connection is gone, this long after its last poll
 KILL_GRACE_SECONDS = 3.0  # after Stop's SIGTERM, a worker still alive this much later is killed (SIGKILL)
 WATCHDOG_SECONDS = 60.0  # a worker that sends nothing (no progress) for this long is killed, and started again
 RESTARTS = 2  # a training whose worker dies is started again at most this many times; then it fails
@@ -135,8 +139,12 @@ class TrainingService:
 
     def __init__(self, store: BudgetStore, workers: int | None = None, inline_work: int = INLINE_WORK,
                  grace: float = GRACE_SECONDS, kill_grace: float = KILL_GRACE_SECONDS,
-                 watchdog: float = WATCHDOG_SECONDS, clock: Callable[[], float] = time.monotonic) -> None:
+                 watchdog: float = WATCHDOG_SECONDS, clock: Callable[[], float] = time.monotonic,
+                 connected: Callable[[Hashable], bool] = lambda waiter: True,
+                 closed_grace: float = CLOSED_GRACE_SECONDS) -> None:
         self.store = store
+        self.connected = connected  # whether a waiter's session still has its connection (server.py asks Streamlit)
+        self.closed_grace = closed_grace
         self.workers = workers if workers is not None else max(1, os.cpu_count() or 1)
         self.inline_work = inline_work
         self.grace = grace
@@ -150,7 +158,8 @@ class TrainingService:
         self._slots = threading.Semaphore(self.workers)
         self._inline_slots = threading.Semaphore(INLINE_AT_ONCE)
         self._supervisor: threading.Thread | None = None
-        self._tick = max(0.05, min(1.0, grace / 2, kill_grace / 4, watchdog / 4))  # the supervisor's period
+        # the supervisor's period
+        self._tick = max(0.05, min(1.0, grace / 2, closed_grace / 4, kill_grace / 4, watchdog / 4))
         self.started = 0  # trainings actually run (for tests and the benchmark)
 
     # ----- what a session calls ---------------------------------------------------------
@@ -243,7 +252,7 @@ class TrainingService:
             self._supervisor.start()
 
     def _supervise(self) -> None:
-        """Every `_tick`: cancel the jobs whose sessions have all stopped polling, and see to each worker
+        """Every `_tick`: cancel the jobs whose sessions have all gone (`_gone`), and see to each worker
         (`_check`). Never blocked on a worker's pipe; ends when no job is in flight and no worker is left."""
         while True:
             time.sleep(self._tick)
@@ -254,11 +263,16 @@ class TrainingService:
                     self._supervisor = None
                     return
                 stale = [j for j in jobs if not j.finished.is_set()
-                         and all(now - t > self.grace for t in j.seen.values())]
+                         and all(self._gone(waiter, now - t) for waiter, t in j.seen.items())]
             for job in stale:
                 self._cancel(job)
             for worker in workers:
                 self._check(worker, now)
+
+    def _gone(self, waiter: Hashable, silent: float) -> bool:
+        """Whether `waiter`, which last polled `silent` seconds ago, no longer waits: its connection is gone
+        (after CLOSED_GRACE_SECONDS), or it has not polled for GRACE_SECONDS."""
+        return silent > self.grace or (silent > self.closed_grace and not self.connected(waiter))
 
     def _check(self, worker: _Worker, now: float) -> None:
         """Free the slot of a worker that has ended; kill one that outlived Stop's grace or has gone silent."""
