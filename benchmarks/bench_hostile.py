@@ -85,6 +85,24 @@ def tokenizer_file(max_chars: int, long_token: int = 0) -> bytes:
                                  "max_input_chars_per_word": max_chars, "vocab": vocab}}).encode()
 
 
+def every_length_file() -> bytes:
+    """A WordPiece file whose tokens have every length up to 1,000 and never match a run of a's: the length-by-length
+    scan would try 999 pieces a character (models.WordPieceModel encodes it by LinMaxMatch instead)."""
+    vocab = {"[UNK]": 0, "a": 1, "##a": 2, **{"##" + "b" * k: 2 + k for k in range(1, 999)}}
+    return json.dumps({"version": "1.0", "added_tokens": [], "normalizer": None,
+                       "pre_tokenizer": {"type": "Whitespace"}, "post_processor": None, "decoder": None,
+                       "model": {"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##",
+                                 "max_input_chars_per_word": 100_000, "vocab": vocab}}).encode()
+
+
+def unigram_runs_file() -> bytes:
+    """A Unigram file of the pieces a, aa, …, 999 a's: a typed run of a's holds 1,000 of them at every position."""
+    vocab = [["<unk>", 0.0]] + [["a" * k, -1.0 * k] for k in range(1, 1000)]
+    return json.dumps({"version": "1.0", "added_tokens": [], "normalizer": None,
+                       "pre_tokenizer": {"type": "WhitespaceSplit"}, "post_processor": None, "decoder": None,
+                       "model": {"type": "Unigram", "unk_id": 0, "vocab": vocab}}).encode()
+
+
 def unigram_file(long_piece: int) -> bytes:
     """A Unigram file with one piece of `long_piece` characters."""
     vocab = [["<unk>", 0.0], ["a", -1.0], ["b", -2.0], ["a" * (long_piece - 1) + "b", -3.0]]
@@ -122,6 +140,8 @@ class Bench:
         self.hostile: list[tuple[str, float, float | None, str]] = []  # what, first answer, final, outcome
         self.stop_at = 0.0
         self.workers_stopped = 0
+        self.closed_cpu: float | None = None  # the workers' CPU seconds 5–10 s after a training's only tab closed
+        self.step_times: list[tuple[float, float]] = []  # (when a step was clicked, its seconds)
 
     async def bystander(self, i: int) -> None:
         url = link(**SMALL_SETTINGS[i % len(SMALL_SETTINGS)])
@@ -136,8 +156,10 @@ class Bench:
                     c = StreamlitClient(self.server.base_url, url, run_timeout=60)
                     await c.open(lambda cl: cl.step is not None)
                     continue
+                clicked = time.monotonic()
                 run = await c.click("Next")
                 self.steps.append(run.seconds)
+                self.step_times.append((clicked, run.seconds))
         except Exception as exc:  # noqa: BLE001 (every failure is reported, none ends the run)
             self.step_errors.append(f"bystander {i}: {exc}")
         finally:
@@ -186,7 +208,9 @@ class Bench:
             files = [(f"WordPiece, max_input_chars_per_word {max_chars:,}", tokenizer_file(max_chars), word)
                      for max_chars, word in ((10**9, 2_500), (100_000, 20_000))]
             files += [("WordPiece with a 20,000-letter token", tokenizer_file(100_000, 20_000), 5_000),
-                      ("Unigram with a 20,000-character piece", unigram_file(20_000), 5_000)]
+                      ("Unigram with a 20,000-character piece", unigram_file(20_000), 5_000),
+                      ("WordPiece with tokens of every length up to 1,000", every_length_file(), 20_000),
+                      ("Unigram with runs of a's of every length up to 999", unigram_runs_file(), 20_000)]
             for what, data, word in files:
                 async def upload(c: StreamlitClient, data: bytes = data, word: int = word) -> None:
                     label = next(label for label in c.file_uploaders if label.startswith("tokenizer.json"))
@@ -222,15 +246,54 @@ class Bench:
                                link(corpus="wordfreq-en", algorithm="wordpiece", vocab_size=50_000,
                                     tie_break="hf", min_frequency=0))
             await stopper
+            await self.closed_tab()
 
-    def stop_workers(self) -> int:
-        """SIGSTOP the server's training workers (`python -m wordpiece_ui.train_worker`)."""
-        stopped = 0
+    async def closed_tab(self) -> None:
+        """A large training whose only tab closes once its worker runs: the workers' CPU seconds from 5 s after
+        the close, for 5 s (the target: none)."""
+        rng = random.Random(7)
+        text = " ".join("".join(rng.choices("abcdefghijklmnopqrstuvwxyz", k=8)) for _ in range(100_000))  # 900,000
+        c = StreamlitClient(self.server.base_url, link(corpus="paste", algorithm="bpe", vocab_size=20_000),
+                            run_timeout=60)
+        with contextlib.suppress(ProtocolError, asyncio.TimeoutError, OSError):
+            await c.open()
+            await c.type_text("Your text", text)
+        deadline = time.monotonic() + 60
+        while not self.worker_pids() and time.monotonic() < deadline:
+            await asyncio.sleep(0.2)
+        running = bool(self.worker_pids())
+        await c.close()
+        await asyncio.sleep(5)
+        before = self.workers_cpu()
+        await asyncio.sleep(5)
+        self.closed_cpu = (self.workers_cpu() - before) if running else None
+        log(f"hostile: closed tab: workers' CPU 5–10 s after the close {self.closed_cpu}")
+
+    def worker_pids(self) -> list[int]:
+        """The server's training workers (`python -m wordpiece_ui.train_worker`) alive now."""
+        pids = []
         for pid in process_tree(self.server.process.pid):
             with contextlib.suppress(OSError):
                 with open(f"/proc/{pid}/cmdline", "rb") as fh:
-                    if b"train_worker" not in fh.read():
-                        continue
+                    if b"train_worker" in fh.read():
+                        pids.append(pid)
+        return pids
+
+    def workers_cpu(self) -> float:
+        """The CPU seconds the training workers alive now have used (user + system)."""
+        total = 0.0
+        for pid in self.worker_pids():
+            with contextlib.suppress(OSError, ValueError):
+                with open(f"/proc/{pid}/stat") as fh:
+                    fields = fh.read().rsplit(")", 1)[1].split()
+                total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return total
+
+    def stop_workers(self) -> int:
+        """SIGSTOP the server's training workers."""
+        stopped = 0
+        for pid in self.worker_pids():
+            with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGSTOP)
                 stopped += 1
         return stopped
@@ -295,6 +358,10 @@ def main() -> None:
     for what, first, final, outcome in bench.hostile:
         rows.append((what, f"{first:.1f} s (answer: {'none' if final is None else f'{final:.1f} s'})", "≤ 10 s",
                      "pass" if first <= ANSWER_TARGET and final is not None else "FAIL"))
+    closed = bench.closed_cpu
+    rows.append(("training workers' CPU 5–10 s after their only tab closed",
+                 "no worker ran" if closed is None else f"{closed:.2f} s", "0 s",
+                 "pass" if closed is not None and closed < 0.05 else "FAIL"))
     print("| what | measured | target | verdict |\n|---|---|---|---|")
     for row in rows:
         print("| " + " | ".join(row) + " |")
@@ -303,6 +370,13 @@ def main() -> None:
     print(f"- worker processes stopped with SIGSTOP: {bench.workers_stopped}")
     for error in bench.step_errors[:10]:
         print(f"- bystander error: {error}")
+    print("\nBystanders' steps by when they were clicked (seconds from the start):\n")
+    print("| from | steps | median | p90 | max |\n|---|---:|---:|---:|---:|")
+    for lo in range(0, int(args.seconds) + 15, 15):
+        window_steps = sorted(s for t, s in bench.step_times if lo <= t - window["start"] < lo + 15)
+        if window_steps:
+            print(f"| {lo} s | {len(window_steps)} | {window_steps[len(window_steps) // 2]:.2f} s | "
+                  f"{p90(window_steps):.2f} s | {window_steps[-1]:.2f} s |")
 
 
 if __name__ == "__main__":

@@ -97,7 +97,11 @@ for name, value in (("text", text), ("second sentence", pair)):
         st.warning(f"The {name} has {len(value):,} characters; the first {MAX_TEXT:,} are encoded. Your text is kept as it is.")
 a, b = text[:MAX_TEXT], pair[:MAX_TEXT] if pair.strip() else None
 
-enc = tokenizer.encode(a, b, add_special_tokens=st.session_state[state.SPECIAL], trace=True)
+try:
+    enc = tokenizer.encode(a, b, add_special_tokens=st.session_state[state.SPECIAL], trace=True)
+except WordPieceError as exc:  # a word this tokenizer cannot encode here (its text stays in the box)
+    st.error(f"Cannot encode this text: {safe.md(exc)}")
+    st.stop()
 specials = set(tokenizer.special_tokens)
 dropped = encodings.dropped_in(enc, (a, b))
 missing = encodings.unencodable_words(enc, tokenizer)

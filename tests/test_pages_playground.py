@@ -88,6 +88,22 @@ def test_playground_bad_tokenizer_files_give_a_message(name, data, message):
     assert any(message in e.value for e in at.error), [e.value for e in at.error]
 
 
+def test_a_text_the_uploaded_tokenizer_cannot_encode_here_gets_one_line_and_stays_in_its_box():
+    """A Unigram file of runs of every length (a, aa, …) and a long run typed: refused in one line (unigram/model.py's
+    bound on the lattice's walks), no traceback, the text kept."""
+    pieces = [["<unk>", 0.0]] + [["a" * k, -1.0 * k] for k in range(1, 1000)]
+    doc = {"version": "1.0", "added_tokens": [], "normalizer": None, "pre_tokenizer": {"type": "WhitespaceSplit"},
+           "post_processor": None, "decoder": None, "model": {"type": "Unigram", "unk_id": 0, "vocab": pieces}}
+    at = upload_tokenizer(page("pages/playground.py", corpus="course-toy", text="aaa"), "tokenizer.json",
+                          json.dumps(doc).encode())
+    run = "a" * 5000
+    at.text_area(key="text").set_value(run).run()
+    assert not at.exception
+    (error,) = [e.value for e in at.error]
+    assert error.startswith("Cannot encode this text: the word") and "holds more pieces of this vocabulary" in error
+    assert at.text_area(key="text").value == run
+
+
 def test_playground_loads_a_trained_tokenizer_json():
     from helpers import train_wordpiece
     from wordpiece_core.formats import tokenizer_json

@@ -5,6 +5,7 @@ Random small corpora over a tiny alphabet make ties, repeated letters
 which is where an incremental trainer goes wrong.
 """
 
+import re
 from fractions import Fraction
 
 import pytest
@@ -15,6 +16,7 @@ from wordpiece_core.engine import train
 from wordpiece_core.reference import train as oracle_train
 from wordpiece_core.replay import candidates_at, splits_at, splits_by_rank
 from wordpiece_core.config import TrainerConfig
+from wordpiece_core.errors import WordPieceError
 from wordpiece_core.reference import new_token
 
 pytestmark = pytest.mark.slow  # hundreds of random trainings per test
@@ -361,6 +363,48 @@ def test_the_wordpiece_scan_by_token_lengths_equals_the_taught_scan(tokens, word
     model = WordPieceModel({t: i for i, t in enumerate(["[UNK]"] + tokens)}, max_input_chars_per_word=100)
     for word in words:
         fast, taught = model.tokenize(word), model.tokenize(word, trace=True)
+        assert (fast.tokens, fast.spans, fast.unknown) == (taught.tokens, taught.spans, taught.unknown), word
+
+
+@settings(max_examples=400, deadline=None)
+@given(tokens=st.lists(st.text(alphabet="ab#", min_size=1, max_size=7), max_size=14, unique=True),
+       words=st.lists(st.text(alphabet="abc#", min_size=1, max_size=16), min_size=1, max_size=8),
+       prefix=st.sampled_from(["##", "#", ""]))
+def test_linmaxmatch_cuts_the_taught_scans_pieces_and_stops_where_it_stops(tokens, words, prefix):
+    """LinMaxMatch (wordpiece_match.py, the untraced scan of a vocabulary with many token lengths) in one pass:
+    the same tokens and spans as the scan taught, or the same [UNK] with the same position named (any prefix,
+    words holding the prefix's characters, tokens that are prefixes of others)."""
+    from wordpiece_core.models import WordPieceModel
+
+    model = WordPieceModel({t: i for i, t in enumerate(["[UNK]"] + tokens)}, prefix=prefix,
+                           max_input_chars_per_word=100)
+    model.linear = True  # (chosen for a vocabulary of many token lengths)
+    for word in words:
+        fast, taught = model.tokenize(word), model.tokenize(word, trace=True)
+        assert (fast.tokens, fast.spans, fast.unknown, fast.reason) == \
+            (taught.tokens, taught.spans, taught.unknown, taught.reason), word
+
+
+@settings(max_examples=400, deadline=None)
+@given(pieces=st.lists(st.tuples(st.text(alphabet="abc", min_size=1, max_size=6), st.sampled_from([-1.0, -2.0, -2.5, -4.0])),
+                       min_size=1, max_size=14, unique_by=lambda p: p[0]),
+       words=st.lists(st.text(alphabet="abcd", min_size=1, max_size=20), min_size=1, max_size=6),
+       unk=st.sampled_from([0, None]), byte_fallback=st.booleans())
+def test_the_unigram_split_by_trie_walks_equals_the_lattices_best_path(pieces, words, unk, byte_fallback):
+    """Untraced, a word's pieces are found by walking a trie of the pieces; traced, by trying each length and
+    keeping the lattice: the same tokens and spans, ties (scores drawn from four values) kept as the lattice
+    keeps them, unknown characters alike (or the same refusal without an unknown piece)."""
+    from wordpiece_core.unigram.model import UnigramModel
+
+    model = UnigramModel([("<unk>", 0.0)] + pieces, unk, byte_fallback=byte_fallback)
+    for word in words:
+        try:
+            taught = model.tokenize(word, trace=True)
+        except WordPieceError as refusal:
+            with pytest.raises(WordPieceError, match=re.escape(str(refusal))):
+                model.tokenize(word)
+            continue
+        fast = model.tokenize(word)
         assert (fast.tokens, fast.spans, fast.unknown) == (taught.tokens, taught.spans, taught.unknown), word
 
 

@@ -351,6 +351,53 @@ def test_files_at_the_size_limits_still_load():
     tokenizer_from_json(doc, "t.json")
 
 
+def _every_length_doc(longest: int, filler: int = 0) -> dict:
+    """A WordPiece file whose tokens have every length up to `longest` and never match a run of a's (the worst of
+    the length-by-length scan), with `filler` more short tokens."""
+    extra = {"##" + "b" * k: 3 + k for k in range(1, longest - 1)}
+    extra.update({f"##{i:07d}": 10_000 + i for i in range(filler)})
+    doc = _wordpiece_doc(**extra)
+    doc["model"]["max_input_chars_per_word"] = 100_000
+    return doc
+
+
+def test_a_vocabulary_of_every_token_length_is_encoded_by_linmaxmatch_with_the_same_tokens_as_tokenizers():
+    """Tokens of 999 lengths would make the length-by-length scan try 999 pieces a character (20,000 typed
+    letters took 11 s); such a vocabulary is encoded by LinMaxMatch (wordpiece_match.py): the same tokens as
+    tokenizers', and the store counts its tries."""
+    doc = _every_length_doc(1000)
+    tok = tokenizer_from_json(doc, "t.json")
+    assert tok.model.linear and tok.model.index_bytes > 0
+    reference = Tokenizer.from_str(json.dumps(doc))
+    for text in ["a" * 3000, "abbb", "a" + "b" * 998 + "a", "b" * 1000]:
+        assert list(tok.encode(text).tokens) == reference.encode(text).tokens, text[:20]
+    assert not tokenizer_from_json(_wordpiece_doc(**{"##bb": 3}), "t.json").model.linear  # BERT-like: scanned
+
+
+def test_a_vocabulary_of_every_token_length_past_its_size_limit_is_refused_naming_it():
+    doc = _every_length_doc(1000, filler=120_000)
+    chars = sum(map(len, doc["model"]["vocab"]))
+    with pytest.raises(WordPieceError, match=re.escape(f"t.json: the vocabulary's tokens have 999 different lengths "
+                                                       f"and {chars:,} characters in all; a vocabulary with tokens of "
+                                                       "that many lengths is read when it holds at most 1,000,000")):
+        tokenizer_from_json(doc, "t.json")
+
+
+def test_a_unigram_file_of_runs_of_every_length_refuses_a_long_run_in_one_line_and_encodes_a_short_one():
+    """Pieces a, aa, … of 999 lengths: a run of 1,000 a's holds 500,000 of them (tokenizers walks them all; 20,000
+    a's took 159 s here). The trie walk stops at 100 steps a character on average and says so; a short run is
+    encoded as tokenizers encodes it; the store counts the trie."""
+    pieces = [("<unk>", 0.0)] + [("a" * k, -1.0 * k) for k in range(1, 1000)]
+    doc = json.loads(Tokenizer(models.Unigram(pieces, 0)).to_str())
+    tok = tokenizer_from_json(doc, "t.json")
+    assert tok.model.index_bytes > 0
+    with pytest.raises(WordPieceError, match=re.escape("(5,000 characters) holds more pieces of this vocabulary than "
+                                                       "this app encodes: at most 100 a character on average")):
+        tok.encode("a" * 5000)
+    short = "a" * 150
+    assert list(tok.encode(short).tokens) == Tokenizer.from_str(json.dumps(doc)).encode(short).tokens
+
+
 def test_a_unigram_piece_past_the_token_limit_is_refused():
     doc = json.loads(Tokenizer(models.Unigram([("<unk>", 0.0), ("a", -1.0), ("c" * 1001, -2.0)], 0)).to_str())
     with pytest.raises(WordPieceError, match=re.escape("model.vocab[2] holds a token of 1,001 characters")):

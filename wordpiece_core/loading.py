@@ -20,7 +20,7 @@ from .errors import WordPieceError
 from .models import BPEModel, WordPieceModel
 from .pipeline import Decoder, Padding, Template, Tokenizer, Truncation
 from .special_tokens import BERT_SPECIALS, CLS, SEP, UNK
-from .tokenizer_schema import MAX_LENGTH, validate_tokenizer_doc
+from .tokenizer_schema import MAX_LENGTH, MAX_MATCHED_VOCAB_CHARS, validate_tokenizer_doc
 from .unigram.model import UnigramModel
 
 _NORMALIZER_NAMES = {None: "none", "Lowercase": "lowercase"}
@@ -276,6 +276,17 @@ def parse_json(text: str, name: str) -> Any:
         raise WordPieceError(f"{name} is nested too deeply to be a tokenizer file") from None
 
 
+def _wordpiece(model: WordPieceModel, name: str) -> WordPieceModel:
+    """The model, unless its tokens have so many lengths that it is encoded by LinMaxMatch and it holds more
+    characters than that may (tokenizer_schema.MAX_MATCHED_VOCAB_CHARS)."""
+    if model.linear and model.vocab_chars > MAX_MATCHED_VOCAB_CHARS:
+        raise WordPieceError(
+            f"{name}: the vocabulary's tokens have {len(model.first_lengths):,} different lengths and "
+            f"{model.vocab_chars:,} characters in all; a vocabulary with tokens of that many lengths is read when "
+            f"it holds at most {MAX_MATCHED_VOCAB_CHARS:,} characters (BERT's holds about 200,000)")
+    return model
+
+
 def tokenizer_from_json(doc: dict, name: str):
     """Build a `Tokenizer` from a tokenizer.json document."""
     validate_tokenizer_doc(doc, name)
@@ -285,8 +296,10 @@ def tokenizer_from_json(doc: dict, name: str):
     if kind == "WordPiece" or (kind is None and "continuing_subword_prefix" in model_spec and "merges" not in model_spec):
         if not isinstance(vocab, dict):
             raise WordPieceError(f"{name}: the WordPiece model has no vocabulary")
-        model: WordPieceModel | BPEModel | UnigramModel = WordPieceModel(vocab, (model_spec.get("unk_token") or UNK), (model_spec.get("continuing_subword_prefix") or "##"),
-                               (100 if model_spec.get("max_input_chars_per_word") is None else model_spec["max_input_chars_per_word"]))
+        model: WordPieceModel | BPEModel | UnigramModel = _wordpiece(
+            WordPieceModel(vocab, (model_spec.get("unk_token") or UNK), (model_spec.get("continuing_subword_prefix") or "##"),
+                           (100 if model_spec.get("max_input_chars_per_word") is None else model_spec["max_input_chars_per_word"])),
+            name)
     elif kind == "BPE" or (kind is None and "merges" in model_spec):
         if not isinstance(vocab, dict):
             raise WordPieceError(f"{name}: the BPE model has no vocabulary")
@@ -384,5 +397,5 @@ def tokenizer_from_bytes(data: bytes, path: str, lowercase: bool | None = None, 
     cased = not guess_lowercase(tokens, base) if lowercase is None else not lowercase
     specials = tuple(t for t in BERT_SPECIALS if t in vocab)
     template = Template.bert() if CLS in vocab and SEP in vocab else None
-    return Tokenizer(WordPieceModel(vocab), "bert-cased" if cased else "bert", "bert", False, specials, template,
+    return Tokenizer(_wordpiece(WordPieceModel(vocab), path), "bert-cased" if cased else "bert", "bert", False, specials, template,
                      decoder="wordpiece")

@@ -28,6 +28,7 @@ from .errors import WordPieceError
 from .special_tokens import UNK
 from .reference import new_token
 from .replay import merge_everywhere
+from .wordpiece_match import BYTES_PER_CHAR, LinMaxMatch
 
 # Results kept per model for words seen before (as tokenizers caches them): words of at most CACHE_WORD_CHARS
 # characters, CACHE_CHARS characters of them in all. A kept character holds a token and a span at most, about
@@ -37,6 +38,7 @@ CACHE_WORD_CHARS = 64
 CACHE_CHARS = 200_000
 CACHE_BYTES_PER_CHAR = 160
 CACHE_BYTES = CACHE_CHARS * CACHE_BYTES_PER_CHAR
+SCAN_CHARS = 2_000  # the untraced scan's characters per position at most; a vocabulary that needs more: LinMaxMatch
 TRACED_CHARS = 200  # a longer word's trace covers its first TRACED_CHARS characters (its tokens, all of it)
 
 
@@ -107,6 +109,11 @@ class CachedModel:
         """The characters of the words kept, counted as they are added."""
         return self._cached_chars
 
+    @property
+    def index_bytes(self) -> int:
+        """What the model's own index for encoding weighs beyond its vocabulary, at most (none but WordPiece's)."""
+        return 0
+
     def tokenize(self, word: str, trace: bool = False) -> WordResult:
         raise NotImplementedError
 
@@ -140,14 +147,20 @@ class WordPieceModel(CachedModel):
         self.prefix = prefix
         self.max_chars = max_input_chars_per_word
         # No piece longer than the vocabulary's longest token can match, so the scan tries none (the
-        # tokens are the same; the work per position is bounded by the vocabulary, not the word).
+        # tokens are the same). The trace tries every length, as the algorithm is taught (it covers a word's
+        # first TRACED_CHARS characters only: tokenize). Untraced, the scan tries only the lengths some token
+        # has, longest first (a word's first piece; a piece after it, counted without the prefix): a
+        # position costs at most the characters of those lengths, about 200 for BERT's vocabulary. A
+        # vocabulary whose lengths add up to more than SCAN_CHARS (a file with tokens of every length up
+        # to 1,000 costs 500,000) is scanned by LinMaxMatch (wordpiece_match.py) instead, in time that
+        # grows with the word alone: the same pieces, from tries made at its first untraced word.
         self.longest = max(map(len, vocab), default=0)
-        # Untraced, the scan tries only the lengths some token has, longest first (a word's first piece; a piece
-        # after it, counted without the prefix): a handful, however long the longest token. The trace tries every
-        # length, as the algorithm is taught (it covers a word's first TRACED_CHARS characters only: _tokenize).
         self.first_lengths = sorted({len(t) for t in vocab}, reverse=True)
         self.next_lengths = sorted({len(t) - len(prefix) for t in vocab if t.startswith(prefix) and len(t) > len(prefix)},
                                    reverse=True)
+        self.linear = sum(self.first_lengths) + sum(self.next_lengths) > SCAN_CHARS
+        self.vocab_chars = sum(map(len, vocab)) if self.linear else 0
+        self._matcher: LinMaxMatch | None = None
         # Hugging Face refuses to encode an uncoverable word when [UNK] is missing from the
         # vocabulary; with strict_unk=False the word still becomes [UNK] (with no id), which
         # is what a viewer wants to show for a toy vocabulary without special tokens.
@@ -168,9 +181,17 @@ class WordPieceModel(CachedModel):
             return _with_bounded_trace(self, word)
         return self._tokenize(word, True)
 
+    @property
+    def index_bytes(self) -> int:
+        """What LinMaxMatch's tries weigh (made or not), at most (0 when the scan needs none): the store
+        counts it with the vocabulary."""
+        return BYTES_PER_CHAR * self.vocab_chars
+
     def _tokenize(self, word: str, trace: bool) -> WordResult:
         if len(word) > self.max_chars:
             return self._unk(word, (), f"longer than {self.max_chars} characters")
+        if not trace and self.linear:
+            return self._matched(word)
         vocab, prefix = self.vocab, self.prefix
         tokens: list[str] = []
         spans: list[tuple[int, int]] = []
@@ -196,12 +217,31 @@ class WordPieceModel(CachedModel):
             if trace:
                 scan.append(ScanStep(start, tuple(tried), found))
             if found is None:
-                return self._unk(word, tuple(scan), f"nothing in the vocabulary matches from character {start + 1} "
-                                                      f"({word[start]!r}) on")
+                return self._unk(word, tuple(scan), _no_match(word, start))
             tokens.append(found)
             spans.append((start, end))
             start = end
         return WordResult(word, tuple(tokens), tuple(spans), scan=tuple(scan))
+
+    def _matched(self, word: str) -> WordResult:
+        """The same pieces as the taught scan, without its trace, by LinMaxMatch."""
+        if self._matcher is None:
+            self._matcher = LinMaxMatch(self.vocab, self.prefix)
+        tokens, stuck = self._matcher.split(word)
+        if stuck >= 0:
+            return self._unk(word, (), _no_match(word, stuck))
+        spans: list[tuple[int, int]] = []
+        start, cut = 0, len(self.prefix)
+        for token in tokens:
+            end = start + (len(token) - cut if spans else len(token))
+            spans.append((start, end))
+            start = end
+        return WordResult(word, tuple(tokens), tuple(spans))
+
+
+def _no_match(word: str, start: int) -> str:
+    """Why a word became [UNK]: where the scan found no piece."""
+    return f"nothing in the vocabulary matches from character {start + 1} ({word[start]!r}) on"
 
 
 def _spans_of(symbols: list[str], prefix_len: int) -> list[tuple[int, int]]:

@@ -22,6 +22,10 @@ MAX_TOKEN_CHARS = 1_000  # a token (a vocabulary entry, a merge's side, a Unigra
 MAX_VOCAB_ENTRIES = 1_000_000  # a vocabulary's tokens, and a BPE model's merges
 MAX_ADDED_TOKENS = 20_000  # added_tokens
 MAX_STAGES = 100  # the normalizers, or pre-tokenizers, of a Sequence (nested ones included)
+# A WordPiece vocabulary whose tokens have so many lengths that the scan would try too many (models.SCAN_CHARS) is
+# encoded by LinMaxMatch, whose tries weigh up to wordpiece_match.BYTES_PER_CHAR a character: such a vocabulary may
+# hold this many characters (BERT's, scanned, holds about 200,000 in tokens of 18 lengths).
+MAX_MATCHED_VOCAB_CHARS = 1_000_000
 
 
 def _describe(value: Any) -> str:

@@ -166,8 +166,9 @@ def tokenizer(model: TrainedModel) -> Tokenizer:
 
 
 def _tokenizer_size(tok: Tokenizer) -> int:
-    """A tokenizer's vocabulary, merges and (full) cache of encoded words, about."""
-    return 150 * len(tok.vocab) + CACHE_BYTES
+    """A tokenizer's vocabulary, merges and (full) cache of encoded words, about; and a WordPiece model's
+    LinMaxMatch tries, when it needs them (models.WordPieceModel.index_bytes)."""
+    return 150 * len(tok.vocab) + CACHE_BYTES + tok.model.index_bytes
 
 
 def uploaded_file_kind(own: StoredFile) -> str:

@@ -24,8 +24,14 @@ from dataclasses import dataclass, replace
 
 from ..errors import WordPieceError
 from ..models import TRACED_CHARS, CachedModel, WordResult
+from ..trie import K, Trie
 
 UNK_PENALTY = 10.0  # tokenizers' K_UNK_PENALTY
+# An untraced word's trie walks may take this many steps a character on average (plus the slack, for short words);
+# a real vocabulary takes a few (its pieces that begin at a position), the worst file up to 1,000.
+LATTICE_STEPS_PER_CHAR = 100
+LATTICE_STEPS_SLACK = 10_000
+TRIE_BYTES_PER_CHAR = 200  # what the trie of the pieces weighs a character, at most (as LinMaxMatch's tries)
 
 
 @dataclass(frozen=True)
@@ -55,10 +61,11 @@ class UnigramModel(CachedModel):
         self.min_score = min((score for _, score in pieces), default=0.0)
         self.unk_score = self.min_score - UNK_PENALTY
         self.longest = max((len(piece) for piece, _ in pieces), default=0)
-        # The lattice tries only the lengths pieces have, shorter first (a handful, however long the longest piece):
-        # the same edges as trying every length. A file's piece is at most MAX_TOKEN_CHARS long (tokenizer_schema),
-        # so a position's work is bounded whatever the file holds.
+        # The traced lattice tries only the lengths pieces have, shorter first: the same edges as trying every
+        # length. Untraced, the pieces starting at a position are found by walking a trie of the pieces
+        # (trie.py, made at the first untraced word): a step a character, however many lengths the pieces have.
         self.lengths = sorted({len(piece) for piece, _ in pieces if piece})
+        self._trie: Trie[float] | None = None
         self._cache: dict[str, WordResult] = {}
 
     def tokenize(self, word: str, trace: bool = False) -> WordResult:
@@ -89,27 +96,20 @@ class UnigramModel(CachedModel):
             if not single:
                 yield LatticeEdge(start, start + 1, self.unk_token or "", self.unk_score, unknown=True)
 
+    @property
+    def index_bytes(self) -> int:
+        """What the trie of the pieces weighs (made or not), at most (trie.py's measure)."""
+        return TRIE_BYTES_PER_CHAR * sum(map(len, self.scores))
+
     def _tokenize(self, word: str, trace: bool) -> WordResult:
         n = len(word)
-        best_score: list[float | None] = [0.0] + [None] * n
-        best_edge: list[LatticeEdge | None] = [None] * (n + 1)
-        edges = list(self.edges(word))
-        for edge in edges:  # by start, then shorter first: the order tokenizers walks them in
-            here = best_score[edge.start]
-            assert here is not None  # every position is reached: one character, or the unknown piece
-            candidate, there = here + edge.score, best_score[edge.end]
-            if there is None or candidate > there:
-                best_score[edge.end] = candidate
-                best_edge[edge.end] = edge
-        path: list[LatticeEdge] = []
-        end = n
-        while end > 0:
-            last = best_edge[end]
-            assert last is not None
-            path.append(last)
-            end = last.start
-        path.reverse()
-        if self.unk_id is None and any(edge.unknown for edge in edges):
+        if trace:
+            edges = list(self.edges(word))
+            path = self._best_path(edges, n)
+            uncovered = any(edge.unknown for edge in edges)
+        else:
+            path, uncovered = self._best_path_by_trie(word)
+        if self.unk_id is None and uncovered:
             raise WordPieceError(f"the word {word[:40]!r} cannot be covered and the Unigram model has no unk_id")
         tokens: list[str] = []
         spans: list[tuple[int, int]] = []
@@ -130,6 +130,88 @@ class UnigramModel(CachedModel):
             lattice = tuple(replace(e, best=True) if id(e) in on_path else e for e in edges)
         return WordResult(word, tuple(tokens), tuple(spans), lattice=lattice,
                           unknown=any(edge.unknown for edge in path))
+
+    @staticmethod
+    def _best_path(edges: list[LatticeEdge], n: int) -> list[LatticeEdge]:
+        """The best path through the lattice's edges (by start, then shorter first: the order tokenizers walks
+        them in; a later edge replaces the best into its end only when it scores strictly more)."""
+        best_score: list[float | None] = [0.0] + [None] * n
+        best_edge: list[LatticeEdge | None] = [None] * (n + 1)
+        for edge in edges:
+            here = best_score[edge.start]
+            assert here is not None  # every position is reached: one character, or the unknown piece
+            candidate, there = here + edge.score, best_score[edge.end]
+            if there is None or candidate > there:
+                best_score[edge.end] = candidate
+                best_edge[edge.end] = edge
+        path: list[LatticeEdge] = []
+        end = n
+        while end > 0:
+            last = best_edge[end]
+            assert last is not None
+            path.append(last)
+            end = last.start
+        path.reverse()
+        return path
+
+    def _best_path_by_trie(self, word: str) -> tuple[list[LatticeEdge], bool]:
+        """`_best_path` of the word's lattice, its edges found by walking the trie of the pieces from each position
+        (in the same order) and never made; and whether some position has no piece of one character.
+
+        A walk costs a step a character it reads; a word whose walks take more than LATTICE_STEPS_PER_CHAR steps
+        a character on average (a file whose pieces are runs of one letter of every length, and a run typed) is
+        refused in one line, so a text's work is bounded by its length whatever the file holds."""
+        if self._trie is None:
+            trie: Trie[float] = Trie()
+            trie.insert(0, {piece: score for piece, score in self.scores.items() if piece})
+            trie.forget_building()
+            self._trie = trie
+        first_code, first_child, more, score_at = self._trie.first_code, self._trie.first_child, self._trie.more, \
+            self._trie.value
+        n, unk_score = len(word), self.unk_score
+        best: list[float | None] = [0.0] + [None] * n
+        came_from, via_piece = [0] * (n + 1), [True] * (n + 1)
+        steps = LATTICE_STEPS_PER_CHAR * n + LATTICE_STEPS_SLACK
+        uncovered = False
+        for start in range(n):
+            here = best[start]
+            assert here is not None  # every position is reached: one character, or the unknown piece
+            node, end, single = 0, start, False
+            while end < n:
+                c = ord(word[end])
+                node = first_child[node] if first_code[node] == c else more.get(node * K + c, -1)
+                if node < 0:
+                    break
+                end += 1
+                score = score_at.get(node)
+                if score is not None:
+                    single = single or end == start + 1
+                    candidate, there = here + score, best[end]
+                    if there is None or candidate > there:
+                        best[end], came_from[end], via_piece[end] = candidate, start, True
+            steps -= end - start
+            if steps < 0:
+                raise WordPieceError(
+                    f"the word {word[:20]!r}… ({n:,} characters) holds more pieces of this vocabulary than this app "
+                    f"encodes: at most {LATTICE_STEPS_PER_CHAR} a character on average (this vocabulary's pieces run "
+                    f"up to {self.longest:,} characters)")
+            if not single:
+                uncovered = True
+                candidate, there = here + unk_score, best[start + 1]
+                if there is None or candidate > there:
+                    best[start + 1], came_from[start + 1], via_piece[start + 1] = candidate, start, False
+        path: list[LatticeEdge] = []
+        end = n
+        while end > 0:
+            start = came_from[end]
+            if via_piece[end]:
+                piece = word[start:end]
+                path.append(LatticeEdge(start, end, piece, self.scores[piece]))
+            else:
+                path.append(LatticeEdge(start, end, self.unk_token or "", unk_score, unknown=True))
+            end = start
+        path.reverse()
+        return path, uncovered
 
     def _unknowns(self, tokens: list[str], spans: list[tuple[int, int]]) -> tuple[list[str], list[tuple[int, int]]]:
         """With byte_fallback, an unknown run as its UTF-8 bytes' pieces (when all are in the vocabulary)."""
