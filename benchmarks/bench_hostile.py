@@ -38,6 +38,7 @@ import os
 import random
 import signal
 import socket
+import string
 import sys
 import tempfile
 import threading
@@ -141,6 +142,17 @@ class Bench:
         self.stop_at = 0.0
         self.workers_stopped = 0
         self.closed_cpu: float | None = None  # the workers' CPU seconds 5–10 s after a training's only tab closed
+        # What the hostile students send, made before the clock starts: made in the clients' event loop, a 10 MB
+        # corpus held every client for a second or more, and the bystanders' steps were timed through it.
+        self.uploads = [corpus_file(n) for n in range(args.uploads)]
+        self.files = [(f"WordPiece, max_input_chars_per_word {max_chars:,}", tokenizer_file(max_chars), word)
+                      for max_chars, word in ((10**9, 2_500), (100_000, 20_000))]
+        self.files += [("WordPiece with a 20,000-letter token", tokenizer_file(100_000, 20_000), 5_000),
+                       ("Unigram with a 20,000-character piece", unigram_file(20_000), 5_000),
+                       ("WordPiece with tokens of every length up to 1,000", every_length_file(), 20_000),
+                       ("Unigram with runs of a's of every length up to 999", unigram_runs_file(), 20_000)]
+        rng = random.Random(7)
+        self.pasted = " ".join("".join(rng.choices(string.ascii_lowercase, k=8)) for _ in range(100_000))  # 900,000
         self.step_times: list[tuple[float, float]] = []  # (when a step was clicked, its seconds)
 
     async def bystander(self, i: int) -> None:
@@ -205,13 +217,7 @@ class Bench:
             await self.request("compare, held-out text of two 20,000-letter words typed",
                                "/compare?corpus=course-toy", lambda c: c.type_text("Held-out text", " ".join([LONG_WORD] * 2)))
         elif kind == 2:
-            files = [(f"WordPiece, max_input_chars_per_word {max_chars:,}", tokenizer_file(max_chars), word)
-                     for max_chars, word in ((10**9, 2_500), (100_000, 20_000))]
-            files += [("WordPiece with a 20,000-letter token", tokenizer_file(100_000, 20_000), 5_000),
-                      ("Unigram with a 20,000-character piece", unigram_file(20_000), 5_000),
-                      ("WordPiece with tokens of every length up to 1,000", every_length_file(), 20_000),
-                      ("Unigram with runs of a's of every length up to 999", unigram_runs_file(), 20_000)]
-            for what, data, word in files:
+            for what, data, word in self.files:
                 async def upload(c: StreamlitClient, data: bytes = data, word: int = word) -> None:
                     label = next(label for label in c.file_uploaders if label.startswith("tokenizer.json"))
                     await c.upload(label, "tokenizer.json", data, "application/json")
@@ -223,9 +229,7 @@ class Bench:
             await self.request("train page BPE, a 1,000,000-letter word pasted",
                                link(corpus="paste", algorithm="bpe", vocab_size=1000),
                                lambda c: c.type_text("Your text", "a" * 1_000_000))
-            for n in range(self.args.uploads):
-                data = corpus_file(n)
-
+            for n, data in enumerate(self.uploads):
                 async def upload(c: StreamlitClient, data: bytes = data, n: int = n) -> None:
                     label = next(iter(c.file_uploaders))
                     await c.upload(label, f"corpus-{n}.txt", data)
@@ -251,13 +255,11 @@ class Bench:
     async def closed_tab(self) -> None:
         """A large training whose only tab closes once its worker runs: the workers' CPU seconds from 5 s after
         the close, for 5 s (the target: none)."""
-        rng = random.Random(7)
-        text = " ".join("".join(rng.choices("abcdefghijklmnopqrstuvwxyz", k=8)) for _ in range(100_000))  # 900,000
         c = StreamlitClient(self.server.base_url, link(corpus="paste", algorithm="bpe", vocab_size=20_000),
                             run_timeout=60)
         with contextlib.suppress(ProtocolError, asyncio.TimeoutError, OSError):
             await c.open()
-            await c.type_text("Your text", text)
+            await c.type_text("Your text", self.pasted)
         deadline = time.monotonic() + 60
         while not self.worker_pids() and time.monotonic() < deadline:
             await asyncio.sleep(0.2)

@@ -72,3 +72,18 @@ def test_the_votes_after_a_reveal_mark_the_right_bar():
     assert [(row["choice"], row["right"]) for row in data] == [("a + b", False), ("✓ c + d", True)] * 2
     assert spec["layer"][0]["encoding"]["opacity"] == {"condition": {"test": "datum.right", "value": 1.0}, "value": 0.35}
     assert "opacity" not in charts.votes(frame).to_dict()["layer"][0]["encoding"]  # before the reveal: no answer
+
+
+def test_the_charts_built_without_validation_are_valid_vega_lite():
+    """charts.spec skips Altair's schema validation on the server (about 0.1 s a chart); each kind is validated here,
+    so a chart the code builds wrong still fails a test."""
+    import altair as alt
+    import pandas as pd
+
+    t = train_wordpiece(TOY, 30)
+    frame = tables.candidates_frame(t.steps[1].candidates, "wordpiece")
+    for large in (False, True):
+        for chart in (charts.candidates_bar(frame, "score", "t", "exact", large=large),
+                      charts.candidates_bar(frame, "count(ab)", "t", highlight="p + ##u", large=large),
+                      charts.over_steps(pd.DataFrame({"step": [1, 2], "score": [0.5, 0.01]}), "score", "t", log=True)):
+            alt.LayerChart.from_dict(chart, validate=True)  # raises on a spec the schema refuses

@@ -49,6 +49,17 @@ def _derived(kind: str, model: TrainedModel, *args: object, make: Callable[[], A
     return server.store().get_or_make((kind, model.key, *args), make, size)
 
 
+def of_step(kind: str, model: TrainedModel, step: int, *args: object, make: Callable[[], Any]) -> Any:
+    """What a step's view draws from the training alone (its corpus rows, notes, chart), made once for every
+    student who steps through the same training: a step's run then mostly sends what was made."""
+    return _derived(kind, model, step, *args, make=make)
+
+
+def corpus_change(model: TrainedModel, step: int, limit: int) -> tuple[pd.DataFrame, int]:
+    """tables.corpus_change of a step, kept."""
+    return of_step("corpus change", model, step, limit, make=lambda: tables.corpus_change(trained.loaded(model), step, limit))
+
+
 def steps_table(model: TrainedModel) -> pd.DataFrame:
     return _derived("steps", model, make=lambda: tables.steps_frame(trained.loaded(model)))
 

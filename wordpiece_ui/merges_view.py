@@ -90,13 +90,14 @@ class MergesView(ViewBase):
         st.header(safe.md(f"Step {number} of {self.steps}:  {left_tok} + {right_tok} → {new_tok}"),
                   anchor=False)  # sent first
         table, complete = caches.candidates(self.model, number, show_all)
-        change, touched = tables.corpus_change(training, number, CORPUS_ROWS)
+        change, touched = caches.corpus_change(self.model, number, CORPUS_ROWS)
         self.merge_view(number, step, table, change, touched)
         presenting, student = self.lesson.presenting, self.lesson.student
         if not presenting:
-            self.corpus_view(step, change, touched)
+            self.corpus_view(number, step, change, touched)
         st.subheader("Why this merge", anchor=False)
-        st.markdown("\n\n".join(notes.for_step(self.settings.corpus, training, step, table, complete, change)))
+        st.markdown(caches.of_step("notes", self.model, number, self.settings.corpus, complete, make=lambda: "\n\n".join(
+            notes.for_step(self.settings.corpus, training, step, table, complete, change))))
         # The rest only on request: each panel is drawn while open (and stays open from step to step), so
         # a step draws the heading, the arithmetic, the chart, the corpus and the notes, and is on screen at once.
         st.subheader("More about this step", anchor=False,
@@ -178,7 +179,7 @@ class MergesView(ViewBase):
             if not presenting:
                 self.tie_box(step)
             if presenting:  # the corpus and the tie rule under the arithmetic, the chart beside them
-                self.corpus_rows(step, change.head(4), touched)
+                self.corpus_rows(number, step, change.head(4), touched)
                 self.tie_box(step)
             else:
                 st.markdown(f"Exact change of the corpus' unigram log-likelihood if merged: **{step.loglik_delta:+.3f}** "
@@ -187,8 +188,10 @@ class MergesView(ViewBase):
                             help=glossary.tip("Δ log-likelihood"))
         with right:
             top = table.head(8 if presenting else 12)
-            caches.chart(charts.top_candidates(top, self.ranking, f"Top {len(top)} candidates by {self.name} score",
-                                               dark=lesson.dark, large=presenting))
+            caches.chart(caches.of_step("top chart", self.model, number, len(top), lesson.dark, presenting,
+                                        make=lambda: charts.top_candidates(
+                                            top, self.ranking, f"Top {len(top)} candidates by {self.name} score",
+                                            dark=lesson.dark, large=presenting)))
 
     def tie_box(self, step) -> None:
         tie = safe.md(tables.tie_sentence(step, self.tie_break))
@@ -249,19 +252,18 @@ class MergesView(ViewBase):
             st.code(algorithm_code.annotated(step, self.algorithm, self.tie_break), language="python",
                     wrap_lines=True)
 
-    @staticmethod
-    def corpus_rows(step, change, touched: int) -> None:
+    def corpus_rows(self, number: int, step, change, touched: int) -> None:
         left_tok, right_tok, new_tok = (tables.fmt_token(t) for t in (step.left, step.right, step.new_token))
         limit = len(change)
         st.caption(f"The corpus before → after: the merge touched {tables.plural(touched, 'distinct word')}"
                    + (f"; the {limit} most frequent are shown." if touched > limit else ".")
                    + " Dashed: the pair that merges; solid: the new token.")
-        st.markdown(chips.before_after_rows(change.to_dict("records"), left_tok, right_tok, new_tok),
-                    unsafe_allow_html=True)
+        st.markdown(caches.of_step("corpus rows", self.model, number, limit, make=lambda: chips.before_after_rows(
+            change.to_dict("records"), left_tok, right_tok, new_tok)), unsafe_allow_html=True)
 
-    def corpus_view(self, step, change, touched: int) -> None:
+    def corpus_view(self, number: int, step, change, touched: int) -> None:
         st.subheader("The corpus before → after", anchor=False)
-        self.corpus_rows(step, change, touched)
+        self.corpus_rows(number, step, change, touched)
         if self.settings.pre_tokenizer == "byte-level":
             st.caption(glossary.BYTE_LEVEL_NOTE)
 
