@@ -1,6 +1,6 @@
 """A hostile class: 30 students step while 5 of them send the worst links and files we know of.
 
-    python benchmarks/bench_hostile.py [--quick] [--students N] [--seconds S] [--port P]
+    python benchmarks/bench_hostile.py [--quick] [--students N] [--seconds S] [--port P] [--cold]
 
 One server, started as the README says (plus a free port and a fresh data folder), and
 websocket clients that speak Streamlit's protocol as the browser does (streamlit_client.py;
@@ -20,6 +20,8 @@ uploads go as the browser sends them). Loopback only; every loop is bounded in c
   5. a large training whose worker process is stopped (SIGSTOP) once it runs.
   Each request must be answered within 10 s: its result, a refusal, or a queue/progress message
   (which must then end in a result or a refusal: the time to that is reported too).
+- Before them, as in a lesson, the teacher's page opens (the server's first run imports the app); `--cold`
+  lets the class open the server's first pages instead.
 - Then everyone leaves, and the server tree's memory is followed for up to 3.5 minutes
   (Streamlit keeps a disconnected session for 2).
 
@@ -300,7 +302,16 @@ class Bench:
                 stopped += 1
         return stopped
 
+    async def teacher_opens_first(self) -> None:
+        """As in a lesson, the teacher's projector opens the Train page before the class comes (the server's first
+        run imports the app's modules, about 2 s that every page opened with it would wait for); `--cold` skips it."""
+        c = StreamlitClient(self.server.base_url, link(**SMALL_SETTINGS[0]), run_timeout=60)
+        await c.open(lambda cl: cl.step is not None)
+        await c.close()
+
     async def run(self) -> dict:
+        if not self.args.cold:
+            await self.teacher_opens_first()
         self.stop_at = time.monotonic() + self.args.seconds
         start = time.monotonic()
         await asyncio.gather(*(self.bystander(i) for i in range(self.args.students)),
@@ -322,6 +333,8 @@ def main() -> None:
     parser.add_argument("--uploads", type=int, default=4)
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--cold", action="store_true",
+                        help="the class opens the server's first pages (no teacher's page before it)")
     args = parser.parse_args()
     if args.quick:
         args.students, args.seconds, args.uploads = 10, 40.0, 2

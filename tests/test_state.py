@@ -64,6 +64,21 @@ def test_a_hostile_link_gives_human_lines_on_every_page_never_an_error(path):
     assert len(warnings) >= 6 and all(w.startswith("Link: ") and "\n" not in w and len(w) < 250 for w in warnings), warnings
 
 
+def test_a_links_problems_are_said_on_the_page_it_opened_not_again_on_every_page_after_it():
+    """Each rerun of the link's page keeps its lines; the next page of the app is not the link's to speak for (the
+    lines came back on every page the student moved to: said twice and more)."""
+    at = app(corpus="course-toy", vocab_size="abc", step="-5")
+    said = lambda: [shown(w.value) for w in at.sidebar.warning if shown(w.value).startswith("Link: ")]  # noqa: E731
+    first = said()
+    assert len(first) == 2 and "vocab_size='abc'" in first[0] and "step='-5'" in first[1]
+    at.run()
+    assert said() == first
+    at.switch_page("pages/playground.py").run()
+    assert not at.exception and said() == []
+    at.switch_page("pages/train.py").run()
+    assert said() == first
+
+
 def test_every_text_a_link_fills_in_is_cut_at_the_links_limit():
     at = app(corpus="paste", paste_text="hug pug " * 250)  # the sidebar's pasted corpus, in a hand-made link
     assert at.text_area(key="paste_text").value == ("hug pug " * 250)[:1_000]

@@ -17,6 +17,7 @@ from urllib.parse import urlencode, urlsplit
 import segno
 import streamlit as st
 from streamlit import config as streamlit_config
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from wordpiece_core.algorithms import ALGORITHMS as ALGORITHM_INFO, Config
 from wordpiece_core.unigram.training import RULE_LABELS, RULE_OPTIONS, UNIGRAM_RULES
@@ -46,6 +47,7 @@ def training_label(config: Config) -> str:
 SETTINGS = "settings"  # the sidebar's Settings, for the page that runs after app.py
 URL_LOADED = "_url_loaded"  # the URL has been read into the session (first run only)
 URL_PROBLEMS = "url_problems"  # what was wrong with the link's parameters
+_LINK_PAGE = "_link_page"  # the page the link opened: its problems are said there, not on every page after it
 _LINK_WARNINGS_DRAWN = "_link_warnings_drawn"  # this run's sidebar has drawn them
 LINK_TEXT_CHARS = 1_000  # the most characters of a typed text a link carries (and takes: a longer one is cut)
 STEP = "step_value"  # the Train page's current step (1-based; stepper.py derives its other keys)
@@ -136,6 +138,7 @@ def load_settings(params: dict[str, str], step: int | None = None) -> None:
         st.session_state[setting_key(field)] = getattr(settings, field)
     st.session_state[STEP] = step if step is not None else 1
     st.session_state[URL_PROBLEMS] = problems
+    st.session_state[_LINK_PAGE] = _page()
     st.session_state[URL_LOADED] = True
     if settings.corpus_id:  # a pasted or uploaded corpus, kept by digest: back in the box, or the session's upload
         own = user_files.from_link(settings.corpus, settings.corpus_id)
@@ -257,8 +260,9 @@ def sidebar(locked: str = "") -> Settings:
                         help="Pairs seen fewer times are never merged (0 = no limit).")
     sb.selectbox("Special tokens", list(SPECIALS), format_func=SPECIALS_LABELS.__getitem__, key=setting_key("specials"), on_change=_reset_step, disabled=lock,
                  help="Put at the start of the vocabulary; they count towards its size.")
-    for problem in st.session_state.get(URL_PROBLEMS, []):
-        _link_warning(problem)
+    if _page() == st.session_state.get(_LINK_PAGE):  # (another page of the app is not the link's to speak for)
+        for problem in st.session_state.get(URL_PROBLEMS, []):
+            _link_warning(problem)
     st.session_state[_LINK_WARNINGS_DRAWN] = True
     return Settings(**{f: st.session_state.get(setting_key(f), False) if f in BYTE_FIELDS else
                        st.session_state.get(setting_key(f), getattr(Settings(), f)) for f in FIELDS},
@@ -268,6 +272,12 @@ def sidebar(locked: str = "") -> Settings:
 def kept(key: str) -> str:
     """Where `keep` remembers a page widget's value while the widget is not drawn."""
     return "keep_" + key
+
+
+def _page() -> str:
+    """The page this run draws (its script's hash)."""
+    ctx = get_script_run_ctx()
+    return ctx.page_script_hash if ctx is not None else ""
 
 
 def _link_warning(problem: str) -> None:
