@@ -119,3 +119,24 @@ def test_the_word_cache_is_bounded_by_characters_whatever_is_typed():
         assert model.tokenize(word).tokens == tuple(word)
     assert sum(map(len, model.cached_words)) == model.cached_chars <= CACHE_CHARS
     assert len(model.cached_words) == CACHE_CHARS // CACHE_WORD_CHARS and words[-1] not in model.cached_words
+
+
+def test_where_linmaxmatch_stops_is_found_within_a_bound_and_said_less_exactly_past_it(monkeypatch):
+    """A word that cannot be cut: where the taught scan stops is found by walking the tries again from the last cut,
+    at most wordpiece_match.STUCK_STEPS steps a character (a crafted file could make each walk read 1,000
+    characters); past the bound, the reason says where the cut pieces end instead."""
+    from wordpiece_core import wordpiece_match
+
+    model = WordPieceModel({"[UNK]": 0, "x": 1, "xyq": 2}, max_input_chars_per_word=100)
+    model.linear = True
+    assert model.tokenize("xyz").reason == "nothing in the vocabulary matches from character 2 ('y') on"
+    monkeypatch.setattr(wordpiece_match, "STUCK_STEPS", 0)
+    monkeypatch.setattr(wordpiece_match, "STUCK_SLACK", 0)
+    assert model.tokenize("xyw").reason == "the vocabulary's pieces do not cover it"
+    assert model.tokenize("xyw").tokens == ("[UNK]",)
+
+
+def test_an_empty_token_matches_nothing_and_never_stops_the_scan():
+    """A vocab.txt with a blank line holds "": the scan tried a piece of 0 characters and never moved on."""
+    model = WordPieceModel({"[UNK]": 0, "": 1, "a": 2, "##b": 3}, max_input_chars_per_word=100)
+    assert model.tokenize("ab").tokens == ("a", "##b") and model.tokenize("ac").tokens == ("[UNK]",)

@@ -22,6 +22,7 @@ word, and the trace. The Unigram model (Viterbi over a word's lattice) is unigra
 from __future__ import annotations
 
 import heapq
+import threading
 from dataclasses import dataclass, field, replace
 
 from .errors import WordPieceError
@@ -39,6 +40,9 @@ CACHE_CHARS = 200_000
 CACHE_BYTES_PER_CHAR = 160
 CACHE_BYTES = CACHE_CHARS * CACHE_BYTES_PER_CHAR
 SCAN_CHARS = 2_000  # the untraced scan's characters per position at most; a vocabulary that needs more: LinMaxMatch
+# Held while a model builds the index it encodes with (LinMaxMatch's tries, Unigram's trie): one build at a time, so
+# sessions that meet a new tokenizer together do not each build it (its peak is counted once, in the store).
+BUILDING = threading.Lock()
 TRACED_CHARS = 200  # a longer word's trace covers its first TRACED_CHARS characters (its tokens, all of it)
 
 
@@ -155,7 +159,7 @@ class WordPieceModel(CachedModel):
         # to 1,000 costs 500,000) is scanned by LinMaxMatch (wordpiece_match.py) instead, in time that
         # grows with the word alone: the same pieces, from tries made at its first untraced word.
         self.longest = max(map(len, vocab), default=0)
-        self.first_lengths = sorted({len(t) for t in vocab}, reverse=True)
+        self.first_lengths = sorted({len(t) for t in vocab if t}, reverse=True)  # ("" matches nothing)
         self.next_lengths = sorted({len(t) - len(prefix) for t in vocab if t.startswith(prefix) and len(t) > len(prefix)},
                                    reverse=True)
         self.linear = sum(self.first_lengths) + sum(self.next_lengths) > SCAN_CHARS
@@ -226,10 +230,13 @@ class WordPieceModel(CachedModel):
     def _matched(self, word: str) -> WordResult:
         """The same pieces as the taught scan, without its trace, by LinMaxMatch."""
         if self._matcher is None:
-            self._matcher = LinMaxMatch(self.vocab, self.prefix)
-        tokens, stuck = self._matcher.split(word)
+            with BUILDING:  # (once: two sessions building it together would weigh twice)
+                if self._matcher is None:
+                    self._matcher = LinMaxMatch(self.vocab, self.prefix)
+        tokens, (stuck, exact) = self._matcher.split(word)
         if stuck >= 0:
-            return self._unk(word, (), _no_match(word, stuck))
+            return self._unk(word, (), _no_match(word, stuck) if exact else
+                             "the vocabulary's pieces do not cover it" + (f" past character {stuck}" if stuck else ""))
         spans: list[tuple[int, int]] = []
         start, cut = 0, len(self.prefix)
         for token in tokens:

@@ -26,6 +26,7 @@ from collections.abc import Iterable
 from .trie import K, Trie
 
 FIRST, NEXT = 0, 1  # the two roots: the pieces that begin a word, the pieces that continue one
+STUCK_STEPS, STUCK_SLACK = 16, 1_000  # `_stuck_at`'s trie steps: this many a character of the word, plus the slack
 BYTES_PER_CHAR = 200  # what the tries weigh a character of the vocabulary, at most (measured at their peak: 98–167)
 
 Pops = tuple | None  # (piece, the pops before it) … None: the failure pops, last first
@@ -64,9 +65,10 @@ class LinMaxMatch:
         self.trie, self.fail, self.pops, self.cut = trie, fail, pops, cut
         self.nodes = trie.nodes
 
-    def split(self, word: str) -> tuple[list[str], int]:
-        """The longest-match-first pieces of `word`, and -1; or, when it cannot be cut into pieces, the
-        pieces before the scan stops and the position where no piece matches."""
+    def split(self, word: str) -> tuple[list[str], tuple[int, bool]]:
+        """The longest-match-first pieces of `word`, and (-1, True); or, when it cannot be cut into pieces, the
+        pieces before the scan stops and (the position where no piece matches, True), or (a position the
+        scan stops after, False) when finding it would cost more than its bound (`_stuck_at`)."""
         trie, fail, pops = self.trie, self.fail, self.pops
         first_code, first_child, more = trie.first_code, trie.first_child, trie.more
         out: list[str] = []
@@ -86,14 +88,18 @@ class LinMaxMatch:
                 return out, self._stuck_at(word, out)
             out.extend(_forward(pops[u]))
             u = fail[u]
-        return out, -1
+        return out, (-1, True)
 
-    def _stuck_at(self, word: str, out: list[str]) -> int:
+    def _stuck_at(self, word: str, out: list[str]) -> tuple[int, bool]:
         """Where the longest-match scan finds no piece, resumed after the pieces already cut (`out`): each
-        position's longest piece is the deepest token on the trie's path from it."""
+        position's longest piece is the deepest token on the trie's path from it. Bounded by STUCK_STEPS a
+        character of the word (a walk may read up to the longest token, at every position): past it, the
+        position where the cut pieces end, and False (the scan stops somewhere after it)."""
         child, token = self.trie.child, self.trie.value
         at = len(out[0]) + sum(len(t) - self.cut for t in out[1:]) if out else 0
         root = FIRST if at == 0 else NEXT
+        steps = STUCK_STEPS * len(word) + STUCK_SLACK
+        start = at
         while True:
             node, end, j = root, -1, at
             while j < len(word):
@@ -103,8 +109,11 @@ class LinMaxMatch:
                 j += 1
                 if node in token:
                     end = j
+            steps -= j - at + 1
             if end < 0:
-                return at
+                return at, True
+            if steps < 0:
+                return start, False
             at, root = end, NEXT
 
 

@@ -56,7 +56,7 @@ def presenter_px(px: int, large: bool) -> int | alt.ExprRef:
 @lru_cache(maxsize=64)
 def _bar_template(value: str, title: str, bpe_view: bool, fields: tuple[str, ...], text_colour: str,
                   large: bool, number_format: str = ",d") -> dict:
-    """The bar chart without its data (the dataset 'candidates'), built and validated by Altair once.
+    """The bar chart without its data (the dataset 'candidates'), built by Altair once (not validated: `spec`).
 
     The spec stays the same from step to step (the bars' order comes from the data's
     `order` column), so the browser keeps the chart and swaps its rows instead of

@@ -70,7 +70,7 @@ INLINE_AT_ONCE = 2  # tiny trainings running in the server at the same time, at 
 # A job no session has polled for this long is cancelled. Sessions poll every 0.5 s, but a
 # browser slows the timers of a tab left in the background to about one a minute.
 GRACE_SECONDS = 90.0
-CLOSED_GRACE_SECONDS = 2.0  # … and a session whose connection is gone, this long after its last poll
+CLOSED_GRACE_SECONDS = 3.0  # … and a session whose connection is gone, this long after its last poll
 KILL_GRACE_SECONDS = 3.0  # after Stop's SIGTERM, a worker still alive this much later is killed (SIGKILL)
 WATCHDOG_SECONDS = 60.0  # a worker that sends nothing (no progress) for this long is killed, and started again
 RESTARTS = 2  # a training whose worker dies is started again at most this many times; then it fails

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from ..errors import WordPieceError
-from ..models import TRACED_CHARS, CachedModel, WordResult
+from ..models import BUILDING, TRACED_CHARS, CachedModel, WordResult
 from ..trie import K, Trie
 
 UNK_PENALTY = 10.0  # tokenizers' K_UNK_PENALTY
@@ -162,10 +162,12 @@ class UnigramModel(CachedModel):
         a character on average (a file whose pieces are runs of one letter of every length, and a run typed) is
         refused in one line, so a text's work is bounded by its length whatever the file holds."""
         if self._trie is None:
-            trie: Trie[float] = Trie()
-            trie.insert(0, {piece: score for piece, score in self.scores.items() if piece})
-            trie.forget_building()
-            self._trie = trie
+            with BUILDING:
+                if self._trie is None:
+                    trie: Trie[float] = Trie()
+                    trie.insert(0, {piece: score for piece, score in self.scores.items() if piece})
+                    trie.forget_building()
+                    self._trie = trie
         first_code, first_child, more, score_at = self._trie.first_code, self._trie.first_child, self._trie.more, \
             self._trie.value
         n, unk_score = len(word), self.unk_score
