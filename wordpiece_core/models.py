@@ -154,7 +154,7 @@ class WordPieceModel(CachedModel):
         # tokens are the same). The trace tries every length, as the algorithm is taught (it covers a word's
         # first TRACED_CHARS characters only: tokenize). Untraced, the scan tries only the lengths some token
         # has, longest first (a word's first piece; a piece after it, counted without the prefix): a
-        # position costs at most the characters of those lengths, about 200 for BERT's vocabulary. A
+        # position costs at most the characters of those lengths (a few hundred for a vocabulary of words). A
         # vocabulary whose lengths add up to more than SCAN_CHARS (a file with tokens of every length up
         # to 1,000 costs 500,000) is scanned by LinMaxMatch (wordpiece_match.py) instead, in time that
         # grows with the word alone: the same pieces, from tries made at its first untraced word.

@@ -24,7 +24,7 @@ MAX_ADDED_TOKENS = 20_000  # added_tokens
 MAX_STAGES = 100  # the normalizers, or pre-tokenizers, of a Sequence (nested ones included)
 # A WordPiece vocabulary whose tokens have so many lengths that the scan would try too many (models.SCAN_CHARS) is
 # encoded by LinMaxMatch, whose tries weigh up to wordpiece_match.BYTES_PER_CHAR a character: such a vocabulary may
-# hold this many characters (BERT's, scanned, holds about 200,000 in tokens of 18 lengths).
+# hold this many characters (BERT's, which is scanned, holds about 200,000).
 MAX_MATCHED_VOCAB_CHARS = 1_000_000
 
 
