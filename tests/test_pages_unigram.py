@@ -2,6 +2,7 @@
 tokenizers rule's EM and pruning on a wordfreq list, ask first, and the links' Unigram parameters."""
 
 import functools
+import json
 
 import pytest
 
@@ -64,6 +65,19 @@ def test_the_toy_round_shows_the_course_numbers():
     assert "Why the loss can fall from round to round" in body
     assert "17/210" in body  # the course's pug erratum, named at the first round
     assert "Hugging Face course, “Unigram tokenization”" in body
+    assert _chart_titles(at) == ["All 8 candidates (1 removed)", "The vocabulary at each round's start",
+                                 "The corpus's loss after each round"]
+
+
+def _chart_titles(at) -> list[str]:
+    """The titles of the page's charts (a chart says what it shows), and that each axis of a loss has its unit."""
+    specs = [json.loads(c.proto.spec) for c in at.get("vega_lite_chart")]
+    for spec in specs:
+        axes = [layer["encoding"]["x"]["title"] for layer in spec.get("layer", []) if "x" in layer.get("encoding", {})]
+        assert all("(nats)" in a for a in axes if "loss" in a), axes
+    titles = [spec["title"] for spec in specs if "title" in spec]
+    return [" ".join(t["text"]) if isinstance(t, dict) and isinstance(t["text"], list) else
+            t["text"] if isinstance(t, dict) else t for t in titles]
 
 
 @pytest.mark.parametrize("rule, reason", [
@@ -82,6 +96,7 @@ def test_the_tokenizers_rule_shows_em_and_the_pruning():
     body = texts(at)
     assert "2,364 pieces went for free" in body and "EM objective after this round's EM" in body
     assert "EM dropped 6,753 pieces" in body
+    assert _chart_titles(at)[0] == "The 15 cheapest candidates: this round's pruning removed none"
     em = next(d.value for d in at.dataframe if "EM iteration" in d.value.columns)
     assert list(em["EM iteration"]) == [1, 2]
     assert (em["pieces after"] <= em["pieces before"]).all()
@@ -89,7 +104,8 @@ def test_the_tokenizers_rule_shows_em_and_the_pruning():
     assert list(expected["expected count"]) == sorted(expected["expected count"], reverse=True)
     at = trained_app(corpus="wordfreq-en", algorithm="unigram", step=2)
     body = texts(at)
-    assert "Why " in body and "second-best split" in body
+    assert "Why " in body and "second-best split" in body and "the chart shows the candidates around the cut" in body
+    assert _chart_titles(at)[0].startswith("The 15 candidates around the cut (")
     cand = next(d.value for d in at.dataframe if "replaced by" in d.value.columns)
     assert cand["removed"].any() and list(cand["loss increase"]) == sorted(cand["loss increase"])
     assert (cand["exact (course)"] >= 0).all()  # the course's exact increase beside tokenizers' estimate
@@ -145,8 +161,6 @@ def test_ask_first_hides_the_round_until_revealed():
 
 @pytest.mark.slow
 def test_the_downloads_and_the_handout_hold_the_rounds():
-    import json
-
     from wordpiece_core.unigram.training import UnigramConfig, train_unigram
     from wordpiece_ui import rounds_view, unigram_handout
     from helpers import TOY

@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import inspect
 import math
+import textwrap
 
 import altair as alt
 import pandas as pd
@@ -30,7 +31,7 @@ from wordpiece_core.unigram.rounds import (Choice, RoundModel, Split, changed_sp
                                            round_model)
 from wordpiece_core.unigram.training import UnigramConfig, UnigramTraining
 
-from . import caches, classroom, intro, room_student, room_teacher, safe, state, trained, unigram_handout
+from . import caches, classroom, intro, room_student, room_teacher, safe, state, tables, trained, unigram_handout
 from .lesson import ViewBase
 from .settings import Settings
 from .tables import plural as tables_plural, stopped_early
@@ -134,14 +135,28 @@ def rounds_frame(training: UnigramTraining) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def candidates_chart(frame: pd.DataFrame, large: bool, dark: bool = False) -> alt.LayerChart:
-    """The cheapest candidates as bars of their loss increase, each labelled with it; the removed in red."""
+def candidates_title(r: Round | EMRound, frame: pd.DataFrame) -> str:
+    """What the candidates chart shows, said above it: the course rule's cheapest, or the tokenizers rule's
+    candidates around its cut (and when its pruning removed none, that it removed none)."""
+    removed = int(frame["removed"].sum())
+    total = len(r.scores) if isinstance(r, Round) else len(r.pruning.pieces) if r.pruning else 0
+    shown = f"All {total} candidates" if len(frame) == total else f"The {len(frame)} cheapest candidates"
+    if isinstance(r, Round):
+        return f"{shown} ({removed} removed)"
+    if r.pruning is None or not r.pruning.cut:
+        return f"{shown}: this round's pruning removed none"
+    return f"The {len(frame)} candidates around the cut ({removed} of them removed; {len(r.pruning.cut):,} in all)"
+
+
+def candidates_chart(frame: pd.DataFrame, large: bool, dark: bool = False, title: str = "") -> alt.LayerChart:
+    """The cheapest candidates as bars of their loss increase (in nats), each labelled with it as the tables write
+    a score; the removed in red; `title` says which candidates they are (`candidates_title`)."""
     size = 18 if large else 12
     data = frame.assign(status=frame["removed"].map({True: "removed", False: "kept"}),
-                        label=frame["loss increase"].map(lambda v: f"{v:.3g}" if abs(v) < 1000 else f"{v:,.0f}"))
+                        label=frame["loss increase"].map(tables.fmt_score))
     base = alt.Chart(data).encode(
         y=alt.Y("piece:N", sort=None, title=None, axis=alt.Axis(labelFontSize=size, labelLimit=240)),
-        x=alt.X("loss increase:Q", title="loss increase if removed",
+        x=alt.X("loss increase:Q", title="loss increase if removed (nats)",
                 axis=alt.Axis(labelFontSize=size - 2, titleFontSize=size - 2)),
         tooltip=list(frame.columns))
     bars = base.mark_bar().encode(
@@ -152,13 +167,15 @@ def candidates_chart(frame: pd.DataFrame, large: bool, dark: bool = False) -> al
                         legend=None))  # a removal that costs 0 has no bar: its dot still shows
     text = base.mark_text(align="left", dx=7, fontSize=size - 2, color="#e6e6e6" if dark else "#222").encode(
         text="label:N")
-    return alt.layer(bars, dots, text).properties(height=110 + (36 if large else 26) * len(frame),
-                                                  padding={"right": 48})
+    lines = textwrap.wrap(title, 34 if large else 40)  # (a title wider than the chart's column is cut short)
+    return alt.layer(bars, dots, text, title=alt.Title(lines, fontSize=size + 2) if title else alt.Undefined
+                     ).properties(height=110 + (36 if large else 26) * len(frame), padding={"right": 48})
 
 
-def rounds_chart(frame: pd.DataFrame, value: str, title: str) -> alt.Chart:
-    return alt.Chart(frame).mark_line(point=True).encode(
-        x=alt.X("round:Q", axis=alt.Axis(tickMinStep=1)), y=alt.Y(f"{value}:Q", title=title),
+def rounds_chart(frame: pd.DataFrame, value: str, title: str, axis: str) -> alt.Chart:
+    """One value over the rounds, with its title and its axis (its unit)."""
+    return alt.Chart(frame, title=title).mark_line(point=True).encode(
+        x=alt.X("round:Q", axis=alt.Axis(tickMinStep=1)), y=alt.Y(f"{value}:Q", title=axis),
         tooltip=list(frame.columns)).properties(height=220)
 
 
@@ -224,7 +241,8 @@ def why_round(training: UnigramTraining, r: Round | EMRound, corpus: str) -> lis
             f"**Why {safe.code(fmt(p.pieces[k]))}?** Removing it would move its {p.frequencies[k]:g} uses on best "
             f"splits to {' + '.join(safe.code(fmt(a)) for a in p.alternatives[k])}, its second-best split; "
             f"tokenizers' estimate of the loss increase is {p.losses[k]:.2e} nats a word occurrence, the smallest of "
-            f"the {len(p.pieces):,} candidates. The round keeps the {len(p.pieces) - len(p.cut):,} with the highest "
+            f"the {len(p.pieces):,} candidates, so it goes first (the chart shows the candidates around the cut, where "
+            "the removing stopped). The round keeps the {len(p.pieces) - len(p.cut):,} with the highest "
             f"estimates, down to max(1.1 × {training.config.vocab_size:,}, {training.config.shrinking_factor:g} × "
             f"the size) = {p.target:,} pieces, the trainer's own <UNK> among them: {p.target - 1:,} without it.")
     notes.append("Unlike the course's loop, this loss is an estimate: it assumes each use of a piece turns into its "
@@ -421,7 +439,7 @@ def round_view(model: TrainedModel, settings: Settings, number: int, presenting:
         if frame.empty:
             st.info("No candidates: this round only re-estimates the probabilities.")
         else:
-            caches.chart(candidates_chart(frame, presenting, dark))
+            caches.chart(candidates_chart(frame, presenting, dark, candidates_title(r, frame)))
     if isinstance(r, EMRound) and not presenting:
         em_box(training, r, number)
     changed = changed_frame(model, number)
@@ -443,10 +461,14 @@ def round_view(model: TrainedModel, settings: Settings, number: int, presenting:
             rounds = rounds_frame(training)
             a, b = st.columns(2)
             with a:
-                caches.chart(rounds_chart(rounds, "vocabulary", "pieces at its start"))
+                caches.chart(rounds_chart(rounds, "vocabulary", "The vocabulary at each round's start", "pieces"))
             with b:
-                caches.chart(rounds_chart(rounds, "loss", "loss" if isinstance(r, Round)
-                                          else "EM objective"))
+                if isinstance(r, Round):
+                    caches.chart(rounds_chart(rounds, "loss", "The corpus's loss after each round",
+                                              "loss (nats, the whole corpus)"))
+                else:
+                    caches.chart(rounds_chart(rounds, "loss", "The EM objective after each round's EM",
+                                              "nats a word (its average −log p)"))
         with st.expander("The algorithm in code", icon=":material/code:"):
             code_box(training)
 
