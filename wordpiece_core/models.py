@@ -237,13 +237,7 @@ class WordPieceModel(CachedModel):
         if stuck >= 0:
             return self._unk(word, (), _no_match(word, stuck) if exact else
                              "the vocabulary's pieces do not cover it" + (f" past character {stuck}" if stuck else ""))
-        spans: list[tuple[int, int]] = []
-        start, cut = 0, len(self.prefix)
-        for token in tokens:
-            end = start + (len(token) - cut if spans else len(token))
-            spans.append((start, end))
-            start = end
-        return WordResult(word, tuple(tokens), tuple(spans))
+        return WordResult(word, tuple(tokens), tuple(_spans_of(tokens, len(self.prefix))))
 
 
 def _no_match(word: str, start: int) -> str:
