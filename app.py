@@ -12,7 +12,7 @@ import os
 
 import streamlit as st
 
-from wordpiece_ui import classroom, navigation, phone_room, state, trained
+from wordpiece_ui import classroom, navigation, phone_room, presenter, state, trained
 
 # The icon is a file of ours: a Material icon name would make every browser fetch it from a font server.
 ICON = os.path.join(os.path.dirname(os.path.abspath(__file__)), "assets", "icon.png")
@@ -21,6 +21,7 @@ ICON = os.path.join(os.path.dirname(os.path.abspath(__file__)), "assets", "icon.
 def main() -> None:
     st.set_page_config(page_title="WordPiece Lab", page_icon=ICON, layout="wide")
     page = st.navigation(navigation.pages())
+    presenter.everywhere()
     classroom.enter_from_url()  # a class room's link: its settings and step, before the sidebar reads the URL
     if page.title == navigation.TRAIN:  # presenter mode: the room sees the step, not the settings
         st.set_page_config(initial_sidebar_state="collapsed" if state.presenting() else "auto")

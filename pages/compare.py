@@ -37,7 +37,7 @@ def merge_metrics(bpe, wp, first_diff, ov) -> None:
     m[1].metric("WordPiece merges", f"{len(wp.steps):,}")
     m[2].metric("first different step", "never" if first_diff is None else f"{first_diff:,}")
     m[3].metric("shared tokens", f"{ov.shared:,}")
-    m[4].metric("Jaccard overlap", f"{ov.jaccard:.2f}")
+    m[4].metric("Jaccard overlap", f"{ov.jaccard:.3f}", help=glossary.tip("Jaccard overlap"))
 
 
 def timelines_section(timeline, first_diff, trainings) -> None:
@@ -54,7 +54,7 @@ def timelines_section(timeline, first_diff, trainings) -> None:
             "trained here by this app with the sidebar's tie-break, so it is the same on every run. "
             "tokenizers itself breaks ties by token id and numbers the ## alphabet in hash-map order, so at the steps "
             "marked ⚖ (ties) its own order can change from one run to the next (tokenizers issue 1794).")
-    st.dataframe(timeline, hide_index=True, width="stretch", height=360)
+    glossary.table(timeline)
 
 
 def follow_section(shared, trainings) -> str | None:
@@ -74,7 +74,7 @@ def follow_section(shared, trainings) -> str | None:
                 s = trainings[name].steps[int(row[name]) - 1]
                 st.markdown(f"**{name}** learned {safe.code(tables.fmt_token(follow))} at **step {s.step:,}**: "
                             f"{safe.code(tables.fmt_token(s.left))} + {safe.code(tables.fmt_token(s.right))} "
-                            f"(count {s.pair_count:,}" + (f", score {s.score_float:.3g})" if name == "WordPiece" else ")"))
+                            f"(count {s.pair_count:,}" + (f", score {tables.fmt_number(s.score_float)})" if name == "WordPiece" else ")"))
             st.caption("Points above the diagonal were learned earlier by BPE; below it, earlier by WordPiece. "
                        "Hover a point to see its token.")
     with right:
@@ -108,8 +108,7 @@ def vocabularies_section(vocabularies) -> None:
         if len(vocabulary.tokens) < vocabulary.asked:
             col.caption(tables.stopped_early(len(vocabulary.tokens), vocabulary.asked, vocabulary.stop_reason))
     st.subheader("Vocabulary overlap", anchor=False)
-    st.dataframe(compare.overlap_frame(vocabularies), hide_index=True, width="stretch",
-                 column_config={"Jaccard": st.column_config.NumberColumn(format="%.3f")})
+    glossary.table(compare.overlap_frame(vocabularies), {"Jaccard": st.column_config.NumberColumn(format="%.3f", help=glossary.tip("Jaccard overlap"))})
 
 
 def heldout_text(some: str) -> tuple[str, str]:
@@ -169,15 +168,14 @@ else:
     st.info("Type some text above (words not in the corpus) to see it cut by each tokenizer, and their figures on it.")
 words = tuple(w for w, _ in counts.counts) if counts else ()
 numbers = tuple(n for _, n in counts.counts) if counts else ()
-st.dataframe(compare.metrics_rows_over(encoders, words, numbers, held), hide_index=True, width="stretch",
-             column_config=glossary.metric_columns())
+glossary.table(compare.metrics_rows_over(encoders, words, numbers, held), glossary.metric_columns())
 st.caption("Fertility = tokens per word; [UNK] words = words with a piece the vocabulary cannot spell; "
            "continuation pieces = tokens after the first of their word (WordPiece writes them with ##). "
            "Corpus figures are weighted by word counts.")
 if aligned and (example := caches.fertility_example(runs["BPE"], runs["WordPiece"])):
     st.markdown(example)
 frequent = [w for w, _ in counts.most_frequent(12)] if counts else []
-st.dataframe(compare.words_table(encoders, frequent), hide_index=True, width="stretch")
+glossary.table(compare.words_table(encoders, frequent), rows=12)
 
 st.subheader("Token lengths in each vocabulary", anchor=False)
 if aligned:

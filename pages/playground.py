@@ -54,13 +54,14 @@ else:
         try:
             lowercase = None
             if caches.uploaded_file_kind(file) == "vocab.txt":  # it does not say whether it is cased
-                guessed = caches.uploaded_looks_uncased(file)
+                guessed, case_reason = caches.uploaded_looks_uncased(file)
                 choice = st.radio("This vocabulary is", ["uncased", "cased"], index=0 if guessed else 1,
                                   horizontal=True, key=f"cased {file.name}",
                                   help="Uncased: the text is lowercased and its accents stripped first (the bert "
                                        "normalizer), as for bert-base-uncased. Cased: it is used as typed "
-                                       "(bert-cased). Guessed from the file: "
-                                       + ("no token starts with a capital." if guessed else "some tokens start with a capital."))
+                                       "(bert-cased). A vocab.txt does not say which; the app guesses from its tokens.")
+                st.caption(f"Read as {case_reason}." if choice == ("uncased" if guessed else "cased") else
+                           f"You chose {choice}; the file alone reads as {case_reason}.")  # (our words, counts)
                 lowercase = choice == "uncased"
             tokenizer = caches.uploaded_tokenizer(file, lowercase)
             kind = tokenizer.model.kind
@@ -139,10 +140,17 @@ for sequence in encodings.by_sequence(enc, (a, b)):
 ids = [i for i in enc.ids if i is not None]
 st.markdown("**ids:** `" + " ".join(str(i) if i is not None else "∅" for i in enc.ids) + "`")
 st.markdown("**decoded:** " + (safe.code(tokenizer.decode(ids)) if ids else "(nothing)"))
+if ids and tokenizer.decoder.kind == "join":
+    st.caption(encodings.JOIN_DECODER_NOTE)
 with st.expander("Token table"):
-    st.dataframe(encodings.tokens_frame(enc, [a, b or ""]), hide_index=True, width="stretch")
+    glossary.table(encodings.tokens_frame(enc, [a, b or ""]))
 
 st.subheader("How each word was cut", anchor=False)
+if model is not None and (note := encodings.course_lattice_note(settings)) is not None:
+    with st.container(border=True):
+        st.markdown(note)
+        st.button(f"Use the course's vocabulary ({encodings.COURSE_LATTICE_SIZE})", icon=":material/undo:",
+                  on_click=state.set_setting, args=("vocab_size", encodings.COURSE_LATTICE_SIZE))
 words = enc.words
 
 
@@ -151,7 +159,7 @@ def word_view(position: int) -> None:
     st.markdown(f"#### Word {position} of {len(words)}: {safe.code(tables.fmt_token(w.word))}")
     st.markdown(encodings.word_sentence(w, kind))
     table, left_out = encodings.trace_frame(w, kind)
-    st.dataframe(table, hide_index=True, width="stretch")
+    glossary.table(table)
     if left_out:
         st.caption(left_out)
     if model is not None and not w.result.unknown and encodings.word_view(kind).made_by_merges:

@@ -589,7 +589,7 @@ def test_a_newcomer_meets_the_introduction_the_glossary_and_the_code(server, bro
     pg.locator('[data-testid="stPopoverBody"]').get_by_text("Tokens per word").first.wait_for(timeout=15_000)
     pg.keyboard.press("Escape")
     pg.get_by_text("The algorithm in code").first.click()
-    pg.get_by_text("← step 1: count(##g ##s) = 5").first.wait_for(timeout=15_000)
+    pg.get_by_text("count(##g ##s) = 5").first.wait_for(timeout=15_000)
     with pg.expect_download(timeout=30_000) as info:
         pg.get_by_role("button", name="Handout (HTML)").click()
     info.value.save_as(tmp_path / "handout.html")

@@ -35,17 +35,24 @@ def test_step_charts_change_data_only():
 
 
 def test_token_length_chart_has_a_colour_per_series_and_full_legend_labels():
-    kinds = [f"kind {i}" for i in range(5)]
+    from wordpiece_ui.side_by_side import HF_VARIANT
+
+    kinds = ["BPE: any position", "WordPiece: ## pieces", "WordPiece: word starts", f"{HF_VARIANT}: ## pieces",
+             f"{HF_VARIANT}: word starts", "Unigram: any position"]
     import pandas as pd
-    frame = pd.DataFrame({"length": [1] * 5, "tokens": [1] * 5, "kind": kinds})
+    frame = pd.DataFrame({"length": [1] * 6, "tokens": [1] * 6, "kind": kinds})
     spec = charts.length_histogram(frame, "t").to_dict()
     colour = spec["encoding"]["color"]
-    assert len(set(colour["scale"]["range"])) >= len(kinds) and colour["legend"]["labelLimit"] == 0
+    assert len(set(colour["scale"]["range"])) == len(kinds) and colour["legend"]["labelLimit"] == 0
+    by_kind = dict(zip(colour["scale"]["domain"], colour["scale"]["range"]))
+    assert by_kind["BPE: any position"] == charts.BPE_PICK and by_kind["WordPiece: word starts"] == charts.CHOSEN
+    assert not {charts.TIED, charts.OTHER} & set(by_kind.values())  # those mean 'tied' and 'the rest' elsewhere
 
 
 def test_one_number_format_per_chart():
     """Counts: whole numbers with separators (no ticks at 0.2, 0.4, …); tiny scores: the axis in the labels'
-    scientific form (once 0.0000020 beside 5.01e-06); a log scale says so in its title."""
+    power-of-ten form (once 0.0000020 beside 5.01e-06, then 5e-6 beside 5 × 10⁻⁶); a log scale says so in its
+    title."""
     import pandas as pd
 
     t = train_wordpiece(TOY, 30)
@@ -55,9 +62,11 @@ def test_one_number_format_per_chart():
     tiny = frame.assign(score=frame["score"] * 1e-4)
     spec = charts.candidates_bar(tables.with_bar_labels(tiny.assign(exact=["1/123456789"] * len(tiny))), "score", "t",
                                  "shown")
-    assert spec["layer"][0]["encoding"]["x"]["axis"]["format"] == ".2~e"
-    assert spec["datasets"]["candidates"][0]["label"] == "5e-6"  # 1/20 × 1e-4, as d3's .2~e writes it
-    assert tables.fmt_score(5.01e-6) == "5.01e-6"
+    axis = spec["layer"][0]["encoding"]["x"]["axis"]
+    assert axis["labelExpr"] == charts.POWER_LABEL and "format" not in axis
+    assert spec["datasets"]["candidates"][0]["label"] == "5 × 10⁻⁶"  # 1/20 × 1e-4
+    assert tables.fmt_score(5.01e-6) == "5.01 × 10⁻⁶" and tables.fmt_score(-7.8e-5) == "−7.8 × 10⁻⁵"
+    assert "'⁻'" in charts.POWER_LABEL and "'⁹'" in charts.POWER_LABEL
     curve = charts.over_steps(pd.DataFrame({"step": [1, 2], "score": [0.5, 0.01]}), "score", "t", log=True)
     assert curve["layer"][0]["encoding"]["y"]["title"] == "score (log scale)"
 

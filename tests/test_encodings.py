@@ -33,3 +33,17 @@ def test_a_tiny_probability_reads_as_a_power_of_ten_not_zero():
     assert probability_text(0.005442) == "0.005442"  # the course's unhug, as before
     assert probability_text(2.4e-13) == "2.4 × 10⁻¹³"  # (before: 0.000000)
     assert probability_text(0.00099) == "9.9 × 10⁻⁴"
+
+
+def test_where_a_words_tokens_come_from_says_the_starting_alphabet_once():
+    vocab = {"h": 0, "##u": 1, "##g": 2, "##s": 3, "hu": 4, "##gs": 5}
+    sentence = encodings.origins_sentence(
+        Tokenizer(WordPieceModel(vocab)).encode("hugs", add_special_tokens=False, trace=True).words[0],
+        {"h": 0, "##u": 0, "##gs": 0, "hu": 3}, lambda n: f"?step={n}")
+    assert sentence == ("Where its tokens come from: `##gs` was in the vocabulary from the start; `hu` was learned at "
+                        "[step 3](?step=3).")
+    sentence = encodings.origins_sentence(
+        Tokenizer(WordPieceModel({"h": 0, "##u": 1, "##g": 2})).encode("hug", add_special_tokens=False, trace=True).words[0],
+        {"h": 0, "##u": 0}, lambda n: f"?step={n}")
+    assert sentence.count("from the start") == 1
+    assert sentence.startswith("Where its tokens come from: `h` and `##u` were in the vocabulary from the start; `##g` is not")

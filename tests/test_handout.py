@@ -1,8 +1,12 @@
 """wordpiece_ui/handout.py: a printable, self-contained handout of training steps i..j."""
 
+import ast
 import html
 import re
+from fractions import Fraction
 from html.parser import HTMLParser
+
+import pytest
 
 from helpers import TOY, shown
 from wordpiece_core.config import TrainerConfig
@@ -101,3 +105,114 @@ def test_the_worksheet_has_the_counts_and_no_answer():
     rows = re.findall(r"<tr><td><code>([^<]+)</code></td><td class='n'>([0-9,]+)</td>", sheet)
     assert [pair for pair, _ in rows] == sorted(pair for pair, _ in rows)  # alphabetical: the order gives nothing away
     assert ("##g + ##s", "5") in [(html.unescape(p), c) for p, c in rows] and "winner" not in sheet.split("<body>")[1]
+
+
+# ----- a tie on paper: the worksheet prints the order its tie rule needs ---------------------------------------
+
+
+class _Tables(HTMLParser):
+    """Every table of a page: its rows, each a list of its cells' text."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tables: list[list[list[str]]] = []
+        self.in_cell = False
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "table":
+            self.tables.append([])
+        elif tag == "tr":
+            self.tables[-1].append([])
+        elif tag in ("td", "th"):
+            self.tables[-1][-1].append("")
+            self.in_cell = True
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th"):
+            self.in_cell = False
+
+    def handle_data(self, data):
+        if self.in_cell:
+            self.tables[-1][-1][-1] += data
+
+
+def _candidates(sheet: str) -> list[dict[str, str]]:
+    """The worksheet's one table of candidates, as rows of column → text."""
+    parsed = _Tables()
+    parsed.feed(sheet)
+    (table,) = [t for t in parsed.tables if t[0][:2] == ["pair", "count(ab)"]]
+    return [dict(zip(table[0], row)) for row in table[1:]]
+
+
+def _solved_on_paper(rows: list[dict[str, str]], tie_break: str) -> tuple[str, list[str]]:
+    """What a student works out from the worksheet's table alone: each WordPiece score from the counts, the best,
+    and among the pairs that share it the tie rule's pick by the printed order; and the pairs that tie."""
+    def score(r):
+        return Fraction(int(r["count(ab)"].replace(",", "")),
+                        int(r["count(a)"].replace(",", "")) * int(r["count(b)"].replace(",", "")))
+
+    best = max(score(r) for r in rows)
+    tied = [r for r in rows if score(r) == best]
+    if len(tied) == 1:
+        return tied[0]["pair"], [tied[0]["pair"]]
+    if tie_break == "first":
+        pick = min(tied, key=lambda r: int(r["met first"].replace(",", "")))
+    else:
+        pick = min(tied, key=lambda r: ast.literal_eval(r["ids"]))
+    return pick["pair"], sorted(r["pair"] for r in tied)
+
+
+def _english_paragraphs():
+    """english-paragraphs trained as the app trains it by default (WordPiece, its suggested settings)."""
+    from wordpiece_core import train as train_any
+    from wordpiece_ui import trained
+    from wordpiece_ui.corpora import load_sample
+    from wordpiece_ui.corpus_loading import text_settings
+    from wordpiece_ui.settings import defaults_for
+
+    settings = defaults_for("english-paragraphs", "wordpiece")
+    return train_any(load_sample("english-paragraphs", text_settings(settings)).counts, trained.config_for(settings))
+
+
+def test_step_1s_q_tie_on_english_paragraphs_is_solved_from_the_worksheet_alone():
+    """Issue 47: q + ##u and ##q + ##u both score 2 / (2 × 31); only the order the course's rule scans the words in
+    tells them apart, and the worksheet printed nothing of it."""
+    t = _english_paragraphs()
+    assert t.config.tie_break == "first" and (t.steps[0].left, t.steps[0].right) == ("q", "##u")
+    sheet = handout.as_html(t, "english-paragraphs", "English paragraphs", 1, 1, "http://x", answers=False)
+    rows = _candidates(sheet)
+    pick, tied = _solved_on_paper(rows, "first")
+    assert tied == ["##q + ##u", "q + ##u"] and pick == "q + ##u"
+    met = {r["pair"]: (r["met first"], r["in the word"]) for r in rows}
+    assert met["q + ##u"] == ("105", "quickly") and met["##q + ##u"] == ("191", "frequent")
+    assert "the one met first" in sheet and "1/31" not in sheet  # how to read it, and still no score
+    md = handout.as_markdown(t, "english-paragraphs", "English paragraphs", 1, 1, "http://x", answers=False)
+    assert "| score | met first | in the word |" in md and "| `q + ##u` | 2 | 2 | 31 |  | 105 | `quickly` |" in md
+
+
+@pytest.mark.parametrize("tie_break", ["first", "hf"])
+def test_every_tied_step_of_the_toy_is_solved_from_the_worksheet_alone(tie_break):
+    t = train(TOY, TrainerConfig(algorithm="wordpiece", vocab_size=30, top_k=10, tie_break=tie_break))
+    tied_steps = [s.step for s in t.steps if s.ties > 1]
+    assert tied_steps  # step 2: six pairs at 1/36
+    sheet = handout.as_html(t, "course-toy", "Course toy words", 1, len(t.steps), "http://x", answers=False)
+    pages = sheet.split("<h2")[1:]
+    for s in t.steps:
+        rows = _candidates(pages[s.step - 1])
+        pick, tied = _solved_on_paper(rows, tie_break)
+        assert pick == f"{s.left} + {s.right}", (s.step, tied)
+        column = "met first" if tie_break == "first" else "ids"
+        assert (column in rows[0]) == (s.ties > 1)  # printed where the rule needs it, and only there
+    answers = handout.as_markdown(t, "course-toy", "Course toy words", 2, 2, "http://x")
+    assert ("| **`##u + ##g`** | 15 | 36 | 15 | 15 / (36 × 15) = 1/36 ≈ 0.0278 | (3, 0) |" in answers if tie_break == "hf"
+            else "| **`h + ##u`** | 15 | 15 | 36 | 15 / (15 × 36) = 1/36 ≈ 0.0278 | 1 | `hug` |" in answers)
+
+
+def test_the_tie_keys_are_the_trainers():
+    """handout.tie_keys recounts the corpus as split before the step: the winner's key is the smallest of the tied."""
+    for tie_break in ("first", "hf"):
+        t = train(TOY, TrainerConfig(algorithm="wordpiece", vocab_size=30, top_k=50, tie_break=tie_break))
+        for s in t.steps:
+            tied = [(c.left, c.right) for c in s.candidates if c.score == s.score]
+            keys = handout.tie_keys(t, s.step, tied)
+            assert min(keys, key=keys.__getitem__) == (s.left, s.right)

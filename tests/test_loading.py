@@ -55,6 +55,25 @@ def test_bert_vocab_txt_loads(tmp_path):
     assert tok.encode("Hello worlds!").tokens == ["[CLS]", "hello", "world", "##s", "!", "[SEP]"]
 
 
+def test_a_vocab_txt_with_capitals_that_have_no_lower_case_reads_as_uncased(tmp_path):
+    """bert-base-uncased holds ℝ and ℕ (isupper() is true for them): it loaded as cased, and Hello became [UNK]."""
+    from wordpiece_core.loading import case_guess
+
+    words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "hello", "world", "##s", "ℝ", "ℕ"]
+    words += [f"w{i}" for i in range(3000)]
+    p = tmp_path / "vocab.txt"
+    p.write_text("\n".join(words) + "\n")
+    assert load_tokenizer(str(p)).encode("Hello", add_special_tokens=False).tokens == ["hello"]
+    uncased, why = case_guess(words)
+    assert uncased and why.startswith("uncased: 0 of its 3,005 tokens start with a capital letter")
+    cased = words + [f"Name{i}" for i in range(50)]  # bert-base-cased: thousands of capitalised tokens
+    assert case_guess(cased) == (False, "cased: 50 of its 3,055 tokens start with a capital letter, so its model "
+                                        "sees text as typed")
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "vocab.txt").write_text("\n".join(cased + ["Hello"]) + "\n")
+    assert load_tokenizer(str(tmp_path / "c" / "vocab.txt")).encode("Hello", add_special_tokens=False).tokens == ["Hello"]
+
+
 def test_an_absurd_max_input_chars_per_word_is_refused_by_name():
     from wordpiece_core.loading import tokenizer_from_json
 

@@ -130,7 +130,7 @@ def test_playground_shows_a_unigram_words_lattice_with_the_best_path():
     assert [p for p, b in zip(lattice["piece"], lattice["best path"]) if b] == ["un", "hug"]
     assert list(zip(lattice["start"], lattice["piece"])) == [(0, "u"), (0, "un"), (1, "n"), (2, "h"), (2, "hu"),
                                                              (2, "hug"), (3, "u"), (3, "ug"), (4, "g")]
-    assert any("add up highest (-5.2136: a probability of 0.005442)" in m.value for m in at.markdown)  # the course's
+    assert any("add up highest (−5.2136: a probability of 0.005442)" in m.value for m in at.markdown)  # the course's
 
 
 def test_playground_loads_a_bert_vocab_txt():
@@ -243,3 +243,32 @@ def test_a_lowercase_word_list_says_why_capitals_and_punctuation_are_unk_and_off
     said = " ".join(shown(m.value) for m in at.markdown)
     assert "no capital letters" not in said and "none of , ." in said  # capitals fixed; punctuation explained
     assert not [b for b in at.button if b.label == "Train with the lowercase normalizer"]
+
+
+def test_plain_bpe_says_why_its_decoded_text_has_spaces_between_tokens():
+    at = page("pages/playground.py", corpus="course-toy", algorithm="bpe", text="hugs")
+    captions = [c.value for c in at.caption]
+    assert any(c.startswith("Why spaces between the tokens?") for c in captions)
+    at = page("pages/playground.py", corpus="course-toy", text="hugs")  # WordPiece writes the words back
+    assert not any(c.value.startswith("Why spaces between") for c in at.caption)
+
+
+def test_the_course_toy_lattice_says_where_the_courses_unhug_table_is():
+    at = page("pages/playground.py", corpus="course-toy", algorithm="unigram", unigram_rule="course", text="unhug")
+    note = [m.value for m in at.markdown if "table of `unhug`" in m.value]
+    assert note and "size 16" in note[0]
+    at.button[[b.label for b in at.button].index("Use the course's vocabulary (16)")].click().run()
+    assert not any("table of `unhug`" in m.value for m in at.markdown)
+    assert any("a probability of 0.005442" in m.value for m in at.markdown)  # the course's number, now on screen
+
+
+def test_an_uploaded_vocab_txt_says_whether_it_reads_as_cased_and_why():
+    words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "hello", "ℝ"] + [f"w{i}" for i in range(2000)]
+    at = upload_tokenizer(page("pages/playground.py", corpus="course-toy", text="Hello"), "vocab.txt",
+                          "\n".join(words).encode())
+    assert at.radio[0].value == "uncased"  # ℝ has no lower-case form: it does not make the vocabulary cased
+    assert any(c.value.startswith("Read as uncased: 0 of its 2,002 tokens start with a capital letter")
+               for c in at.caption)
+    assert list(at.dataframe[0].value["token"]) == ["[CLS]", "hello", "[SEP]"]
+    at.radio[0].set_value("cased").run()
+    assert any(c.value.startswith("You chose cased; the file alone reads as uncased") for c in at.caption)

@@ -450,18 +450,6 @@ def test_the_introduction_shows_once_and_is_dismissed_for_the_session():
     assert "New here?" not in everything(at)  # remembered
 
 
-def test_the_code_expander_shows_the_plain_trainer_with_this_steps_values():
-    at = app(corpus="course-toy", algorithm="wordpiece", step=2)
-    assert not any("def train(" in c.value for c in at.code)  # drawn only when opened
-    at.session_state[state.CODE_OPEN] = True  # the expander opened
-    at.run()
-    code = next(c.value for c in at.code if "def train(" in c.value)
-    assert "# ← step 2: count(h ##u) = 15, count(h) = 15, count(##u) = 36" in code
-    assert "# ← step 2: 15 / (15 × 36) = 1/36 ≈ 0.0278" in code
-    assert "tie_break = 'first': 6 pairs tied at 1/36" in code
-    assert "new = 'hu'" in code
-
-
 @pytest.mark.slow
 def test_notes_fit_the_toy_steps():
     first = everything(app(corpus="course-toy", algorithm="wordpiece", step=1))

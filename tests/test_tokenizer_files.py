@@ -402,3 +402,28 @@ def test_a_unigram_piece_past_the_token_limit_is_refused():
     doc = json.loads(Tokenizer(models.Unigram([("<unk>", 0.0), ("a", -1.0), ("c" * 1001, -2.0)], 0)).to_str())
     with pytest.raises(WordPieceError, match=re.escape("model.vocab[2] holds a token of 1,001 characters")):
         tokenizer_from_json(doc, "t.json")
+
+
+def test_a_gpt2_vocab_json_holding_the_token_model_loads_by_its_shape_with_gpt2s_pipeline(tmp_path):
+    """GPT-2's vocab.json holds the token "model" (id 19,849): it was taken for a tokenizer.json and refused. Read by
+    its shape (every value a whole number), with GPT-2's pipeline: ByteLevel and its regex, no prefix space,
+    <|endoftext|> a special token; the same tokens, ids, offsets and decoded text as tokenizers' own reading."""
+    from wordpiece_core.loading import load_tokenizer
+
+    hf = Tokenizer(models.BPE())
+    hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    hf.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=600, special_tokens=["<|endoftext|>"],
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    hf.train_from_iterator(sample_lines("en", 2000, top_n=2000, seed=3) + ["model"] * 500, trainer)
+    vocab = hf.get_vocab()
+    assert "model" in vocab  # the token that made the file look like a tokenizer.json
+    hf.model.save(str(tmp_path))  # vocab.json and merges.txt, as GPT-2 ships them
+    ours = load_tokenizer(str(tmp_path / "vocab.json"))
+    hf = Tokenizer(models.BPE.from_file(str(tmp_path / "vocab.json"), str(tmp_path / "merges.txt")))
+    hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    hf.decoder = decoders.ByteLevel()
+    hf.add_special_tokens(["<|endoftext|>"])
+    hf.post_processor = None
+    for text in TEXTS + ["A model<|endoftext|>The next one", " leading space", "émoji 👍🏽 ok"]:
+        assert _compare(ours, hf, text, None) is None, text

@@ -28,7 +28,8 @@ def add_encode_parser(sub) -> None:
     e.add_argument("--lowercase", action=argparse.BooleanOptionalAction, default=None,
                    help="vocab.txt only: lowercase (and strip accents from) the text first, as uncased BERT models "
                         "do (--lowercase), or not (--no-lowercase); by default guessed from the vocabulary "
-                        "(uncased when no token starts with a capital letter)")
+                        "(uncased when at most 0.1 %% of its tokens start with a capital letter that has a "
+                        "lower-case form)")
     e.set_defaults(func=run_encode)
 
 

@@ -332,10 +332,25 @@ def tokenizer_from_json(doc: dict, name: str):
                      decoder=decoder, added_tokens=added, truncation=truncation, padding=padding)
 
 
+CASED_SHARE = 0.001  # a cased vocabulary (bert-base-cased: about a fifth of its tokens) has far more than this
+
+
+def case_guess(tokens: list[str]) -> tuple[bool, str]:
+    """Whether a BERT vocab.txt reads as uncased, and why, in a sentence: counted are the tokens (not [..]
+    specials) that start with a capital letter that has a lower-case form. ℝ or ℕ, which have none, may stand
+    in an uncased vocabulary (bert-base-uncased holds them): isupper() alone would call it cased."""
+    words = [t for t in tokens if t and not (t.startswith("[") and t.endswith("]"))]
+    capitals = sum(1 for t in words if t[0].lower() != t[0])
+    uncased = capitals <= CASED_SHARE * len(words)
+    share = f"{capitals:,} of its {len(words):,} tokens start with a capital letter"
+    return uncased, (f"uncased: {share} (a cased vocabulary such as bert-base-cased has thousands); capitals "
+                     "without a lower-case form, such as ℝ, do not count" if uncased else
+                     f"cased: {share}, so its model sees text as typed")
+
+
 def guess_lowercase(tokens: list[str], file_name: str = "vocab.txt") -> bool:
-    """Whether a vocab.txt looks uncased: named vocab.txt and no token starts with a capital."""
-    return file_name.lower().endswith("vocab.txt") and not any(
-        t[:1].isupper() for t in tokens if not t.startswith("["))
+    """Whether a vocab.txt looks uncased: named vocab.txt and read as uncased by `case_guess`."""
+    return file_name.lower().endswith("vocab.txt") and case_guess(tokens)[0]
 
 
 def load_tokenizer(path: str, merges_path: str | None = None, lowercase: bool | None = None):
@@ -361,8 +376,8 @@ def tokenizer_from_bytes(data: bytes, path: str, lowercase: bool | None = None, 
     stripped = text.lstrip()
     if stripped.startswith("{") or (stripped.startswith("[") and _is_json(stripped)):
         doc = parse_json(text, path)
-        if isinstance(doc, dict) and "model" in doc:
-            return tokenizer_from_json(doc, path)
+        # A vocab.json (token → id, every value a whole number) whatever tokens it holds: GPT-2's holds the token
+        # "model" (id 19,849), so a key alone does not tell it from a tokenizer.json, whose model is an object.
         if isinstance(doc, dict) and doc and all(isinstance(v, int) and not isinstance(v, bool) for v in doc.values()):
             merges_file = merges_path or os.path.join(os.path.dirname(path), "merges.txt")
             if not os.path.exists(merges_file):
@@ -381,8 +396,12 @@ def tokenizer_from_bytes(data: bytes, path: str, lowercase: bool | None = None, 
                 merges.append((parts[0], parts[1]))
             byte_level = any("Ġ" in t for t in doc)
             model = BPEModel(doc, merges, UNK if UNK in doc else None)
-            return Tokenizer(model, "none", "byte-level" if byte_level else "whitespace",
+            # GPT-2's pipeline, as transformers builds it from these two files: ByteLevel with its regex, no prefix
+            # space, offsets not trimmed (its ByteLevel post-processor has trim_offsets false).
+            return Tokenizer(model, "none", "byte-level" if byte_level else "whitespace", trim_offsets=False,
                              special_tokens=tuple(t for t in doc if t.startswith(("<|", "[")) and t.endswith(("|>", "]"))))
+        if isinstance(doc, dict) and "model" in doc:
+            return tokenizer_from_json(doc, path)
         raise WordPieceError(f"{path} is JSON but neither a tokenizer.json nor a vocab.json")
     if "\x00" in text:
         raise WordPieceError(f"{path} looks like a binary file, not a vocabulary")

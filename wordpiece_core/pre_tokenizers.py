@@ -56,6 +56,11 @@ _BASES = {
     "NUMERIC": r"\p{N}",  # Digits' char::is_numeric
     "PUNCT": r"\p{P}!-/:-@\[-`{-~",  # Punctuation's
 }
+# The Unicode general categories a Split pre-tokenizer's regex may name as \p{..} (GPT-4o's, Llama 3's, Qwen's
+# and DeepSeek's patterns use L, Lu, Ll, Lt, Lm, Lo, M, N, P and S): the tables' GC_Lu, ... read from tokenizers.
+CATEGORIES = ("L", "Lu", "Ll", "Lt", "Lm", "Lo", "M", "Mn", "Mc", "Me", "N", "Nd", "Nl", "No",
+              "P", "Pc", "Pd", "Ps", "Pe", "Pi", "Pf", "Po", "S", "Sm", "Sc", "Sk", "So", "Z", "Zs", "Zl", "Zp")
+_BASES.update({f"GC_{c}": f"\\p{{{c}}}" for c in CATEGORIES})
 _CLASSES = {
     "whitespace": ("WORD", "SPACE"),
     "whitespace-split": ("BERT_SPACE",),

@@ -187,8 +187,8 @@ def uploaded_file_kind(own: StoredFile) -> str:
     return server.store().get_or_make(("file kind", own.name, own.digest), lambda: file_kind(own.name, user_files.read(own)))
 
 
-def uploaded_looks_uncased(own: StoredFile) -> bool:
-    """Whether an uploaded vocab.txt looks uncased (read once per file)."""
+def uploaded_looks_uncased(own: StoredFile) -> tuple[bool, str]:
+    """Whether an uploaded vocab.txt looks uncased, and why (read once per file)."""
     return server.store().get_or_make(("uncased", own.name, own.digest), lambda: guess_uncased(own.name, user_files.read(own)))
 
 

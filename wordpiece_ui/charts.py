@@ -16,6 +16,8 @@ CHOSEN = "#D55E00"  # vermillion: the merge taken
 TIED = "#E69F00"  # orange: tied with it, not taken
 OTHER = "#0072B2"  # blue: the rest
 BPE_PICK = "#009E73"  # bluish green: what BPE would take
+REMOVED = CHOSEN  # a Unigram round's removed piece: like the merge taken, what the step does
+KEPT = OTHER
 MAX_LINE_POINTS = 1500
 
 
@@ -29,17 +31,40 @@ def _status(frame: pd.DataFrame, best_col: str) -> pd.Series:
 TOOLTIP_FIELDS = ("rank", "pair", "count(ab)", "count(a)", "count(b)", "exact", "score")
 
 
+POWER = "power"  # axis_format's answer for an axis below 0.001: labels as 1.5 × 10⁻⁵ (POWER_LABEL)
+
+
+def _superscript(expr: str) -> str:
+    """A Vega expression that writes the exponent `expr` (a string such as '-5' or '+12') in superscripts."""
+    expr = f"replace(replace({expr}, /[+]/g, ''), /-/g, '⁻')"
+    for digit, sup in zip("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹"):
+        expr = f"replace({expr}, /{digit}/g, '{sup}')"
+    return expr
+
+
+# An axis label the way tables.fmt_power writes a number: 1.5 × 10⁻⁵ (d3's own minus sign for the mantissa).
+POWER_LABEL = ("datum.value == 0 ? '0' : split(format(datum.value, '.2~e'), 'e')[0] + ' × 10' + "
+               + _superscript("split(format(datum.value, '.2~e'), 'e')[1]"))
+
+
 def axis_format(values: pd.Series) -> str:
     """The d3 format of a chart's number axis, the same kind of number as its labels (tables.fmt_score): whole
-    numbers with separators for counts, scientific below 0.001, else up to four decimals."""
+    numbers with separators for counts, POWER (1.5 × 10⁻⁵) below 0.001, else up to four decimals."""
     if pd.api.types.is_integer_dtype(values):
         return ",d"
-    return ".2~e" if values.abs().max() < 0.001 else ".4~f"
+    return POWER if values.abs().max() < 0.001 else ".4~f"
 
 
 def _whole(number_format: str) -> float | UndefinedType:
     """tickMinStep for an axis: 1 for whole numbers (no ticks at 0.2, 0.4, …), else none."""
     return 1 if number_format == ",d" else alt.Undefined
+
+
+def number_axis(number_format: str, **kwargs) -> alt.Axis:
+    """An axis whose labels are written as `axis_format` says."""
+    if number_format == POWER:
+        return alt.Axis(labelExpr=POWER_LABEL, **kwargs)
+    return alt.Axis(format=number_format, tickMinStep=_whole(number_format), **kwargs)
 
 
 WIDE_SCREEN_PX = 1600  # a 1920×1080 projector: presenter mode's larger type (presenter.py's CSS, from this width)
@@ -71,9 +96,8 @@ def _bar_template(value: str, title: str, bpe_view: bool, fields: tuple[str, ...
         y=alt.Y("pair:N", sort=order, title=None,
                 axis=alt.Axis(labelFontSize=presenter_px(size, large), labelLimit=260)),
         x=alt.X(field=value, type="quantitative", title=value,
-                axis=alt.Axis(labelFontSize=presenter_px(16, large) if large else 12,
-                              titleFontSize=presenter_px(17, large) if large else 13,
-                              format=number_format, tickMinStep=_whole(number_format))),
+                axis=number_axis(number_format, labelFontSize=presenter_px(16, large) if large else 12,
+                                 titleFontSize=presenter_px(17, large) if large else 13)),
         tooltip=[alt.Tooltip(field=c, type="nominal" if c in ("pair", "exact") else "quantitative") for c in fields],
     )
     bars = base.mark_bar().encode(
@@ -83,7 +107,9 @@ def _bar_template(value: str, title: str, bpe_view: bool, fields: tuple[str, ...
     )
     text = base.mark_text(align="left", dx=4, fontSize=presenter_px(size, large) if large else size - 1,
                           color=text_colour).encode(text="label:N")
-    return spec(alt.layer(bars, text, title=alt.Title(title, fontSize=presenter_px(20, large) if large else 14)))
+    # Room on the right for the longest bar's label (1.45 × 10⁻⁵ in presenter mode's type is about 130 px wide).
+    return spec(alt.layer(bars, text, title=alt.Title(title, fontSize=presenter_px(20, large) if large else 14))
+                .properties(padding={"left": 5, "top": 5, "bottom": 5, "right": 60 if large else 30}))
 
 
 def candidates_bar(frame: pd.DataFrame, value: str, title: str, label: str | None = None,
@@ -144,7 +170,7 @@ def over_steps(frame: pd.DataFrame, value: str, title: str, log: bool = False,
     line = alt.Chart(alt.Data(name="curve")).mark_line(point=len(data) <= 60, color=OTHER).encode(
         x=alt.X("step:Q", title="step", axis=alt.Axis(tickMinStep=1, format=",d")),  # whole steps only
         y=alt.Y(field=value, type="quantitative", title=f"{value} (log scale)" if log else value, scale=scale,
-                axis=alt.Axis(format=number_format, tickMinStep=_whole(number_format))),
+                axis=number_axis(number_format)),
         tooltip=[alt.Tooltip(field="step", type="quantitative"), alt.Tooltip(field=value, type="quantitative")],
     )
     rule = alt.Chart(alt.Data(name="marker")).mark_rule(color=CHOSEN, strokeWidth=2).encode(x="step:Q")
@@ -164,13 +190,33 @@ def spec(chart: alt.TopLevelMixin) -> dict:
     return chart.to_dict(validate=False)
 
 
+# One colour per algorithm wherever algorithms are told apart (BPE's as in "what BPE would take", WordPiece's as its
+# pick beside BPE's), never the colours of chosen / tied / other.
+ALGORITHM_COLOURS = {"BPE": BPE_PICK, "WordPiece": CHOSEN, "Unigram": "#CC79A7"}
+SECOND_ALGORITHM = "#56B4E9"  # a variant (the HF WordPieceTrainer column)
+
+
+def algorithm_colour(name: str) -> str:
+    """The colour of an algorithm (its name before ':' or ' (')."""
+    return ALGORITHM_COLOURS.get(name.split(":")[0].split(" (")[0], SECOND_ALGORITHM)
+
+
+def _lighter(colour: str) -> str:
+    """`colour` halfway to white."""
+    r, g, b = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    return "#" + "".join(f"{(c + 255) // 2:02X}" for c in (r, g, b))
+
+
 def length_histogram(lengths: pd.DataFrame, title: str) -> alt.Chart:
-    """Token lengths (characters, without ##) as bars; `lengths` has columns length, tokens, kind."""
+    """Token lengths (characters, without ##) as bars; `lengths` has columns length, tokens, kind ('WordPiece:
+    ## pieces', ...): each algorithm in its colour, its ## pieces (or pieces inside words) lighter."""
+    kinds = sorted(lengths["kind"].unique())
     return alt.Chart(lengths, title=title).mark_bar().encode(
         x=alt.X("length:O", title="characters", axis=alt.Axis(labelAngle=0)),
         y=alt.Y("tokens:Q", title="tokens"),
-        color=alt.Color("kind:N", scale=alt.Scale(range=[OTHER, TIED, CHOSEN, BPE_PICK, "#CC79A7", "#56B4E9"]),
-                        legend=alt.Legend(orient="bottom", columns=2, labelLimit=0, title=None)),
+        color=alt.Color("kind:N", scale=alt.Scale(domain=kinds, range=[
+            _lighter(algorithm_colour(k)) if k.endswith("## pieces") else algorithm_colour(k) for k in kinds]),
+            legend=alt.Legend(orient="bottom", columns=2, labelLimit=0, title=None)),
         xOffset="kind:N",
         tooltip=["kind", "length", "tokens"],
     ).properties(height=460)  # Streamlit fits the whole chart, legend rows included, in this height

@@ -12,11 +12,11 @@ import pandas as pd
 
 from wordpiece_core.corpus import decode_unicode
 from wordpiece_core.errors import WordPieceError
-from wordpiece_core.loading import guess_lowercase, parse_json, tokenizer_from_bytes
+from wordpiece_core.loading import case_guess, parse_json, tokenizer_from_bytes
 from wordpiece_core.pipeline import Encoding, Tokenizer, WordTrace
 
 from .safe import code, md
-from .tables import fmt_token
+from .tables import MINUS, fmt_power, fmt_token
 from wordpiece_core.normalizers import normalize
 
 MAX_TOKENIZER_MB = 20
@@ -78,10 +78,13 @@ def load_uploaded_tokenizer(name: str, data: bytes, lowercase: bool | None = Non
     return tokenizer
 
 
-def guess_uncased(name: str, data: bytes) -> bool:
-    """Whether an uploaded vocab.txt looks uncased (the loader's own guess, without loading it)."""
+def guess_uncased(name: str, data: bytes) -> tuple[bool, str]:
+    """Whether an uploaded vocab.txt looks uncased, and why (the loader's own guess, without loading it)."""
     tokens = _text(data).splitlines()
-    return guess_lowercase(tokens, os.path.basename(name) or "vocab.txt")
+    uncased, why = case_guess(tokens)
+    if not (os.path.basename(name) or "vocab.txt").lower().endswith("vocab.txt"):
+        return False, "cased: only a file named vocab.txt is guessed to be uncased"
+    return uncased, why
 
 
 def tokens_frame(enc: Encoding, texts: list[str]) -> pd.DataFrame:
@@ -246,16 +249,31 @@ def _named(tokens: tuple[str, ...] | list[str]) -> str:
     return named + (f" … and {more:,} more ({len(tokens):,} tokens; the first {SHOWN_TOKENS} are shown)" if more > 0 else "")
 
 
-_SUPERSCRIPTS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+JOIN_DECODER_NOTE = (
+    "Why spaces between the tokens? This tokenizer has no decoder: its tokens carry no mark of where a word "
+    "began (no ##, no ▁, no Ġ), so decoding can only put a space between every two tokens, as Hugging Face's "
+    "tokenizers does without a decoder. A WordPiece, Metaspace or byte-level tokenizer writes the words back.")
+
+
+COURSE_LATTICE_SIZE = 16  # the course's 15 starting pieces and <unk>: its Viterbi table of `unhug` is at this size
+
+
+def course_lattice_note(settings) -> str | None:
+    """On the course's toy corpus with Unigram under the course's rule at another size than COURSE_LATTICE_SIZE:
+    that the course's table of `unhug` is the starting vocabulary's (None otherwise)."""
+    if (settings.corpus != "course-toy" or settings.algorithm != "unigram" or settings.unigram_rule != "course"
+            or settings.vocab_size == COURSE_LATTICE_SIZE):
+        return None
+    return (f"The Hugging Face course's table of `unhug` (“Unigram tokenization”: `un` + `hug`, score 0.005442) "
+            f"uses its starting vocabulary, before any piece is removed: the vocabulary of size "
+            f"{COURSE_LATTICE_SIZE} here (its 15 pieces and `<unk>`). At {settings.vocab_size:,} the training has "
+            "removed pieces, so the probabilities and the best split can differ.")
 
 
 def probability_text(p: float) -> str:
     """A probability as prose reads it: six decimals from 0.001 up, else two significant digits times a power
     of ten (2.4 × 10⁻¹³, not 0.000000)."""
-    if p == 0 or p >= 0.001:
-        return f"{p:.6f}"
-    mantissa, exponent = f"{p:.1e}".split("e")
-    return f"{mantissa} × 10{str(int(exponent)).translate(_SUPERSCRIPTS)}"
+    return f"{p:.6f}" if p == 0 or p >= 0.001 else fmt_power(p, 2)
 
 
 def _unigram_sentence(word: WordTrace) -> str:
@@ -263,7 +281,7 @@ def _unigram_sentence(word: WordTrace) -> str:
     best = sum(e.score for e in r.lattice if e.best)
     unknown = (" Characters no piece covers are one unknown token for each run of them (scored the lowest "
                "piece's score minus 10, so a path through them usually loses)." if r.unknown else "")
-    total = "" if r.traced_chars else f" ({best:.4f}: a probability of {probability_text(math.exp(best))})"
+    total = "" if r.traced_chars else f" ({best:.4f}: a probability of {probability_text(math.exp(best))})".replace("-", MINUS)
     return (f"{shown} → {_named(r.tokens)}: of all the ways to cut it into pieces of the vocabulary, the one "
             f"whose log-probabilities add up highest{total}, found by Viterbi.{unknown}")
 
@@ -314,21 +332,27 @@ def word_sentence(word: WordTrace, kind: str) -> str:
     return word_view(kind).sentence(word)
 
 
+def _listed(names: list[str]) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
 def origins_sentence(word: WordTrace, steps: dict[str, int], step_link) -> str:
     """Where each of a word's tokens comes from: the training step that made it, as a link to that
     step on the Train page (`step_link(n)` gives the address), or the starting alphabet (the first
     SHOWN_TOKENS distinct tokens)."""
-    parts = []
+    parts: list[str] = []
     distinct = list(dict.fromkeys(word.result.tokens))
-    for token in distinct[:SHOWN_TOKENS]:
-        step = steps.get(token)
-        name = code(fmt_token(token))
-        if step is None:
-            parts.append(f"{name} is not a learned token")
-        elif step == 0:
-            parts.append(f"{name} was in the vocabulary from the start")
-        else:
-            parts.append(f"{name} was learned at [step {step:,}]({step_link(step)})")
+    shown = distinct[:SHOWN_TOKENS]
+    start = [code(fmt_token(t)) for t in shown if steps.get(t) == 0]  # said once for all of them
+    unknown = [code(fmt_token(t)) for t in shown if t not in steps]
+    if start:
+        parts.append(f"{_listed(start)} {'was' if len(start) == 1 else 'were'} in the vocabulary from the start")
+    for token in shown:
+        if steps.get(token):
+            parts.append(f"{code(fmt_token(token))} was learned at [step {steps[token]:,}]({step_link(steps[token])})")
+    if unknown:
+        parts.append(f"{_listed(unknown)} {'is not a learned token' if len(unknown) == 1 else 'are not learned tokens'}")
     if len(distinct) > SHOWN_TOKENS:
         parts.append(f"and {len(distinct) - SHOWN_TOKENS:,} more tokens (the first {SHOWN_TOKENS} are named)")
     return "Where its tokens come from: " + "; ".join(parts) + "."

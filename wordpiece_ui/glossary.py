@@ -9,6 +9,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from . import tables
+
 GLOSSARY: dict[str, str] = {
     "token": "A piece of text the model knows as one unit: a character, part of a word or a whole word. "
              "The vocabulary is the list of tokens.",
@@ -50,6 +52,11 @@ GLOSSARY: dict[str, str] = {
     "EM, expected count": "tokenizers' Unigram re-estimates probabilities by expectation-maximisation: a piece's "
                           "expected count sums, over every split of every word, how often the split uses it times "
                           "the split's probability (not only the best split).",
+    "EM objective": "What each EM iteration makes smaller: the corpus's negative log-likelihood over all of every "
+                    "word's splits (−log of the sum of their probabilities), divided by the number of word "
+                    "occurrences, so in nats a word.",
+    "nats": "The unit of a natural logarithm (log base e): a loss of 1 nat is a probability factor of e ≈ 2.718. "
+            "1 nat = 1.443 bits. Unigram's losses and costs are in nats.",
     "digamma": "The M-step's digamma(count) − digamma(total) instead of log(count / total): a Bayesian correction "
                "that pulls rare pieces' probabilities down more than frequent ones'.",
     "shrinking factor": "tokenizers' share of the vocabulary a pruning keeps (0.75): rounds go on until the size "
@@ -64,6 +71,9 @@ GLOSSARY: dict[str, str] = {
     "pre-tokenizer": "How text is cut into words before training, at spaces and punctuation; merges never cross "
                      "a word boundary.",
     "min pair frequency": "Pairs seen fewer times than this are never merged.",
+    "Jaccard overlap": "How alike two vocabularies are: the tokens they share divided by the tokens either has "
+                       "(|A ∩ B| / |A ∪ B|), from 0 (nothing shared) to 1 (the same). Spellings are compared "
+                       "without ## and ▁.",
     "fertility": "Tokens per word: how many pieces a word is cut into on average. Lower means the vocabulary "
                  "fits the text better.",
     "byte-level": "Working on the bytes of UTF-8 text instead of characters, so any text can be spelled with "
@@ -100,6 +110,41 @@ def count_columns(frame) -> dict:
     """Column settings that write every count column of `frame` with thousands separators, as the text around the
     tables does."""
     return {c: st.column_config.NumberColumn(format="localized") for c in _counts(frame)}
+
+
+ROW_PX, HEADER_PX, MAX_SHOWN_ROWS = 35, 40, 10  # st.dataframe: a row, the header and borders (and a scroll bar)
+
+
+def readable(frame: pd.DataFrame | list[dict], config: dict | None = None) -> tuple[pd.DataFrame, dict]:
+    """`frame` and its column settings as every table writes numbers: counts with thousands separators, a column
+    holding values below 0.001 written as prose writes them (1.45 × 10⁻⁵, right-aligned: a printf format would
+    show 1.45e-05 or 0.000), and an empty cell where a value is missing (never "None")."""
+    frame = frame if isinstance(frame, pd.DataFrame) else pd.DataFrame(frame)  # (rows as a list of dicts too)
+    config = {**count_columns(frame), **(config or {})}
+    shown = frame.copy()
+    for c in frame.columns:
+        values = frame[c]
+        missing = bool(values.isna().any())
+        if pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values):
+            whole = pd.api.types.is_integer_dtype(values)
+            tiny = not whole and bool(((values != 0) & (values.abs() < 0.001)).any())
+            if tiny or missing:  # as text, right-aligned like a number
+                shown[c] = values.map(lambda v: "" if pd.isna(v) else f"{int(v):,}" if whole else tables.fmt_number(v))
+                given = config.get(c)
+                old: dict = given if isinstance(given, dict) else {}
+                config[c] = st.column_config.TextColumn(old.get("label"), help=old.get("help"),
+                                                        width=old.get("width"), alignment="right")
+        elif missing:
+            shown[c] = values.map(lambda v: "" if v is None or (isinstance(v, float) and pd.isna(v)) else v)
+    return shown, config
+
+
+def table(frame: pd.DataFrame | list[dict], config: dict | None = None, rows: int = MAX_SHOWN_ROWS) -> None:
+    """st.dataframe of `frame` as `readable` writes it, as tall as its rows (up to `rows`, then it scrolls): no
+    empty padding rows under a short table."""
+    shown, config = readable(frame, config)
+    st.dataframe(shown, hide_index=True, width="stretch", column_config=config,
+                 height=HEADER_PX + ROW_PX * max(1, min(len(shown), rows)))
 
 
 def count_styler(frame):

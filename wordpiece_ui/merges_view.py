@@ -122,8 +122,7 @@ class MergesView(ViewBase):
             if lesson.presenting:  # a plain table takes presenter mode's big type
                 st.table(glossary.count_styler(candidates.set_index("pair")))
             else:
-                st.dataframe(candidates, hide_index=True, width="stretch", height=40 + 35 * len(candidates),
-                             column_config=glossary.count_columns(candidates))
+                glossary.table(candidates, rows=len(candidates))
             st.caption("The only candidate, with its counts in the current splits (weighted by word counts): it wins."
                        if len(candidates) == 1 else
                        f"The {len(candidates)} best candidates, in alphabetical order, with their counts in the current "
@@ -151,8 +150,7 @@ class MergesView(ViewBase):
             if lesson.presenting:
                 st.table(glossary.count_styler(splits.set_index("word")))
             else:
-                st.dataframe(splits, hide_index=True, width="stretch", height=250,
-                             column_config=glossary.count_columns(splits))
+                glossary.table(splits, rows=7)
 
     def merge_view(self, number: int, step, table, change, touched: int) -> None:
         """The arithmetic and the top candidates under the heading (presenter mode: the corpus too, on one screen)."""
@@ -182,7 +180,7 @@ class MergesView(ViewBase):
                 self.corpus_rows(number, step, change.head(4), touched)
                 self.tie_box(step)
             else:
-                st.markdown(f"Exact change of the corpus' unigram log-likelihood if merged: **{step.loglik_delta:+.3f}** "
+                st.markdown(f"Exact change of the corpus' unigram log-likelihood if merged: **{tables.fmt_signed(step.loglik_delta)}** "
                             "(not the score: *Why this merge* compares them)  \n"
                             + " · ".join(f"{label}: **{value}**" for label, value in tables.step_summary(step).items()),
                             help=glossary.tip("Δ log-likelihood"))
@@ -223,7 +221,7 @@ class MergesView(ViewBase):
         size = st.segmented_control("Show", ["top 10", "top 25", "all"], key=state.CANDIDATE_ROWS, required=True,
                                     on_change=state.remember, args=(state.CANDIDATE_ROWS,))
         rows = table if size == "all" else table.head(10 if size == "top 10" else 25)
-        st.dataframe(rows, hide_index=True, width="stretch", column_config=glossary.candidate_columns())
+        glossary.table(rows, glossary.candidate_columns())
         scope = ("every pair" if complete else
                  f"the top {len(table)} pairs the trainer recorded (choose *all* to recount every pair)")
         st.caption(f"{tables.plural(len(table), 'candidate')} shown from {scope}. Click a column header to sort.")
@@ -241,16 +239,22 @@ class MergesView(ViewBase):
                                            highlight=bpe_pick["pair"], dark=self.lesson.dark))
 
     def algorithm_in_code(self, step) -> None:
-        # Drawn only while open: 90 highlighted lines at every step would slow each click.
+        # Drawn only while open: 80 lines of code at every step would slow each click.
         with state.panel("The algorithm in code, with this step's numbers", ":material/code:",
                          state.CODE_OPEN) as box:
             if not box.open:
                 return
-            st.caption("wordpiece_core/reference.py: the plain trainer, recounting every pair at every step. The fast "
-                       "engine makes exactly the same merges (the tests check it). The comments marked ← are this "
-                       "step's values.")
-            st.code(algorithm_code.annotated(step, self.algorithm, self.tie_break), language="python",
-                    wrap_lines=True)
+            st.caption(f"wordpiece_core/reference.py: the plain trainer, recounting every pair at every step (the fast "
+                       "engine makes exactly the same merges; the tests check it). Its loop, then the functions it "
+                       f"calls; highlighted, the lines that made step {step.step}'s merge, with its values under them.")
+            model, number, algorithm, tie_break = self.model, step.step, self.algorithm, self.tie_break
+
+            def make() -> str:  # a tied step's order comes from a recount of the corpus before it: made once
+                tied = [(c.left, c.right) for c in tables.tied_candidates(step)] if step.ties > 1 else []
+                keys = handout.tie_keys(trained.loaded(model), number, tied) if tied else None
+                return algorithm_code.as_html(algorithm_code.merge_step(step, algorithm, tie_break, keys))
+
+            st.markdown(caches.of_step("code view", model, number, make=make), unsafe_allow_html=True)
 
     def corpus_rows(self, number: int, step, change, touched: int) -> None:
         left_tok, right_tok, new_tok = (tables.fmt_token(t) for t in (step.left, step.right, step.new_token))
@@ -276,8 +280,7 @@ class MergesView(ViewBase):
             st.caption(f"{size:,} tokens after step {number}; newest first, ★ = added by this step"
                        + (f" (the newest {VOCAB_ROWS:,} shown; the download vocab.txt has them all)."
                           if size > VOCAB_ROWS else "."))
-            st.dataframe(newest, hide_index=True, width="stretch", height=320,
-                         column_config=glossary.count_columns(newest))
+            glossary.table(newest, rows=8)
 
     def over_all_steps(self, number: int) -> None:
         with state.panel("Over all steps: the chosen score, vocabulary size and tokens per word",

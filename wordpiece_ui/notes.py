@@ -13,12 +13,12 @@ import pandas as pd
 
 from wordpiece_core import reference
 from wordpiece_core.replay import splits_at
-from wordpiece_core.records import Candidate, MergeStep, exact_text
+from wordpiece_core.records import Candidate, MergeStep
 from wordpiece_core.trace import Training
 
 from . import sources
 from .safe import code
-from .tables import arithmetic, fmt_score, fmt_token, tied_candidates
+from .tables import arithmetic, fmt_fraction, fmt_number, fmt_score, fmt_signed, fmt_token, tied_candidates
 
 RECOUNT_WORDS = 5_000  # beyond this many distinct words, the other tie rule's pick is not recounted
 # The tie rules' short names (what each rule does, in words: wordpiece_core.reference.TIE_RULES).
@@ -44,7 +44,7 @@ def why_this_pair(training: Training, step: MergeStep) -> str | None:
     if tied:
         shown = ", ".join(_pair(c) for c in tied[:3]) + (f" and {len(tied) - 3:,} more" if len(tied) > 3 else "")
         ties = (f" {shown} {'ties' if len(tied) == 1 else 'tie'} with it"
-                + (f" ({step.pair_count:,} times)" if algorithm == "bpe" else f" at {exact_text(step.score)}")
+                + (f" ({step.pair_count:,} times)" if algorithm == "bpe" else f" at {fmt_fraction(step.score)}")
                 + "; the tie rule picked this one (below).")
     if algorithm == "bpe":
         return (f"**Why {_pair(step)}?** It occurs {step.pair_count:,} times.{ties} The next best pair, "
@@ -63,11 +63,11 @@ def why_this_pair(training: Training, step: MergeStep) -> str | None:
     }
     reason, weight = max(factors.items(), key=lambda kv: kv[1])
     alike = sum(1 for c in step.candidates if c.score == runner.score)
-    which = "the runner-up" if alike == 1 else f"the runner-up (one of {alike} pairs at {exact_text(runner.score)})"
+    which = "the runner-up" if alike == 1 else f"the runner-up (one of {alike} pairs at {fmt_fraction(runner.score)})"
     text = (f"**Why {_pair(step)} and not {_pair(runner)}?**{ties} {arithmetic(step, algorithm)} against "
-            f"{arithmetic(runner, algorithm)} for {which}: {ratio:.3g}× higher. ")
+            f"{arithmetic(runner, algorithm)} for {which}: {fmt_number(ratio)}× higher. ")
     if weight > 1:
-        text += f"What made the difference most: {reason} (a factor of {weight:.3g}). "
+        text += f"What made the difference most: {reason} (a factor of {fmt_number(weight)}). "
     if runner.pair_count > step.pair_count:
         text += f"The runner-up occurs more often ({runner.pair_count:,} against {step.pair_count:,}), yet scores lower."
     return text.strip()
@@ -87,10 +87,10 @@ def tie_decided(training: Training, step: MergeStep) -> str | None:
         pairs, _, first = reference.count(splits_at(training, step.step), list(training.counts))
         other = min(tied, key=lambda c: first[c.left, c.right])
     else:
-        return (f"**A tie decided this step** ({step.ties} pairs at {exact_text(step.score)}). The other rule, "
+        return (f"**A tie decided this step** ({step.ties} pairs at {fmt_fraction(step.score)}). The other rule, "
                 f"{other_name}, may pick another of them: switch *Tie-break* in the sidebar to see.")
     same = (other.left, other.right) == (step.left, step.right)
-    return (f"**A tie decided this step**: {step.ties} pairs score {exact_text(step.score)}. "
+    return (f"**A tie decided this step**: {step.ties} pairs score {fmt_fraction(step.score)}. "
             + (f"The other rule, {other_name}, would pick the same pair." if same else
                f"The other rule, {other_name}, would merge {_pair(other)} instead, and the rest of the training "
                "could differ from here on."))
@@ -123,7 +123,7 @@ def completes_words(step: MergeStep, change: pd.DataFrame) -> str | None:
 def score_vs_likelihood(training: Training, step: MergeStep) -> str:
     best = max(step.candidates, key=lambda c: c.loglik_delta) if step.candidates else None
     text = (f"**Exact likelihood gain.** Merging {_pair(step)} changes the corpus' unigram log-likelihood by "
-            f"{step.loglik_delta:+.3f} (natural log; see {sources.LIKELIHOOD.md()}). ")
+            f"{fmt_signed(step.loglik_delta)} (natural log; see {sources.LIKELIHOOD.md()}). ")
     if training.config.algorithm == "wordpiece":
         text += ("WordPiece's score is not that gain: the gain is roughly count(ab) × log(score × N) (N: the tokens "
                  "in the corpus), and the score ranks by the part inside the log, how much more often a and b stand "
@@ -134,7 +134,7 @@ def score_vs_likelihood(training: Training, step: MergeStep) -> str:
     if best is not None and (best.left, best.right) != (step.left, step.right) and \
             not math.isclose(best.loglik_delta, step.loglik_delta):
         text += (f"Here they disagree: among the top {len(step.candidates)} candidates, {_pair(best)} would gain more "
-                 f"({best.loglik_delta:+.3f}).")
+                 f"({fmt_signed(best.loglik_delta)}).")
     else:
         text += "Here they agree: among the top candidates, this merge also has the largest exact gain."
     return text
@@ -179,7 +179,7 @@ def scaled_score(training: Training, step: MergeStep) -> str | None:
         return None
     return (
         f"**{sources.VARIANT_TUTORIAL.title[0].upper() + sources.VARIANT_TUTORIAL.title[1:]}** multiplies each score "
-        f"by the vocabulary size |V| = {step.vocab_size_before:,}: {exact_text(step.score)} × {step.vocab_size_before:,} "
+        f"by the vocabulary size |V| = {step.vocab_size_before:,}: {fmt_fraction(step.score)} × {step.vocab_size_before:,} "
         f"= {fmt_score(step.scaled_score)}. Every pair of a step is multiplied by the same number, so the winner never "
         "changes (column *score × |V|* in the table)."
     )

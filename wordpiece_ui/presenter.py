@@ -53,6 +53,20 @@ _STUDENT_CSS = """
 """
 
 
+# Every page: a table's toolbar (show columns, download, search, full screen) floats 16 px above the table when
+# it is hovered or tapped; room for it, so it never covers the end of the sentence above (on a phone, its last words).
+_TABLE_CSS = """
+<style>
+[data-testid="stFullScreenFrame"]:has([data-testid="stDataFrame"]) { margin-top: 1.1rem; }
+</style>
+"""
+
+
+def everywhere() -> None:
+    """The CSS every page takes (`_TABLE_CSS`)."""
+    st.html(_TABLE_CSS)
+
+
 def style(presenting: bool, student: bool = False) -> None:
     """Apply the Train page's spacing, and presenter mode's type sizes when it is on (`student`: a class room
     student's touch targets)."""

@@ -14,7 +14,6 @@ rule, those around where the pruning stops) costs least to remove? In a class ro
 from __future__ import annotations
 
 import functools
-import inspect
 import math
 import textwrap
 
@@ -22,7 +21,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from wordpiece_core.unigram import em as unigram_em, files as unigram_files, reference as unigram_reference
+from wordpiece_core.unigram import files as unigram_files
 from wordpiece_core.unigram.records import EMRound
 from wordpiece_core.unigram.reference import COURSE_ERRATA
 from wordpiece_core.unigram.records import Round
@@ -31,7 +30,8 @@ from wordpiece_core.unigram.rounds import (Choice, RoundModel, Split, changed_sp
                                            round_model)
 from wordpiece_core.unigram.training import UnigramConfig, UnigramTraining
 
-from . import caches, classroom, intro, room_student, room_teacher, safe, state, tables, trained, unigram_handout
+from . import algorithm_code, caches, charts, classroom, glossary, intro, room_student, room_teacher, safe, state, tables, trained, unigram_handout
+from .encodings import probability_text
 from .lesson import ViewBase
 from .settings import Settings
 from .tables import plural as tables_plural, stopped_early
@@ -145,28 +145,31 @@ def candidates_title(r: Round | EMRound, frame: pd.DataFrame) -> str:
         return f"{shown} ({removed} removed)"
     if r.pruning is None or not r.pruning.cut:
         return f"{shown}: this round's pruning removed none"
-    return f"The {len(frame)} candidates around the cut ({removed} of them removed; {len(r.pruning.cut):,} in all)"
+    return f"The {len(frame)} candidates around the cut ({removed} of them removed; {len(r.pruning.cut):,} removed in all)"
 
 
 def candidates_chart(frame: pd.DataFrame, large: bool, dark: bool = False, title: str = "") -> alt.LayerChart:
     """The cheapest candidates as bars of their loss increase (in nats), each labelled with it as the tables write
-    a score; the removed in red; `title` says which candidates they are (`candidates_title`)."""
+    a score, right of its bar's end or of 0 for a bar below 0; the removed in vermillion (charts.REMOVED); `title` says which candidates
+    they are (`candidates_title`)."""
     size = 18 if large else 12
     data = frame.assign(status=frame["removed"].map({True: "removed", False: "kept"}),
-                        label=frame["loss increase"].map(tables.fmt_score))
+                        label=frame["loss increase"].map(tables.fmt_score),
+                        at=frame["loss increase"].clip(lower=0))
     base = alt.Chart(data).encode(
         y=alt.Y("piece:N", sort=None, title=None, axis=alt.Axis(labelFontSize=size, labelLimit=240)),
-        x=alt.X("loss increase:Q", title="loss increase if removed (nats)",
-                axis=alt.Axis(labelFontSize=size - 2, titleFontSize=size - 2)),
         tooltip=list(frame.columns))
-    bars = base.mark_bar().encode(
-        color=alt.Color("status:N", scale=alt.Scale(domain=["removed", "kept"], range=["#d62728", "#4c78a8"]),
-                        legend=alt.Legend(orient="bottom", title=None, labelFontSize=size - 2)))
+    title_x = "loss increase if removed (nats)"
+    axis = charts.number_axis(charts.axis_format(frame["loss increase"]), labelFontSize=size - 2,
+                              titleFontSize=size - 2)
+    x = alt.X("loss increase:Q", title=title_x, axis=axis)
+    colour = alt.Scale(domain=["removed", "kept"], range=[charts.REMOVED, charts.KEPT])
+    bars = base.mark_bar().encode(x=x, color=alt.Color(
+        "status:N", scale=colour, legend=alt.Legend(orient="bottom", title=None, labelFontSize=size - 2)))
     dots = base.mark_point(filled=True, size=70 if large else 45).encode(
-        color=alt.Color("status:N", scale=alt.Scale(domain=["removed", "kept"], range=["#d62728", "#4c78a8"]),
-                        legend=None))  # a removal that costs 0 has no bar: its dot still shows
-    text = base.mark_text(align="left", dx=7, fontSize=size - 2, color="#e6e6e6" if dark else "#222").encode(
-        text="label:N")
+        x=x, color=alt.Color("status:N", scale=colour, legend=None))  # a removal that costs 0 has no bar: its dot shows
+    text = base.mark_text(align="left", dx=7, fontSize=size - 2, color="#fafafa" if dark else "#31333f").encode(
+        x=alt.X("at:Q", title=title_x, axis=axis), text="label:N")  # (one axis: the same title)
     lines = textwrap.wrap(title, 34 if large else 40)  # (a title wider than the chart's column is cut short)
     return alt.layer(bars, dots, text, title=alt.Title(lines, fontSize=size + 2) if title else alt.Undefined
                      ).properties(height=110 + (36 if large else 26) * len(frame), padding={"right": 48})
@@ -208,8 +211,8 @@ def why_round(training: UnigramTraining, r: Round | EMRound, corpus: str) -> lis
                      "without a piece under the same probabilities, so it is never below 0. After the round the "
                      "probabilities are computed again over the pieces left (their counts over a smaller total), "
                      "so every piece left becomes more probable, and the next round's loss can be lower.")
-        notes.append(f"The course's code would print this loss as {r.course_loss:.2f} (+ {occurrences:,}, one per "
-                     f"word occurrence), not {r.loss:.2f}: Hugging Face course, “Unigram tokenization”, "
+        notes.append(f"The course's code would print this loss as {r.course_loss:,.2f} (+ {occurrences:,}, one per "
+                     f"word occurrence), not {r.loss:,.2f}: Hugging Face course, “Unigram tokenization”, "
                      "starts each word's Viterbi score at 1 instead of 0. Removal scores are differences, so they and "
                      "the pruning are unaffected.")
         if corpus == "course-toy" and r.number == 1:
@@ -238,11 +241,11 @@ def why_round(training: UnigramTraining, r: Round | EMRound, corpus: str) -> lis
     if p.cut:
         k = len(p.pieces) - 1
         notes.append(
-            f"**Why {safe.code(fmt(p.pieces[k]))}?** Removing it would move its {p.frequencies[k]:g} uses on best "
+            f"**Why {safe.code(fmt(p.pieces[k]))}?** Removing it would move its {tables.fmt_number(p.frequencies[k], 6)} uses on best "
             f"splits to {' + '.join(safe.code(fmt(a)) for a in p.alternatives[k])}, its second-best split; "
-            f"tokenizers' estimate of the loss increase is {p.losses[k]:.2e} nats a word occurrence, the smallest of "
+            f"tokenizers' estimate of the loss increase is {tables.fmt_number(p.losses[k])} nats a word occurrence, the smallest of "
             f"the {len(p.pieces):,} candidates, so it goes first (the chart shows the candidates around the cut, where "
-            "the removing stopped). The round keeps the {len(p.pieces) - len(p.cut):,} with the highest "
+            f"the removing stopped). The round keeps the {len(p.pieces) - len(p.cut):,} with the highest "
             f"estimates, down to max(1.1 × {training.config.vocab_size:,}, {training.config.shrinking_factor:g} × "
             f"the size) = {p.target:,} pieces, the trainer's own <UNK> among them: {p.target - 1:,} without it.")
     notes.append("Unlike the course's loop, this loss is an estimate: it assumes each use of a piece turns into its "
@@ -272,9 +275,9 @@ def _exact_comparison(frame: pd.DataFrame) -> list[str]:
         first_e, first_x = by_estimate.iloc[0], by_exact.iloc[0]
         if first_e["piece"] == first_x["piece"]:
             return [f"Among the candidates shown, the course's exact rule agrees: {safe.code(first_x['piece'])} "
-                    f"costs least to remove ({first_x['exact (course)']:.3g} nats a word exactly)."]
+                    f"costs least to remove ({tables.fmt_number(first_x['exact (course)'])} nats a word exactly)."]
         return [f"**What the course's rule would do.** Among the candidates shown, the exact loss increase is "
-                f"smallest for {safe.code(first_x['piece'])} ({first_x['exact (course)']:.3g} nats a word), where "
+                f"smallest for {safe.code(first_x['piece'])} ({tables.fmt_number(first_x['exact (course)'])} nats a word), where "
                 f"tokenizers' estimate ranks {safe.code(first_e['piece'])} first."]
     cut_estimate = set(by_estimate["piece"].iloc[:removed])
     cut_exact = set(by_exact["piece"].iloc[:removed])
@@ -344,9 +347,9 @@ def judge_removal(costs: list[tuple[str, float]], guess: str) -> tuple[bool, str
         return False, f"{guess} is not among the choices."
     first, least = costs[0]
     if mine == least:
-        return True, (f"Right: removing {guess} raises the loss least ({mine:.3g})." if guess == first else
-                      f"Right, by a tie: removing {guess} raises the loss by {mine:.3g} too; {first} goes first.")
-    return False, f"Not this one: removing {guess} raises the loss by {mine:.3g}, against {least:.3g} for {first}."
+        return True, (f"Right: removing {guess} raises the loss least ({tables.fmt_number(mine)})." if guess == first else
+                      f"Right, by a tie: removing {guess} raises the loss by {tables.fmt_number(mine)} too; {first} goes first.")
+    return False, f"Not this one: removing {guess} raises the loss by {tables.fmt_number(mine)}, against {tables.fmt_number(least)} for {first}."
 
 
 class RoundsView(ViewBase):
@@ -429,9 +432,9 @@ def round_view(model: TrainedModel, settings: Settings, number: int, presenting:
         guess_feedback(number)
     if asked and (picked := vote_choices(model, number)):  # the reveal: what each choice of the vote cost
         st.caption("The choices of the question, with what removing each costs (nats; the cheapest goes first):")
-        st.dataframe(choices_frame(picked, answers=True).sort_values("loss increase"), hide_index=True,
-                     width="stretch", column_config={"p": st.column_config.NumberColumn(format="%.4f"),
-                                                     "loss increase": st.column_config.NumberColumn(format="%.3f")})
+        glossary.table(choices_frame(picked, answers=True).sort_values("loss increase"),
+                       {"p": st.column_config.NumberColumn(format="%.4f"),
+                        "loss increase": st.column_config.NumberColumn(format="%.3f")})
     left, right = st.columns([3, 2])
     with left:
         loss_box(model, training, r, round_model(training, number), presenting)
@@ -449,14 +452,15 @@ def round_view(model: TrainedModel, settings: Settings, number: int, presenting:
     else:
         st.caption(f"{len(changed):,} of the corpus's {min(SPLIT_WORDS, model.corpus.types):,} most frequent words "
                    "split differently after this round (cost: −Σ log p of the split, per occurrence).")
-        st.dataframe(changed.head(CHANGED_ROWS), hide_index=True, width="stretch",
-                     column_config={"cost before": st.column_config.NumberColumn(format="%.3f"),
-                                    "cost after": st.column_config.NumberColumn(format="%.3f")})
+        glossary.table(changed.head(CHANGED_ROWS), {"cost before": st.column_config.NumberColumn(format="%.3f"),
+                                                    "cost after": st.column_config.NumberColumn(format="%.3f")})
     st.subheader("Why this round", anchor=False)
     st.markdown("\n\n".join(why_round(training, r, settings.corpus) + exact_note(frame)) or "—")
     if not presenting:
         with st.expander("The candidates as a table", icon=":material/table:"):
-            st.dataframe(frame, hide_index=True, width="stretch")
+            glossary.table(frame, {"p": st.column_config.NumberColumn(format="%.4f"),
+                                   "loss increase": st.column_config.NumberColumn(format="%.3f"),
+                                   "exact (course)": st.column_config.NumberColumn(format="%.3f")})
         with st.expander("Over all rounds: the vocabulary and the loss", icon=":material/show_chart:"):
             rounds = rounds_frame(training)
             a, b = st.columns(2)
@@ -470,7 +474,7 @@ def round_view(model: TrainedModel, settings: Settings, number: int, presenting:
                     caches.chart(rounds_chart(rounds, "loss", "The EM objective after each round's EM",
                                               "nats a word (its average −log p)"))
         with st.expander("The algorithm in code", icon=":material/code:"):
-            code_box(training)
+            code_box(training, r)
 
 
 def loss_box(model: TrainedModel, training: UnigramTraining, r: Round | EMRound, before: RoundModel,
@@ -491,22 +495,22 @@ def loss_box(model: TrainedModel, training: UnigramTraining, r: Round | EMRound,
     for piece, logp in zip(split.pieces, split.log_probs):
         if isinstance(r, Round) and piece in r.counts:
             total = sum(r.counts.values())
-            parts.append(f"−log({r.counts[piece]}/{total}) ({-logp:.3f})")
+            parts.append(f"−log({r.counts[piece]:,}/{total:,}) ({-logp:.3f})")
         else:
             parts.append(f"−log p({fmt(piece)}) ({-logp:.3f})")
-    st.markdown(f"**{safe.md(fmt(word))}** → {safe.md(split_text(split))} (p = {split.probability:.6f})")
+    st.markdown(f"**{safe.md(fmt(word))}** → {safe.md(split_text(split))} (p = {probability_text(split.probability)})")
     st.markdown(safe.md(f"cost = {' + '.join(parts)}") + f" = **{split.cost:.3f}**; × {count:,} occurrences = "
                 f"**{count * split.cost:,.2f}** of the loss")
     if isinstance(r, Round):
-        st.markdown(f"Loss of the corpus (Σ count × cost): **{r.loss:.2f}**")
+        st.markdown(f"Loss of the corpus (Σ count × cost): **{r.loss:,.2f}**")
     elif r.em:
         st.markdown(f"EM objective after this round's EM: **{r.em[-1].objective:.4f}** nats per word occurrence")
 
 
 def em_box(training: UnigramTraining, r: EMRound, number: int) -> None:
     st.subheader("EM: expected counts, new probabilities", anchor=False)
-    st.dataframe(em_frame(r), hide_index=True, width="stretch",
-                 column_config={"objective (nats a word)": st.column_config.NumberColumn(format="%.4f")})
+    glossary.table(em_frame(r), {"objective (nats a word)": st.column_config.NumberColumn(
+        format="%.4f", help=glossary.tip("EM objective") + " " + glossary.tip("nats"))})
     last = training.rounds[number - 2] if number > 1 else None
     previous = dict(last.pieces) if isinstance(last, EMRound) else None
     frame = expected_frame(r, previous)
@@ -515,10 +519,9 @@ def em_box(training: UnigramTraining, r: EMRound, number: int) -> None:
                   "(digamma(count) − digamma(total))." if previous is not None else
                   "their probability after this round's EM: digamma(count) − digamma(total). Before it, each stood "
                   "at the seed's: a character's count, or a substring's places × its length, over their sum."))
-    st.dataframe(frame, hide_index=True, width="stretch",
-                 column_config={"expected count": st.column_config.NumberColumn(format="%.2f"),
-                                "p before": st.column_config.NumberColumn(format="%.5f"),
-                                "p after": st.column_config.NumberColumn(format="%.5f")})
+    glossary.table(frame, {"expected count": st.column_config.NumberColumn(format="localized"),
+                           "p before": st.column_config.NumberColumn(format="%.5f"),
+                           "p after": st.column_config.NumberColumn(format="%.5f")})
 
 
 def quiz_view(model: TrainedModel, number: int, n: int, frame: pd.DataFrame, dark: bool, presenting: bool,
@@ -527,7 +530,7 @@ def quiz_view(model: TrainedModel, number: int, n: int, frame: pd.DataFrame, dar
     course = isinstance(_rounds(model).rounds[number - 1], Round)
     if not picked:
         st.header(f"Round {number} of {n}:  what does it remove?", anchor=False)
-        st.info(f"Every candidate of this round costs the same to remove ({frame['loss increase'].iloc[0]:.3g}): "
+        st.info(f"Every candidate of this round costs the same to remove ({tables.fmt_number(frame['loss increase'].iloc[0])}): "
                 "there is nothing to guess. Reveal the round to see which ones go.", icon=":material/balance:")
     else:
         st.header(f"Round {number} of {n}:  which piece costs least to remove?", anchor=False)
@@ -538,10 +541,9 @@ def quiz_view(model: TrainedModel, number: int, n: int, frame: pd.DataFrame, dar
         with left:
             table = choices_frame(picked)
             if presenting:  # a plain table takes presenter mode's big type
-                st.table(table.set_index("piece").style.format({"p": "{:.4f}"}))
+                st.table(table.set_index("piece").style.format({"p": lambda v: tables.fmt_number(v, 4)}))
             else:
-                st.dataframe(table, hide_index=True, width="stretch",
-                             column_config={"p": st.column_config.NumberColumn(format="%.4f")})
+                glossary.table(table, {"p": st.column_config.NumberColumn(format="%.4f")})
             st.caption(f"{len(picked)} candidates, each costing a different amount to remove (from "
                        + ("all of the round's" if course else "around where this round's pruning stops") +
                        "), in alphabetical order, with their probability"
@@ -592,16 +594,18 @@ def guess_feedback(number: int) -> None:
             st.info(f"You chose {safe.md(guess)}; the cheapest to remove: {safe.md(cheapest)}.")
 
 
-def code_box(training: UnigramTraining) -> None:
-    if training.config.rule == "course":
-        st.caption("wordpiece_core/unigram/reference.py: the course's loop, plainly (the app runs this code).")
-        st.code(inspect.getsource(unigram_reference.removal_scores) + "\n\n" + inspect.getsource(unigram_reference.train),
-                language="python", wrap_lines=True)
+def code_box(training: UnigramTraining, r: Round | EMRound) -> None:
+    """The functions that decide round `r` under the training's rule, their key lines highlighted with the round's
+    numbers (algorithm_code.py draws them, as it does a merge step's)."""
+
+    if isinstance(r, Round):
+        st.caption("wordpiece_core/unigram/reference.py: the course's loop, plainly (the app runs this code). "
+                   f"Highlighted: the lines that decide round {r.number}, with its numbers under them.")
     else:
         st.caption("wordpiece_core/unigram/em.py: tokenizers' UnigramTrainer, plainly (the app runs its fast form, "
-                   "unigram/engine.py, which the tests hold to the same results).")
-        st.code(inspect.getsource(unigram_em.m_step) + "\n\n" + inspect.getsource(unigram_em.pruning_loss)
-                + "\n\n" + inspect.getsource(unigram_em.prune), language="python", wrap_lines=True)
+                   "unigram/engine.py, which the tests hold to the same results). Highlighted: the lines that decide "
+                   f"round {r.number}, with its numbers under them.")
+    st.markdown(algorithm_code.as_html(algorithm_code.unigram_round(r, training.config)), unsafe_allow_html=True)
 
 
 def download_file(training: UnigramTraining, settings: Settings, name: str) -> str:

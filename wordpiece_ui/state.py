@@ -184,7 +184,9 @@ def sidebar(locked: str = "") -> Settings:
     init_from_url()
     st.session_state[_LINK_WARNINGS_DRAWN] = False  # a problem found before the warnings are drawn waits for them
     ids = [s.id for s in samples()] + list(CUSTOM_LABELS)
-    titles = {s.id: s.title for s in samples()} | CUSTOM_LABELS
+    # In the box, the title without its source ("Turkish, 10,000 words"): the whole title is cut short at the
+    # sidebar's width; the description under the box names the source.
+    titles = {s.id: s.title.removesuffix(" (wordfreq)") for s in samples()} | CUSTOM_LABELS
     sb = st.sidebar
     lock = bool(locked)
     if lock:

@@ -21,15 +21,61 @@ from wordpiece_core.trace import Training
 from . import safe
 
 
-def fmt_score(x: float) -> str:
-    """0.05 → '0.05', 1/36 → '0.0278', tiny values in scientific form, counts with separators."""
+MINUS = "\u2212"  # one minus sign on every screen: −0.5, never -0.5
+_SUPERSCRIPTS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def fmt_power(x: float, digits: int = 3) -> str:
+    """A very small (or very large) number as prose writes it: 2.4 × 10⁻¹³, never 2.4e-13."""
+    mantissa, exponent = f"{abs(x):.{digits - 1}e}".split("e")
+    if "." in mantissa:
+        mantissa = mantissa.rstrip("0").rstrip(".")
+    return (MINUS if x < 0 else "") + f"{mantissa} × 10{str(int(exponent)).translate(_SUPERSCRIPTS)}"
+
+
+def fmt_number(x: float, digits: int = 3) -> str:
+    """A measured number: `digits` significant digits, thousands separators, the power-of-ten form below 0.001,
+    one minus sign (1.45 × 10⁻⁵, 0.0278, 12.3, 1,234)."""
     if x == 0:
         return "0"
+    if abs(x) < 0.001:
+        return fmt_power(x, digits)
+    if abs(x) >= 10 ** digits:
+        text = f"{abs(x):,.0f}"
+    else:
+        text = f"{abs(x):,.{digits}g}"
+        if "e" in text:  # (g turns to e-notation at 10^digits; excluded above)
+            text = f"{abs(x):,.0f}"
+    return (MINUS if x < 0 else "") + text
+
+
+def fmt_score(x: float) -> str:
+    """0.05 → '0.05', 1/36 → '0.0278', tiny values as 1.45 × 10⁻⁵, counts with separators, one minus sign."""
+    if x == 0:
+        return "0"
+    sign = MINUS if x < 0 else ""
     if abs(x) >= 1:
-        return f"{x:,.0f}" if float(x).is_integer() else f"{x:,.2f}"
+        return sign + (f"{abs(x):,.0f}" if float(x).is_integer() else f"{abs(x):,.2f}")
     if abs(x) >= 0.001:
-        return f"{x:.4f}".rstrip("0").rstrip(".")
-    return re.sub(r"e([+-])0*(\d)", r"e\1\2", f"{x:.3g}")  # 5.01e-6, as the charts' axes write it
+        return sign + f"{abs(x):.4f}".rstrip("0").rstrip(".")
+    return fmt_power(x)
+
+
+def fmt_fraction(x: Fraction) -> str:
+    """An exact score for the screen: 14/2,855,007 (the trace files write 14/2855007, `exact_text`)."""
+    return f"{x.numerator:,}" if x.denominator == 1 else f"{x.numerator:,}/{x.denominator:,}"
+
+
+def fmt_signed(x: float, decimals: int = 3) -> str:
+    """A change with its sign: +56,330.779, −12.500 (one minus sign)."""
+    return ("+" if x >= 0 else MINUS) + f"{abs(x):,.{decimals}f}"
+
+
+def shown_value(text: str) -> Fraction | None:
+    """The exact value a `fmt_score` text shows (None for the power-of-ten form, which is always rounded)."""
+    if "×" in text:
+        return None
+    return Fraction(text.replace(",", "").replace(MINUS, "-"))
 
 
 SHOWN_TOKEN_CHARS = 48  # a longer token is shown shortened, with its length
@@ -61,9 +107,9 @@ def arithmetic(step: MergeStep | Candidate, algorithm: str, show: Callable[[str]
     each written by `show`)."""
     if algorithm == "bpe":
         return f"count({show(step.left)} {show(step.right)}) = {step.pair_count:,}"
-    exact = exact_text(step.score)
+    exact = fmt_fraction(step.score)
     shown = fmt_score(float(step.score))
-    sign = "=" if Fraction(shown) == step.score else "≈"
+    sign = "=" if shown_value(shown) == step.score else "≈"
     return f"{step.pair_count:,} / ({step.left_count:,} × {step.right_count:,}) = {exact} {sign} {shown}"
 
 
@@ -102,7 +148,7 @@ def tie_sentence(step: MergeStep, tie_break: str, show: Callable[[str], str] = f
     names = ", ".join(f"{show(c.left)} + {show(c.right)}" for c in tied[:12])
     more = f" and {step.ties - len(tied[:12])} more" if step.ties > len(tied[:12]) else ""
     return (
-        f"{step.ties}-way tie at {exact_text(step.score)}: {names}{more}. "
+        f"{step.ties}-way tie at {fmt_fraction(step.score)}: {names}{more}. "
         f"The rule ('{tie_break}') takes {TIE_RULES[tie_break]}."
     )
 
@@ -249,7 +295,7 @@ def judge_guess(candidates: pd.DataFrame, guess: str, algorithm: str) -> tuple[b
         tied = wc == gc
     else:
         ws, gs = float(winner["score"]), float(mine["score"])
-        best, yours, gap = f"score {winner['exact']}", f"score {mine['exact']}", f"{ws / gs:.3g}× lower" if gs else ""
+        best, yours, gap = f"score {winner['exact']}", f"score {mine['exact']}", f"{fmt_number(ws / gs)}× lower" if gs else ""
         tied = winner["exact"] == mine["exact"]  # the exact fractions: two scores can round to one float
     if guess == winner["pair"]:
         return True, f"Right: {guess} wins with {best}."

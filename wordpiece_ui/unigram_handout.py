@@ -26,7 +26,7 @@ def _rounds_content(training: UnigramTraining, words: Sequence[tuple[str, int]],
     for number in range(first, last + 1):
         r = training.rounds[number - 1]
         if isinstance(r, Round):
-            size, loss = len(r.counts), f"{r.loss:.2f}"
+            size, loss = len(r.counts), f"{r.loss:,.2f}"
             cands = [(t, s) for t, s in r.scores[:CANDIDATES]]
             removed = list(r.removed)
         else:
