@@ -6,8 +6,10 @@ from wordpiece_ui import navigation
 
 navigation.through_app()  # first, before the imports below: a page run alone goes through app.py (navigation.py)
 
+from wordpiece_core import shelf
 from wordpiece_core.errors import WordPieceError
 from wordpiece_core.pipeline import Tokenizer
+from wordpiece_core.pre_tokenizers import is_byte_level
 from wordpiece_ui import caches, chips, encodings, glossary, safe, state, tables, trained, user_files
 from wordpiece_ui.corpora import sample_by_id
 from wordpiece_ui.datastore import StoredFile
@@ -16,7 +18,8 @@ from wordpiece_ui.trained_model import TrainedModel
 
 MAX_TEXT = 20_000  # characters encoded live; longer text is kept, and its start is encoded
 URL_TEXT_LIMIT = state.LINK_TEXT_CHARS
-SOURCES = {"trained": "The tokenizer trained in the sidebar", "file": "A tokenizer file (tokenizer.json or vocab.txt)"}
+SOURCES = {"trained": "The tokenizer trained in the sidebar", "shelf": "A real tokenizer (GPT-2, GPT-4, GPT-4o)",
+           "file": "A tokenizer file"}
 
 settings = st.session_state[state.SETTINGS]
 st.title("Encoder playground")
@@ -25,6 +28,9 @@ state.keep(state.SOURCE, "trained")
 state.keep(state.TEXT, sample.heldout if sample else "Type something here.")
 state.keep(state.PAIR, "")
 state.keep(state.SPECIAL, True, bool)
+state.keep(state.SHELF, "o200k_base")
+if st.session_state[state.SHELF] not in shelf.SHELF:
+    st.session_state[state.SHELF] = "o200k_base"
 if st.session_state[state.SOURCE] not in SOURCES:
     st.session_state[state.SOURCE] = "trained"
 
@@ -41,9 +47,18 @@ if st.session_state[state.SOURCE] == "trained":
         kind = settings.algorithm
         label = (f"{state.ALGORITHM_LABELS[kind]} trained on {safe.md(model.corpus.name)}: {model.tokens:,} tokens · "
                  f"normalizer {settings.normalizer} · pre-tokenizer {settings.pre_tokenizer}")
+elif st.session_state[state.SOURCE] == "shelf":  # shipped with the app: nothing is downloaded
+    st.selectbox("Tokenizer", shelf.SHELF, format_func=shelf.title, key=state.SHELF,
+                 on_change=state.remember, args=(state.SHELF,))
+    name = st.session_state[state.SHELF]
+    with st.spinner(f"Reading {name} (once for the server)…"):
+        tokenizer = caches.shelf_tokenizer(name)
+    kind = tokenizer.model.kind
+    label = (f"{shelf.title(name)}: OpenAI's encoding as tiktoken publishes it, {len(tokenizer.vocab):,} tokens · "
+             "byte-level BPE after a regex split · no normalizer · the same ids as tiktoken")
 else:
-    st.file_uploader(f"tokenizer.json (WordPiece, BPE or Unigram) or a BERT vocab.txt, up to {encodings.MAX_TOKENIZER_MB} MB",
-                     type=["json", "txt"], key=state.TOKENIZER_FILE)
+    st.file_uploader(f"tokenizer.json (WordPiece, BPE or Unigram), a BERT vocab.txt or a .tiktoken file, up to "
+                     f"{encodings.MAX_TOKENIZER_MB} MB", type=["json", "txt", "tiktoken"], key=state.TOKENIZER_FILE)
     file = user_files.tokenizer_file(st.session_state.get(state.TOKENIZER_FILE))  # kept by digest (or the link's)
     if file is None:
         st.info(user_files.gone_line(user_files.TOKENIZER)
@@ -81,6 +96,7 @@ st.toggle("Add special tokens ([CLS] … [SEP] when the vocabulary has them)", k
           on_change=state.remember, args=(state.SPECIAL,))
 text, pair = st.session_state[state.TEXT] or "", st.session_state[state.PAIR] or ""
 url_extra = {"source": st.session_state[state.SOURCE] if st.session_state[state.SOURCE] != "trained" else None,
+             "shelf": st.session_state[state.SHELF] if st.session_state[state.SOURCE] == "shelf" else None,
              user_files.TOKENIZER_LINK: file.id if file is not None else None,
              "text": text if len(text) <= URL_TEXT_LIMIT else None,
              "pair": pair if pair and len(pair) <= URL_TEXT_LIMIT else None,
@@ -131,7 +147,7 @@ m[4].metric("dropped characters", f"{dropped:,}", help="Characters the vocabular
 st.subheader("Tokens over the text", anchor=False)
 st.caption("Each chip is one token laid over the characters it came from (hover for the token and its id); "
            "dotted chips are special tokens; hatched chips with a double border are [UNK].")
-if tokenizer.pre_tokenizer == "byte-level":
+if is_byte_level(tokenizer.pre_tokenizer):
     st.caption(glossary.BYTE_LEVEL_NOTE)
 for sequence in encodings.by_sequence(enc, (a, b)):
     st.markdown(chips.over_text(sequence.text, sequence.tokens, sequence.offsets, sequence.ids, specials,

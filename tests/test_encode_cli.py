@@ -69,3 +69,14 @@ def test_encode_lowercase_or_not_for_a_vocab_txt(tmp_path):
     cased = json.loads(run_cli("encode", "--tokenizer", str(vocab), "--no-lowercase", "HUGS").stdout)
     assert guessed["tokens"] == lower["tokens"] == ["[CLS]", "hug", "##s", "[SEP]"]
     assert cased["tokens"] == ["[CLS]", "[UNK]", "[SEP]"]
+
+
+def test_encode_opens_a_shelf_tokenizer_by_name():
+    import json
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "wordpiece_core", "encode", "--tokenizer", "cl100k_base",
+                           "--no-special-tokens", "Hello, world!"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["ids"] == [9906, 11, 1917, 0]  # tiktoken's cl100k_base

@@ -272,3 +272,14 @@ def test_an_uploaded_vocab_txt_says_whether_it_reads_as_cased_and_why():
     assert list(at.dataframe[0].value["token"]) == ["[CLS]", "hello", "[SEP]"]
     at.radio[0].set_value("cased").run()
     assert any(c.value.startswith("You chose cased; the file alone reads as uncased") for c in at.caption)
+
+
+def test_the_shelf_opens_gpt4os_encoding_from_a_link_with_tiktokens_ids():
+    at = page("pages/playground.py", corpus="course-toy", source="shelf", shelf="o200k_base", text="Hello, world! 東京",
+              special="0")
+    frame = at.dataframe[0].value
+    assert list(frame["id"]) == [13225, 11, 2375, 0, 185244]  # tiktoken's o200k_base ids
+    assert any("o200k_base (GPT-4o" in c.value for c in at.caption)
+    assert at.query_params.get("shelf") in ("o200k_base", ["o200k_base"])
+    at = page("pages/playground.py", corpus="course-toy", source="shelf", shelf="<b>nope</b>", text="Hello")
+    assert not at.exception and at.selectbox(key="shelf").value == "o200k_base"  # an unknown name: the default

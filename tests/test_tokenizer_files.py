@@ -427,3 +427,91 @@ def test_a_gpt2_vocab_json_holding_the_token_model_loads_by_its_shape_with_gpt2s
     hf.post_processor = None
     for text in TEXTS + ["A model<|endoftext|>The next one", " leading space", "émoji 👍🏽 ok"]:
         assert _compare(ours, hf, text, None) is None, text
+
+
+# The regexes real tokenizer files split with before their ByteLevel (use_regex false), as their files hold them.
+CL100K = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+"
+          r"|\s+(?!\S)|\s+")  # GPT-4, Llama 3
+O200K = (r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?"
+         r"|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?"
+         r"|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+")  # GPT-4o, gpt-oss
+QWEN2 = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+"
+         r"|\s+(?!\S)|\s+")  # Qwen2, Qwen3
+DEEPSEEK = [r"\p{N}{1,3}", r"[一-龥぀-ゟ゠-ヿ]+",
+            r"[!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+| ?[\p{P}\p{S}]+[\r\n]*"
+            r"|\s*[\r\n]+|\s+(?!\S)|\s+"]  # DeepSeek-V3: three Splits, then ByteLevel
+
+
+def _every_code_point_texts(n: int, seed: int = 5) -> list[str]:
+    """Texts of any code point but the surrogates (letters of Unicode 16, unassigned ones, marks, controls)."""
+    import random
+
+    rng = random.Random(seed)
+    pick = lambda: chr(rng.choice([rng.randrange(0x20, 0x3000), rng.randrange(0xE000, 0x110000), rng.randrange(0, 0x20)]))
+    return ["".join(pick() if rng.random() < 0.7 else rng.choice(" \n\t'sS1!") for _ in range(rng.randint(5, 40)))
+            for _ in range(n)]
+
+
+def _differing_texts() -> list[str]:
+    """Every code point where the installed regex's Unicode tables differ from tokenizers' (the classes a Split may
+    name), each after a letter, a digit, a mark and a space: where a pattern must use the tables' classes."""
+    from wordpiece_core.pre_tokenizers import _split_patterns
+
+    points = sorted(_split_patterns(O200K).exceptions)
+    assert len(points) > 100  # (else these texts test nothing)
+    return [" ".join(f"a{ch}1{ch}\u0301{ch} {ch}A" for ch in points[i:i + 40]) for i in range(0, len(points), 40)]
+
+
+def _split_tokenizer(splits: list[tuple[str, str, bool]], byte_level: bool | None) -> Tokenizer:
+    from tokenizers import Regex
+
+    stages = [pre_tokenizers.Split(Regex(p), behavior, invert=invert) for p, behavior, invert in splits]
+    if byte_level is not None:
+        stages.append(pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=byte_level))
+    tok = Tokenizer(models.BPE(unk_token=None if byte_level is not None else "[UNK]"))
+    tok.pre_tokenizer = stages[0] if len(stages) == 1 else pre_tokenizers.Sequence(stages)
+    if byte_level is not None:
+        tok.decoder = decoders.ByteLevel()
+    alphabet = pre_tokenizers.ByteLevel.alphabet() if byte_level is not None else []
+    trainer = trainers.BpeTrainer(vocab_size=700, special_tokens=["[UNK]", "<|endoftext|>"], initial_alphabet=alphabet)
+    tok.train_from_iterator(sample_lines("en", 2000, top_n=2000, seed=5) + TEXTS, trainer)
+    return tok
+
+
+@pytest.mark.parametrize("splits,byte_level", [
+    ([(CL100K, "isolated", False)], False),
+    ([(O200K, "isolated", False)], False),
+    ([(QWEN2, "isolated", False)], False),
+    ([(p, "isolated", False) for p in DEEPSEEK], False),
+    ([(CL100K, "isolated", False)], True),  # then GPT-2's regex too
+    ([(r"\s+", "removed", False)], None),
+    ([(r"\s+", "merged_with_previous", False)], None),
+    ([(r"\s+", "merged_with_next", False)], None),
+    ([(r"\p{P}", "contiguous", False)], None),
+    ([(r"\p{L}+", "isolated", True)], None),
+    ([(r"\p{Lu}|\d", "merged_with_next", True)], None),
+    ([], False),  # ByteLevel without its regex, alone: the whole text one word
+])
+def test_split_pre_tokenizers_encode_exactly_as_tokenizers(splits, byte_level):
+    """Llama 3, GPT-4o, Qwen and DeepSeek files split their text with a regex (Split) before ByteLevel: their
+    pipelines, and every Split behaviour with and without invert, give tokenizers' tokens, ids, offsets and
+    decoded text on the written texts and on texts of any code point (Unicode 16 letters, unassigned ones)."""
+    hf = _split_tokenizer(splits, byte_level) if splits else None
+    if hf is None:
+        hf = Tokenizer(models.BPE())
+        hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)
+        hf.decoder = decoders.ByteLevel()
+        hf.train_from_iterator(sample_lines("en", 500, top_n=500, seed=5),
+                               trainers.BpeTrainer(vocab_size=400, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    ours = tokenizer_from_json(json.loads(hf.to_str()), "tokenizer.json")
+    bad = [(text, why) for text in TEXTS + _every_code_point_texts(60) + _differing_texts()
+           + ["can'T WON'T ſ K It'S", "a\r\n\r\n  b /x/"]
+           if (why := _compare(ours, hf, text, None)) is not None]
+    assert not bad, bad[:3]
+
+
+def test_a_split_pattern_that_names_a_script_is_refused_by_name():
+    doc = json.loads(_split_tokenizer([(CL100K, "isolated", False)], False).to_str())
+    doc["pre_tokenizer"]["pretokenizers"][0]["pattern"] = {"Regex": r"\p{Han}+|\s+"}
+    with pytest.raises(WordPieceError, match=r"tokenizer.json: the Split pattern's \\p\{Han\} is not supported here"):
+        tokenizer_from_json(doc, "tokenizer.json")

@@ -21,7 +21,8 @@ def add_encode_parser(sub) -> None:
     )
     e.add_argument("text", nargs="*", metavar="TEXT")
     e.add_argument("--tokenizer", required=True, metavar="FILE",
-                   help="tokenizer.json, a BERT-style vocab.txt, or vocab.json with merges.txt beside it")
+                   help="tokenizer.json, a BERT-style vocab.txt, vocab.json with merges.txt beside it, a .tiktoken "
+                        "file, or the name of a tokenizer on the app's shelf (r50k_base, cl100k_base, o200k_base)")
     e.add_argument("--pair", default=None, metavar="TEXT", help="a second sequence (pair encoding)")
     e.add_argument("--no-special-tokens", action="store_true", help="do not add the post-processor's special tokens")
     e.add_argument("--trace", action="store_true", help="add the encode trace of every word")
@@ -34,8 +35,14 @@ def add_encode_parser(sub) -> None:
 
 
 def run_encode(args: argparse.Namespace) -> int:
+    import os
+
+    from . import shelf
     from .loading import load_tokenizer  # here: `train` starts without the encoder pipeline (~60M instructions)
-    tok = load_tokenizer(args.tokenizer, lowercase=args.lowercase)
+    if args.tokenizer in shelf.SHELF and not os.path.exists(args.tokenizer):  # OpenAI's encodings, shipped
+        tok = shelf.load(args.tokenizer)
+    else:
+        tok = load_tokenizer(args.tokenizer, lowercase=args.lowercase)
     texts = args.text if args.text else (line.rstrip("\r\n") for line in sys.stdin)
     out = sys.stdout
     for text in texts:

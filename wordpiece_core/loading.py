@@ -19,7 +19,9 @@ from .corpus import decode_unicode, read_file_bytes
 from .errors import WordPieceError
 from .models import BPEModel, WordPieceModel
 from .pipeline import Decoder, Padding, Template, Tokenizer, Truncation
+from .pre_tokenizers import BYTES, split_stage
 from .special_tokens import BERT_SPECIALS, CLS, SEP, UNK
+from .tiktoken_files import looks_like_tiktoken, tokenizer_from_tiktoken
 from .tokenizer_schema import MAX_LENGTH, MAX_MATCHED_VOCAB_CHARS, validate_tokenizer_doc
 from .unigram.model import UnigramModel
 
@@ -95,9 +97,18 @@ def _pre_tokenizer(spec: dict | None, name: str) -> tuple[str, bool]:
     if kind == "Sequence" and len((spec.get("pretokenizers") or [])) == 1:
         return _pre_tokenizer(spec["pretokenizers"][0], name)
     if kind == "Sequence" and spec.get("pretokenizers"):
-        stages = [_stage(step, name) for step in spec["pretokenizers"]]
+        steps = spec["pretokenizers"]
+        stages = [_stage(step, name) for step in steps[:-1]]
+        last = steps[-1]
+        if isinstance(last, dict) and last.get("type") == "ByteLevel":  # Llama 3's, GPT-4o's: Split, then bytes
+            if last.get("add_prefix_space"):
+                raise _unsupported("pre-tokenizer", "ByteLevel with add_prefix_space after another pre-tokenizer",
+                                   name)
+            stages.append("byte-level" if last.get("use_regex", True) else BYTES)
+        else:
+            stages.append(_stage(last, name))
         return "+".join(stages), False
-    if kind in ("Digits", "Punctuation"):
+    if kind in ("Digits", "Punctuation", "Split"):
         return _stage(spec, name), False
     if kind == "Metaspace":
         scheme = _prepend_scheme(spec)
@@ -109,7 +120,9 @@ def _pre_tokenizer(spec: dict | None, name: str) -> tuple[str, bool]:
     if kind not in _PRE_NAMES:
         raise _unsupported("pre-tokenizer", kind, name)
     if kind == "ByteLevel" and not spec.get("use_regex", True):
-        raise _unsupported("pre-tokenizer", "ByteLevel without its regex", name)
+        if spec.get("add_prefix_space"):
+            raise _unsupported("pre-tokenizer", "ByteLevel without its regex but with add_prefix_space", name)
+        return BYTES, False  # the whole text one word, in byte-level characters
     return _PRE_NAMES[kind], bool(spec.get("add_prefix_space", False))
 
 
@@ -128,9 +141,36 @@ def _stage(spec: dict, name: str) -> str:
         if behavior not in ("isolated", "contiguous"):
             raise _unsupported("pre-tokenizer", f"Punctuation with behavior {behavior}", name)
         return "punctuation" if behavior == "isolated" else "punctuation-runs"
+    if kind == "Split":
+        return _split(spec, name)
     if kind in _PRE_NAMES and kind != "ByteLevel":
         return _PRE_NAMES[kind]
     raise _unsupported("pre-tokenizer", f"Sequence with {kind}", name)
+
+
+_BEHAVIOR_NAMES = {"Removed": "removed", "Isolated": "isolated", "MergedWithPrevious": "merged_with_previous",
+                   "MergedWithNext": "merged_with_next", "Contiguous": "contiguous"}
+
+
+def _split(spec: dict, name: str) -> str:
+    """A Split pre-tokenizer: its regex (or a string, matched as it is), behaviour and invert."""
+    pattern = spec.get("pattern")
+    if not isinstance(pattern, dict) or len(pattern) != 1 or not isinstance(next(iter(pattern.values())), str):
+        raise WordPieceError(f"{name}: a Split's pattern should be {{\"Regex\": ...}} or {{\"String\": ...}}, not "
+                             f"{_quoted(pattern)}")
+    (kind, text), = pattern.items()
+    if kind not in ("Regex", "String"):
+        raise WordPieceError(f"{name}: a Split's pattern should be a Regex or a String, not {_quoted(kind)}")
+    behavior = _BEHAVIOR_NAMES.get(spec.get("behavior", ""))
+    if behavior is None:
+        raise WordPieceError(f"{name}: a Split's behavior should be one of {', '.join(_BEHAVIOR_NAMES)}, not "
+                             f"{_quoted(spec.get('behavior'))}")
+    import regex
+
+    try:
+        return split_stage(text if kind == "Regex" else regex.escape(text), behavior, bool(spec.get("invert")))
+    except WordPieceError as exc:
+        raise WordPieceError(f"{name}: {exc}") from None
 
 
 def _template_from(spec: dict | None, name: str):
@@ -373,6 +413,8 @@ def tokenizer_from_bytes(data: bytes, path: str, lowercase: bool | None = None, 
         raise WordPieceError(f"{path} is not a UTF-8 (or UTF-16) text file; expected tokenizer.json, vocab.txt or "
                              "vocab.json") from None
     base = os.path.basename(path).lower()
+    if base.endswith(".tiktoken") or looks_like_tiktoken(text):  # OpenAI's: base64 tokens and their ranks
+        return tokenizer_from_tiktoken(text, os.path.basename(path))
     stripped = text.lstrip()
     if stripped.startswith("{") or (stripped.startswith("[") and _is_json(stripped)):
         doc = parse_json(text, path)

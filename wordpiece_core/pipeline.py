@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from .models import BPEModel, WordPieceModel, WordResult
 from .normalizers import WHITE_SPACE, normalize_with_sources
-from .pre_tokenizers import METASPACE, pre_tokenize, unicode_to_bytes
+from .pre_tokenizers import METASPACE, is_byte_level, pre_tokenize, unicode_to_bytes
 from .special_tokens import BERT_PAIR, BERT_SINGLE, CLS, SEP
 
 if TYPE_CHECKING:  # the Unigram model imports models.py's base, as this module does: only its type is needed here
@@ -147,11 +147,11 @@ class Tokenizer:
         self.template = template
         # A ByteLevel (or RoBERTa) post-processor trims Ġ from offsets, whatever the pre-tokenizer; by default, for
         # byte-level only (the file says, when there is one).
-        self.trim_offsets = pre_tokenizer == "byte-level" if trim_offsets is None else trim_offsets
+        self.trim_offsets = is_byte_level(pre_tokenizer) if trim_offsets is None else trim_offsets
         # Hugging Face's ByteLevel post-processor has its own add_prefix_space flag.
         self.trim_prefix_space = add_prefix_space if trim_prefix_space is None else trim_prefix_space
         if decoder is None:
-            decoder = "byte-level" if pre_tokenizer == "byte-level" else (
+            decoder = "byte-level" if is_byte_level(pre_tokenizer) else (
                 "wordpiece" if getattr(model, "prefix", None) else "join")
         if isinstance(decoder, str):
             decoder = Decoder(decoder, prefix=getattr(model, "prefix", None) or "##")
@@ -184,7 +184,7 @@ class Tokenizer:
     def _segment(self, text: str, base: int, trace: bool) -> tuple[list[WordTrace], list[tuple[int, int]]]:
         """Encode one special-free segment: each word's trace, and the original offsets of all its tokens."""
         normalized, sources = normalize_with_sources(text, self.normalizer)
-        byte_level = self.pre_tokenizer == "byte-level"
+        byte_level = is_byte_level(self.pre_tokenizer)
         words = pre_tokenize(normalized, self.pre_tokenizer, self.add_prefix_space, first=base == 0)
         results = self.model.tokenize_all([word for word, _ in words], trace)
         traces: list[WordTrace] = []

@@ -225,24 +225,217 @@ _FROM_FILES = STAGES + METASPACE + (NO_SPLIT,)  # the pre-tokenizers only a toke
 
 
 def check_pre_tokenizer(name: str) -> str:
-    """A pre-tokenizer's name, or a chain of them joined by "+" (a tokenizer file's Sequence; byte-level alone)."""
+    """A pre-tokenizer's name, or a chain of them joined by "+" (a tokenizer file's Sequence: Split stages
+    (`split_stage`), the stages of `_CLASSES`, and last, ByteLevel with its regex or without ("bytes"))."""
     chain = name.split("+")
-    if name not in PRE_TOKENIZERS + _FROM_FILES and not (
-            len(chain) > 1 and all(stage in _CLASSES and stage != "byte-level" for stage in chain)):
+    middle, last = chain[:-1], chain[-1]
+    if name not in PRE_TOKENIZERS + _FROM_FILES + (BYTES,) and not name.startswith(SPLIT) and not (
+            len(chain) > 1 and all(_chainable(stage) for stage in middle)
+            and (_chainable(last) or last in ("byte-level", BYTES))):
         raise WordPieceError(
             f"unknown pre-tokenizer {name!r}: choose one of {', '.join(PRE_TOKENIZERS)}"
         )
     return name
 
 
+def _chainable(stage: str) -> bool:
+    return (stage in _CLASSES and stage != "byte-level") or stage in _SPLITS
+
+
+def is_byte_level(name: str) -> bool:
+    """Whether the pre-tokenizer writes its words in GPT-2's byte-level characters (ByteLevel, alone or last)."""
+    return name.split("+")[-1] in ("byte-level", BYTES)
+
+
 def _chain(text: str, stages: list[str]) -> list[tuple[str, tuple[int, int]]]:
-    """A Sequence of pre-tokenizers: each stage splits every piece the stages before it made."""
+    """A Sequence of pre-tokenizers: each stage splits every piece the stages before it made (a last ByteLevel
+    splits each piece by GPT-2's regex, unless it is "bytes", then writes it in byte-level characters)."""
     pieces = [(text, (0, len(text)))]
     for stage in stages:
+        if stage in _SPLITS:
+            split = _SPLITS[stage]
+            pieces = [(p[s:e], (start + s, start + e)) for p, (start, _) in pieces for s, e in split.spans(p)]
+            continue
+        if stage == BYTES:
+            break
         patterns = _patterns(stage)
         pieces = [(m.group(), (start + m.start(), start + m.end()))
                   for piece, (start, _) in pieces for m in patterns.for_text(piece).finditer(piece)]
+    if is_byte_level(stages[-1]):
+        pieces = [(to_byte_level(p), span) for p, span in pieces]
     return pieces
+
+
+# ----------------------------------------------------------------------------------------- Split (a regex)
+
+SPLIT = "split:"  # a Split stage's name: "split:" and a digest of its pattern, behaviour and invert
+BYTES = "bytes"  # ByteLevel without its regex (use_regex false): each piece written in byte-level characters
+BEHAVIORS = ("removed", "isolated", "merged_with_previous", "merged_with_next", "contiguous")
+# \p{..} a pattern may name: the general categories (tables read from tokenizers) and their long names
+_LONG_NAMES = {"Letter": "L", "Uppercase_Letter": "Lu", "Lowercase_Letter": "Ll", "Titlecase_Letter": "Lt",
+               "Modifier_Letter": "Lm", "Other_Letter": "Lo", "Mark": "M", "Number": "N", "Decimal_Number": "Nd",
+               "Punctuation": "P", "Symbol": "S", "Separator": "Z"}
+MAX_SPLIT_PATTERN = 2_000  # characters of a Split regex (real ones: GPT-4o's about 300)
+
+
+def _category_class(name: str, exact: bool) -> str | None:
+    short = _LONG_NAMES.get(name, name)
+    if short == "L":
+        return _class("LETTER", exact)
+    if short == "N":
+        return _class("NUMBER", exact)
+    if short in CATEGORIES:
+        return _class(f"GC_{short}", exact)
+    return None
+
+
+def translate(pattern: str, exact: bool, flavor: str = "onig") -> str:
+    """A Split regex (tokenizers' onig, Ruby syntax) as a regex-module (V1) pattern whose classes are the tables'
+    (`exact`) or the installed properties (fast): \p{..}/\P{..} of a general category, \s, \S, \d, \D, \w,
+    \W. V1 reads nested sets as onig does ([^\r\n\p{L}] holds a set). Raises WordPieceError naming what it
+    cannot read (a script such as \p{Han}: its table is not read from tokenizers)."""
+    import re as _re
+
+    out: list[str] = []
+    i = 0
+    simple = {"s": _class("BYTE_SPACE", exact), "w": _class("WORD", exact), "d": _class("GC_Nd", exact)}
+    depth = 0  # inside how many [ ] sets
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch != "\\" or i + 1 == len(pattern):
+            if ch == "[":
+                depth += 1
+            elif ch == "]" and depth:
+                depth -= 1
+            elif ch in "^$" and depth == 0 and not (ch == "^" and out and out[-1] == "["):
+                ch = ("\\A" if ch == "^" else "\\Z") if flavor == "rust" else f"(?m:{ch})"
+            out.append(ch)
+            i += 1
+            continue
+        nxt = pattern[i + 1]
+        if nxt in "pP":
+            m = _re.match(r"\{\^?([A-Za-z_]+)\}|([A-Za-z])", pattern[i + 2:])
+            if m is None:
+                raise WordPieceError(f"the Split pattern's {pattern[i:i + 12]!r} is not a Unicode property")
+            negated = nxt == "P" or m.group(0).startswith("{^")
+            prop = m.group(1) or m.group(2)
+            cls = _category_class(prop, exact)
+            if cls is None:
+                raise WordPieceError(f"the Split pattern's \\p{{{prop}}} is not supported here (supported: the "
+                                     "general categories, such as \\p{L}, \\p{Lu}, \\p{N}, \\p{P})")
+            out.append(f"[^{cls}]" if negated else cls)
+            i += 2 + m.end()
+            continue
+        if nxt.lower() in simple:
+            cls = simple[nxt.lower()]
+            out.append(cls if nxt.islower() else f"[^{cls}]")
+            i += 2
+            continue
+        out.append(pattern[i:i + 2])  # any other escape, as it is
+        i += 2
+    return "".join(out)
+
+
+@dataclass(frozen=True)
+class SplitSpec:
+    """tokenizers' Split: the pieces of a text around its regex's matches, kept or not per `behavior`."""
+
+    pattern: str
+    behavior: str  # one of BEHAVIORS
+    invert: bool
+    tables: str = "tokenizers"  # whose regex: "tokenizers" (onig, its Unicode tables) or "rust" (tiktoken's)
+
+    @property
+    def _compiled(self) -> _Patterns:
+        return _split_patterns(self.pattern, self.tables)
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """The pieces' (start, end), as tokenizers' NormalizedString.split: the text cut into matches and the
+        gaps between them (empty matches skipped), then joined or dropped per the behaviour."""
+        marks: list[tuple[int, int, bool]] = []
+        last = 0
+        for m in self._compiled.for_text(text).finditer(text):
+            start, end = m.span()
+            if start == end:
+                continue
+            if last != start:
+                marks.append((last, start, False))
+            marks.append((start, end, True))
+            last = end
+        if last != len(text):
+            marks.append((last, len(text), False))
+        if self.invert:
+            marks = [(s, e, not hit) for s, e, hit in marks]
+        out: list[list[int]] = []
+        if self.behavior == "removed":
+            return [(s, e) for s, e, hit in marks if not hit]
+        if self.behavior == "isolated":
+            return [(s, e) for s, e, _ in marks]
+        previous = False
+        if self.behavior == "contiguous":
+            for s, e, hit in marks:
+                if out and hit == previous:
+                    out[-1][1] = e
+                else:
+                    out.append([s, e])
+                previous = hit
+        elif self.behavior == "merged_with_previous":
+            for s, e, hit in marks:
+                if hit and not previous and out:
+                    out[-1][1] = e
+                else:
+                    out.append([s, e])
+                previous = hit
+        else:  # merged_with_next: the same from the end
+            for s, e, hit in reversed(marks):
+                if hit and not previous and out:
+                    out[-1][0] = s
+                else:
+                    out.append([s, e])
+                previous = hit
+            out.reverse()
+        return [(s, e) for s, e in out]
+
+
+_SPLITS: dict[str, SplitSpec] = {}
+
+
+def split_stage(pattern: str, behavior: str, invert: bool, tables: str = "tokenizers") -> str:
+    """The name of a Split stage (registered for this process), after checking its pattern compiles. `tables`:
+    "tokenizers" reads its classes as tokenizers' onig does (the tables); "rust", as tiktoken's regex crate (the
+    installed regex module's Unicode properties, as recent as that crate's)."""
+    import hashlib
+
+    if len(pattern) > MAX_SPLIT_PATTERN:
+        raise WordPieceError(f"the Split pattern has {len(pattern):,} characters; at most {MAX_SPLIT_PATTERN:,} "
+                             "are read")
+    if behavior not in BEHAVIORS:
+        raise WordPieceError(f"the Split behavior {behavior!r} is not one of {', '.join(BEHAVIORS)}")
+    spec = SplitSpec(pattern, behavior, invert, tables)
+    _split_patterns(pattern, tables)  # refuses what it cannot read, now
+    name = SPLIT + hashlib.sha1(repr((pattern, behavior, invert, tables)).encode()).hexdigest()[:16]
+    _SPLITS[name] = spec
+    return name
+
+
+@lru_cache(maxsize=64)
+def _split_patterns(pattern: str, tables: str = "tokenizers") -> _Patterns:
+    import regex
+
+    flavor = "rust" if tables == "rust" else "onig"
+    # (?-f): case-insensitive groups fold one character to one, as onig and Rust's regex do (V1 would fold ß to ss)
+    try:
+        fast = regex.compile("(?-f)" + translate(pattern, exact=False, flavor=flavor), flags=regex.V1)
+        if tables == "rust":
+            return _Patterns(fast, fast, frozenset())
+        exact = regex.compile("(?-f)" + translate(pattern, exact=True, flavor=flavor), flags=regex.V1)
+    except regex.error as exc:
+        raise WordPieceError(f"the Split pattern cannot be read: {exc}") from None
+    differ: set[int] = set()
+    for cls in ("LETTER", "NUMBER", "BYTE_SPACE", "WORD", *(f"GC_{c}" for c in CATEGORIES)):
+        removed, added = _exceptions(cls)
+        differ |= _points(removed) | _points(added)
+    return _Patterns(fast, exact, frozenset(map(chr, differ)))
 
 
 def _metaspace(text: str, prepend: bool) -> list[tuple[str, tuple[int, int]]]:
@@ -270,7 +463,7 @@ def pre_tokenize(text: str, name: str, add_prefix_space: bool = False,
         return [(text, (0, len(text)))] if text else []
     if name in METASPACE:
         return _metaspace(text, name == "metaspace" or (name == "metaspace-first" and first))
-    if "+" in check_pre_tokenizer(name):
+    if "+" in check_pre_tokenizer(name) or name.startswith(SPLIT) or name == BYTES:
         return _chain(text, name.split("+"))
     pattern = _patterns(name).for_text(text)
     if name != "byte-level":
@@ -288,7 +481,7 @@ def pre_tokenize(text: str, name: str, add_prefix_space: bool = False,
 
 def words_of(text: str, name: str, add_prefix_space: bool = False) -> list[str]:
     """Only the words (fast path for training)."""
-    if name in _FROM_FILES or "+" in check_pre_tokenizer(name):
+    if name in _FROM_FILES or "+" in check_pre_tokenizer(name) or name.startswith(SPLIT) or name == BYTES:
         return [word for word, _ in pre_tokenize(text, name)]
     pattern = _patterns(name).for_text(text)
     if name != "byte-level":

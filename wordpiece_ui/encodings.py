@@ -18,6 +18,8 @@ from wordpiece_core.pipeline import Encoding, Tokenizer, WordTrace
 from .safe import code, md
 from .tables import MINUS, fmt_power, fmt_token
 from wordpiece_core.normalizers import normalize
+from wordpiece_core.pre_tokenizers import is_byte_level
+from wordpiece_core.tiktoken_files import looks_like_tiktoken
 
 MAX_TOKENIZER_MB = 20
 TRACE_ROWS = 200  # rows of a word's scan or merge table on screen
@@ -33,7 +35,7 @@ def _text(data: bytes) -> str:
 
 
 def file_kind(name: str, data: bytes) -> str:
-    """What an uploaded file is, read from its content, not its name: "tokenizer.json" or "vocab.txt".
+    """What an uploaded file is, read from its content, not its name: "tokenizer.json", "tiktoken" or "vocab.txt".
 
     A merges.txt, a vocab.json, or anything else gets a message saying what it is and what to
     load instead.
@@ -58,6 +60,8 @@ def file_kind(name: str, data: bytes) -> str:
             raise WordPieceError(f"{name} is a vocab.json (tokens and ids, as BPE tokenizers store them): without its "
                                  "merges it cannot encode. Load the tokenizer.json saved with it instead")
         raise WordPieceError(f"{name} is JSON but neither a tokenizer.json nor a vocab.json")
+    if looks_like_tiktoken(text):  # OpenAI's encodings: base64 tokens and their ranks (before merges.txt's test)
+        return "tiktoken"
     lines = [line for line in text.splitlines() if line.strip()]
     if lines and (lines[0].startswith("#version") or all(len(line.split(" ")) == 2 for line in lines[:200])):
         raise WordPieceError(f"{name} is a merges.txt (BPE's merge rules, one pair per line): it holds no vocabulary. "
@@ -160,7 +164,7 @@ def unencodable_words(enc: Encoding, tokenizer: Tokenizer) -> list[str]:
 def missing_characters(tokenizer: Tokenizer, text: str) -> list[str]:
     """The characters of `text`, as the tokenizer normalizes it, that no token of its vocabulary spells (alone,
     or after the continuation prefix): the ones that become [UNK] (or are dropped). Byte-level spells all."""
-    if tokenizer.pre_tokenizer == "byte-level":
+    if is_byte_level(tokenizer.pre_tokenizer):
         return []
     vocab, prefix = tokenizer.model.vocab, getattr(tokenizer.model, "prefix", None) or ""  # Unigram has none
     seen = dict.fromkeys(ch for ch in normalize(text, tokenizer.normalizer) if not ch.isspace())
