@@ -19,7 +19,7 @@ from wordpiece_ui.trained_model import TrainedModel
 MAX_TEXT = 20_000  # characters encoded live; longer text is kept, and its start is encoded
 URL_TEXT_LIMIT = state.LINK_TEXT_CHARS
 SOURCES = {"trained": "The tokenizer trained in the sidebar", "shelf": "A real tokenizer (GPT-2, GPT-4, GPT-4o)",
-           "file": "A tokenizer file"}
+           "file": "A tokenizer file (tokenizer.json, vocab.txt, .tiktoken)"}
 
 settings = st.session_state[state.SETTINGS]
 st.title("Encoder playground")
@@ -58,7 +58,8 @@ elif st.session_state[state.SOURCE] == "shelf":  # shipped with the app: nothing
              "byte-level BPE after a regex split · no normalizer · the same ids as tiktoken")
 else:
     st.file_uploader(f"tokenizer.json (WordPiece, BPE or Unigram), a BERT vocab.txt or a .tiktoken file, up to "
-                     f"{encodings.MAX_TOKENIZER_MB} MB", type=["json", "txt", "tiktoken"], key=state.TOKENIZER_FILE)
+                     f"{encodings.MAX_TOKENIZER_MB} MB", type=["json", "txt", "tiktoken"], key=state.TOKENIZER_FILE,
+                     max_upload_size=encodings.MAX_TOKENIZER_MB)
     file = user_files.tokenizer_file(st.session_state.get(state.TOKENIZER_FILE))  # kept by digest (or the link's)
     if file is None:
         st.info(user_files.gone_line(user_files.TOKENIZER)

@@ -436,7 +436,7 @@ def test_the_step_keys_work_after_every_redraw_of_the_playground(server, page):
     page.get_by_text("Add special tokens").first.click()  # on again
     wait_idle(page)
     press_next()  # word 5
-    page.get_by_role("radio", name="A tokenizer file (tokenizer.json or vocab.txt)").click()  # no trace there
+    page.get_by_role("radio", name="A tokenizer file (tokenizer.json, vocab.txt, .tiktoken)").click()  # no trace there
     page.get_by_text("Choose a tokenizer file").first.wait_for(timeout=30_000)
     wait_idle(page)
     page.get_by_role("radio", name="The tokenizer trained in the sidebar").click()  # and back
@@ -618,7 +618,7 @@ def test_the_playground_keeps_the_text_and_the_special_tokens_when_the_tokenizer
     box.fill("my own words here")
     box.press("Control+Enter")
     wait_idle(page)
-    page.get_by_role("radio", name="A tokenizer file (tokenizer.json or vocab.txt)").click()
+    page.get_by_role("radio", name="A tokenizer file (tokenizer.json, vocab.txt, .tiktoken)").click()
     page.get_by_text("Choose a tokenizer file").first.wait_for(timeout=30_000)
     wait_idle(page)
     page.get_by_role("radio", name="The tokenizer trained in the sidebar").click()
@@ -661,7 +661,7 @@ def test_compare_and_playground_show_exactly_what_the_tokenizers_did(server, pag
     assert any(t.startswith("␣") for t in text.locator(".wpl-chip").all_inner_texts())
     check(page, "playground-byte-level")
     # A merges.txt is recognised by its content and refused with the reason.
-    page.get_by_role("radio", name="A tokenizer file (tokenizer.json or vocab.txt)").click()
+    page.get_by_role("radio", name="A tokenizer file (tokenizer.json, vocab.txt, .tiktoken)").click()
     merges = tmp_path / "merges.txt"
     merges.write_text("#version: 0.2\nu g\nh ug\n", encoding="utf-8")
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').last.set_input_files(str(merges))

@@ -150,10 +150,10 @@ def test_the_course_rules_note_says_which_pieces_it_would_remove_instead():
                               "exact loss increases would remove ef instead of ab: ")
     kept = [False] * 4
     assert note([1.0, 2.0, 3.0, 4.0], kept) == [
-        "Among the candidates shown, the course's exact rule agrees: ab costs least to remove (1 nats a word exactly)."]
+        "Among the candidates shown, the course's exact rule agrees: ab costs least to remove (1 nat a word exactly)."]
     assert note([2.0, 1.0, 3.0, 4.0], kept) == [
         "**What the course's rule would do.** Among the candidates shown, the exact loss increase is smallest for cd "
-        "(1 nats a word), where tokenizers' estimate ranks ab first."]
+        "(1 nat a word), where tokenizers' estimate ranks ab first."]
 
 
 @pytest.mark.slow

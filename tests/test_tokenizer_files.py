@@ -302,7 +302,7 @@ def test_composing_normalizers_equal_tokenizers_and_align_a_composed_character_t
      "Metaspace"),
     (_set(["decoder"], {"type": "Replace", "pattern": {"Regex": " +"}, "content": " "}), "Replace with a regex"),
     (_set(["decoder"], {"type": "CTC", "pad_token": "<pad>", "word_delimiter_token": "|", "cleanup": True}), "'CTC'"),
-    (_set(["normalizer"], {"type": "Replace", "pattern": {"String": "a"}, "content": "b"}), "'Replace'"),
+    (_set(["normalizer"], {"type": "Precompiled", "precompiled_charsmap": ""}), "'Precompiled'"),
     (lambda doc: _set(["added_tokens"], doc["added_tokens"] + [{"id": 900, "content": "<x>", "single_word": False,
                                                                 "lstrip": True, "rstrip": False, "normalized": False,
                                                                 "special": True}])(doc), "lstrip"),
@@ -515,3 +515,46 @@ def test_a_split_pattern_that_names_a_script_is_refused_by_name():
     doc["pre_tokenizer"]["pretokenizers"][0]["pattern"] = {"Regex": r"\p{Han}+|\s+"}
     with pytest.raises(WordPieceError, match=r"tokenizer.json: the Split pattern's \\p\{Han\} is not supported here"):
         tokenizer_from_json(doc, "tokenizer.json")
+
+
+@pytest.mark.parametrize("normalizer", [
+    lambda: normalizers.Sequence([normalizers.Prepend("▁"), normalizers.Replace(" ", "▁")]),  # Llama 2, Mistral
+    lambda: normalizers.Replace(" ", "▁"),  # Gemma
+    lambda: normalizers.Sequence([normalizers.Strip(left=True, right=True), normalizers.Lowercase()]),
+    lambda: normalizers.Strip(left=False, right=True),
+    lambda: normalizers.Sequence([normalizers.Nmt(), normalizers.NFKC()]),  # SentencePiece's nmt_nfkc without its map
+    lambda: normalizers.Replace(tokenizers.Regex(r"\s+"), " "),
+    lambda: normalizers.Replace(tokenizers.Regex(r"(\p{Lu})"), "<$1>"),  # content longer than the match
+    lambda: normalizers.Replace("ab", ""),  # content shorter: removed
+    lambda: normalizers.Sequence([normalizers.Sequence([normalizers.NFD()]), normalizers.Sequence([]),
+                                  normalizers.StripAccents()]),  # nested and empty Sequences
+    lambda: normalizers.Sequence([]),  # DeepSeek-V3's
+])
+def test_whole_text_normalizers_encode_exactly_as_tokenizers(normalizer):
+    """Prepend, Replace (a string or a regex), Strip, Nmt and nested or empty Sequences: tokens, ids, offsets
+    (the original text's) and decoded text as tokenizers gives them."""
+    tok = Tokenizer(models.BPE(unk_token="[UNK]", byte_fallback=False))
+    tok.normalizer = normalizer()
+    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    tok.train_from_iterator(sample_lines("en", 1000, top_n=1000, seed=9) + TEXTS,
+                            trainers.BpeTrainer(vocab_size=500, special_tokens=SPECIALS))
+    ours = tokenizer_from_json(json.loads(tok.to_str()), "tokenizer.json")
+    texts = TEXTS + _every_code_point_texts(40) + ["ab abab cab", "  x  ", "\x01\x08a\u200bb\ufeffc\u2581d", ""]
+    bad = [(text, why) for text in texts for pair in (None, " A second  one ")
+           if (why := _compare(ours, tok, text, pair)) is not None]
+    assert not bad, bad[:3]
+
+
+@pytest.mark.parametrize("scheme", ["always", "first", "never"])
+def test_metaspace_without_split_encodes_exactly_as_tokenizers(scheme):
+    """Mistral's Metaspace(split=false): every space a ▁, the text one word (it was refused, its message cut)."""
+    tok = Tokenizer(models.BPE(unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.Metaspace(prepend_scheme=scheme, split=False)
+    tok.decoder = decoders.Metaspace(prepend_scheme=scheme, split=False)
+    tok.train_from_iterator(sample_lines("en", 800, top_n=800, seed=4) + TEXTS,
+                            trainers.BpeTrainer(vocab_size=400, special_tokens=SPECIALS))
+    ours = tokenizer_from_json(json.loads(tok.to_str()), "tokenizer.json")
+    bad = [(text, why) for text in TEXTS + _every_code_point_texts(20) + [" x", "", "a [SEP] b"]
+           for pair in (None, "the second")
+           if (why := _compare(ours, tok, text, pair)) is not None]
+    assert not bad, bad[:3]

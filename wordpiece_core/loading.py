@@ -19,6 +19,7 @@ from .corpus import decode_unicode, read_file_bytes
 from .errors import WordPieceError
 from .models import BPEModel, WordPieceModel
 from .pipeline import Decoder, Padding, Template, Tokenizer, Truncation
+from .normalizers import TextStep, text_step
 from .pre_tokenizers import BYTES, split_stage
 from .special_tokens import BERT_SPECIALS, CLS, SEP, UNK
 from .tiktoken_files import looks_like_tiktoken, tokenizer_from_tiktoken
@@ -65,29 +66,62 @@ _STEP_NAMES = {"NFD": "nfd", "NFKD": "nfkd", "NFC": "nfc", "NFKC": "nfkc", "Lowe
 
 
 def _normalizer_name(spec: dict | None, name: str) -> str:
+    """The pipeline's name of a file's normalizer: one step, or steps joined by "+" (a Sequence, nested ones
+    flattened as tokenizers runs them; an empty one is none)."""
     if spec is None:
         return "none"
+    steps = _normalizer_steps(spec, name)
+    if not steps:
+        return "none"
+    if len(steps) > 1 and any(step in ("bert", "bert-cased") for step in steps):
+        raise _unsupported("normalizer", "Sequence with BertNormalizer", name)
+    return "+".join(steps)
+
+
+def _normalizer_steps(spec: dict, name: str) -> list[str]:
     kind = spec.get("type")
-    if kind == "Sequence" and len((spec.get("normalizers") or [])) == 1:
-        return _normalizer_name(spec["normalizers"][0], name)
-    if kind == "Sequence" and spec.get("normalizers"):
-        steps = [step.get("type") for step in spec["normalizers"]]
-        unknown = [step for step in steps if step not in _STEP_NAMES]
-        if unknown:
-            raise _unsupported("normalizer", f"Sequence with {unknown[0]}", name)
-        return "+".join(_STEP_NAMES[step] for step in steps)
-    if kind in ("NFD", "NFKD", "NFC", "NFKC", "StripAccents"):
-        return _STEP_NAMES[kind]
-    if kind == "Lowercase":
-        return "lowercase"
+    if kind == "Sequence":
+        return [step for sub in spec.get("normalizers") or [] for step in _normalizer_steps(sub, name)]
+    if kind in _STEP_NAMES:
+        return [_STEP_NAMES[kind]]
+    if kind == "Nmt":
+        return ["nmt"]
+    if kind == "Prepend":
+        return [text_step(TextStep("prepend", text=_text_field(spec, "prepend", name)))]
+    if kind == "Strip":
+        return [text_step(TextStep("strip", left=bool(spec.get("strip_left")), right=bool(spec.get("strip_right"))))]
+    if kind == "Replace":
+        return [text_step(TextStep("replace", text=_text_field(spec, "content", name),
+                                   pattern=_pattern_field(spec, "Replace", name)))]
     if kind == "BertNormalizer":
         lower = spec.get("lowercase", True)
         strip = spec.get("strip_accents")
         strip = lower if strip is None else strip
         if not spec.get("clean_text", True) or not spec.get("handle_chinese_chars", True) or strip != lower:
             raise _unsupported("normalizer", "BertNormalizer with these options", name)
-        return "bert" if lower else "bert-cased"
+        return ["bert" if lower else "bert-cased"]
     raise _unsupported("normalizer", kind, name)
+
+
+def _text_field(spec: dict, field: str, name: str) -> str:
+    value = spec.get(field)
+    if not isinstance(value, str):
+        raise WordPieceError(f"{name}: a {spec.get('type')} normalizer's {field} should be text, not {_quoted(value)}")
+    return value
+
+
+def _pattern_field(spec: dict, kind: str, name: str) -> str:
+    """A Replace's or a Split's pattern as a regex: {"Regex": ...} as it is, {"String": ...} escaped."""
+    pattern = spec.get("pattern")
+    if not isinstance(pattern, dict) or len(pattern) != 1 or not isinstance(next(iter(pattern.values())), str):
+        raise WordPieceError(f"{name}: a {kind}'s pattern should be {{\"Regex\": ...}} or {{\"String\": ...}}, not "
+                             f"{_quoted(pattern)}")
+    (form, text), = pattern.items()
+    if form not in ("Regex", "String"):
+        raise WordPieceError(f"{name}: a {kind}'s pattern should be a Regex or a String, not {_quoted(form)}")
+    import regex
+
+    return text if form == "Regex" else regex.escape(text)
 
 
 def _pre_tokenizer(spec: dict | None, name: str) -> tuple[str, bool]:
@@ -112,11 +146,11 @@ def _pre_tokenizer(spec: dict | None, name: str) -> tuple[str, bool]:
         return _stage(spec, name), False
     if kind == "Metaspace":
         scheme = _prepend_scheme(spec)
-        if spec.get("replacement", "\u2581") != "\u2581" or not spec.get("split", True) or scheme not in (
-                "always", "never", "first"):
-            raise _unsupported("pre-tokenizer", "Metaspace other than replacement ▁, split, prepend_scheme always, "
-                               "first or never", name)
-        return {"always": "metaspace", "never": "metaspace-never", "first": "metaspace-first"}[scheme], False
+        if spec.get("replacement", "\u2581") != "\u2581" or scheme not in ("always", "never", "first"):
+            raise _unsupported("pre-tokenizer", "Metaspace with another replacement than ▁ or another "
+                               "prepend_scheme than always, first or never", name)
+        whole = "" if spec.get("split", True) else "-whole"  # split false (Mistral's): the text one word
+        return {"always": "metaspace", "never": "metaspace-never", "first": "metaspace-first"}[scheme] + whole, False
     if kind not in _PRE_NAMES:
         raise _unsupported("pre-tokenizer", kind, name)
     if kind == "ByteLevel" and not spec.get("use_regex", True):
@@ -154,21 +188,13 @@ _BEHAVIOR_NAMES = {"Removed": "removed", "Isolated": "isolated", "MergedWithPrev
 
 def _split(spec: dict, name: str) -> str:
     """A Split pre-tokenizer: its regex (or a string, matched as it is), behaviour and invert."""
-    pattern = spec.get("pattern")
-    if not isinstance(pattern, dict) or len(pattern) != 1 or not isinstance(next(iter(pattern.values())), str):
-        raise WordPieceError(f"{name}: a Split's pattern should be {{\"Regex\": ...}} or {{\"String\": ...}}, not "
-                             f"{_quoted(pattern)}")
-    (kind, text), = pattern.items()
-    if kind not in ("Regex", "String"):
-        raise WordPieceError(f"{name}: a Split's pattern should be a Regex or a String, not {_quoted(kind)}")
+    pattern = _pattern_field(spec, "Split", name)
     behavior = _BEHAVIOR_NAMES.get(spec.get("behavior", ""))
     if behavior is None:
         raise WordPieceError(f"{name}: a Split's behavior should be one of {', '.join(_BEHAVIOR_NAMES)}, not "
                              f"{_quoted(spec.get('behavior'))}")
-    import regex
-
     try:
-        return split_stage(text if kind == "Regex" else regex.escape(text), behavior, bool(spec.get("invert")))
+        return split_stage(pattern, behavior, bool(spec.get("invert")))
     except WordPieceError as exc:
         raise WordPieceError(f"{name}: {exc}") from None
 

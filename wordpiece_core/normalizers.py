@@ -22,6 +22,7 @@ original input.
 from __future__ import annotations
 
 import unicodedata
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
@@ -154,7 +155,20 @@ def _bert_char(ch: str, lowercase: bool) -> str:
 # works character by character. NFD and NFKD decompose each character on its own (no canonical reordering of
 # combining marks across characters: StripAccents drops them in the course's Sequence[NFD, Lowercase,
 # StripAccents], so the order never shows there); StripAccents drops every mark (Mn, Mc, Me).
+_NMT_DROPPED = frozenset([*range(0x01, 0x09), 0x0B, *range(0x0E, 0x20), 0x7F, 0x8F, 0x9F])
+_NMT_SPACE = frozenset([0x09, 0x0A, 0x0C, 0x0D, 0x1680, *range(0x200B, 0x2010), 0x2028, 0x2029, 0x2581, 0xFEFF,
+                        0xFFFD])
+
+
+def nmt_char(ch: str) -> str:
+    """tokenizers' Nmt (SentencePiece's nmt_nfkc before its NFKC): control characters dropped, some spaces and
+    zero-width characters (and ▁ itself) made a plain space."""
+    cp = ord(ch)
+    return "" if cp in _NMT_DROPPED else " " if cp in _NMT_SPACE else ch
+
+
 _STEPS = {
+    "nmt": nmt_char,
     "nfd": lambda s: unicodedata.normalize("NFD", s),
     "nfkd": lambda s: unicodedata.normalize("NFKD", s),
     "lowercase": lambda s: "".join(map(lowercase_char, s)),
@@ -256,12 +270,77 @@ def _compose(chars: list[str], sources: list[int], form: str) -> tuple[list[str]
     return composed, composed_src
 
 
+# ------------------------------------------------------------------- steps over the whole text (a file's)
+
+@dataclass(frozen=True)
+class TextStep:
+    """A normalizer that sees the whole text, not one character: tokenizers' Prepend, Replace and Strip."""
+
+    kind: str  # "prepend", "replace" or "strip"
+    text: str = ""  # prepend: what goes before a non-empty text; replace: the content put for each match
+    pattern: str = ""  # replace: a regex (tokenizers' onig, as pre_tokenizers.translate reads it)
+    left: bool = False  # strip: white space at the start, the end
+    right: bool = False
+
+    def apply(self, chars: list[str], sources: list[int]) -> tuple[list[str], list[int]]:
+        if self.kind == "prepend":
+            if not chars:
+                return chars, sources
+            return list(self.text) + chars, [sources[0]] * len(self.text) + sources
+        if self.kind == "strip":
+            start, end = 0, len(chars)
+            while self.left and start < end and chars[start] in WHITE_SPACE:
+                start += 1
+            while self.right and end > start and chars[end - 1] in WHITE_SPACE:
+                end -= 1
+            return chars[start:end], sources[start:end]
+        from .pre_tokenizers import text_pattern  # (the regex module: only a file's Replace needs it)
+
+        text = "".join(chars)
+        out: list[str] = []
+        src: list[int] = []
+        last = 0
+        for m in text_pattern(self.pattern).finditer(text):
+            start, end = m.span()
+            if start == end:
+                continue
+            out += chars[last:start]
+            src += sources[last:start]
+            out += list(self.text)  # the i-th character of the content stands for the match's i-th (or last)
+            src += [sources[min(start + i, end - 1)] for i in range(len(self.text))]
+            last = end
+        return out + chars[last:], src + sources[last:]
+
+
+_TEXT_STEPS: dict[str, TextStep] = {}
+MAX_STEP_TEXT = 1_000  # characters of a Prepend's or a Replace's text or pattern
+
+
+def text_step(step: TextStep) -> str:
+    """The name of a whole-text normalizer step (registered for this process)."""
+    import hashlib
+
+    if max(len(step.text), len(step.pattern)) > MAX_STEP_TEXT:
+        raise WordPieceError(f"a {step.kind} normalizer holds more than {MAX_STEP_TEXT:,} characters")
+    if step.kind == "replace":
+        from .pre_tokenizers import text_pattern
+
+        text_pattern(step.pattern)  # refuses what it cannot read, now
+    name = f"{step.kind}#" + hashlib.sha1(repr(step).encode()).hexdigest()[:16]
+    _TEXT_STEPS[name] = step
+    return name
+
+
 def _normalize_steps(text: str, steps: list[str]) -> tuple[str, list[int]]:
-    """A chain with a composing step (NFC, NFKC): every step over characters with their sources."""
+    """A chain with a composing step (NFC, NFKC) or a whole-text one: every step over characters with their
+    sources."""
     chars, sources = list(text), list(range(len(text)))
     for step in steps:
         if step in _COMPOSING:
             chars, sources = _compose(chars, sources, step)
+            continue
+        if step in _TEXT_STEPS:
+            chars, sources = _TEXT_STEPS[step].apply(chars, sources)
             continue
         run = _STEPS[step]
         pairs = [(c, i) for ch, i in zip(chars, sources) for c in run(ch)]
@@ -270,9 +349,10 @@ def _normalize_steps(text: str, steps: list[str]) -> tuple[str, list[int]]:
 
 
 def _composing(name: str) -> list[str] | None:
+    """The steps of a chain that cannot go character by character (NFC, NFKC, a whole-text step), else None."""
     steps = name.split("+")
-    return steps if any(step in _COMPOSING for step in steps) and all(
-        step in _COMPOSING or step in _STEPS for step in steps) else None
+    return steps if any(step in _COMPOSING or step in _TEXT_STEPS for step in steps) and all(
+        step in _COMPOSING or step in _STEPS or step in _TEXT_STEPS for step in steps) else None
 
 
 def normalize_with_sources(text: str, name: str) -> tuple[str, list[int] | None]:

@@ -77,7 +77,9 @@ STAGES = ("digits", "digit-runs", "punctuation", "punctuation-runs")
 NO_SPLIT = "none"  # a tokenizer file without a pre-tokenizer: the whole text is one word
 # Metaspace (SentencePiece): prepend_scheme "always", "never", or "first" (a ▁ before the input's first part only,
 # not after a special token: its offset in the original text is 0)
-METASPACE = ("metaspace", "metaspace-never", "metaspace-first")
+METASPACE = ("metaspace", "metaspace-never", "metaspace-first",
+             # split false (Mistral's): the spaces become ▁ but the text stays one word
+             "metaspace-whole", "metaspace-never-whole", "metaspace-first-whole")
 METASPACE_MARK = _META = "\u2581"  # ▁, Metaspace's replacement for a space
 
 
@@ -418,6 +420,11 @@ def split_stage(pattern: str, behavior: str, invert: bool, tables: str = "tokeni
     return name
 
 
+def text_pattern(pattern: str) -> "regex.Pattern":
+    """A normalizer's regex (a file's Replace), as a Split's with tokenizers' tables (exact on every text)."""
+    return _split_patterns(pattern).exact
+
+
 @lru_cache(maxsize=64)
 def _split_patterns(pattern: str, tables: str = "tokenizers") -> _Patterns:
     import regex
@@ -462,7 +469,11 @@ def pre_tokenize(text: str, name: str, add_prefix_space: bool = False,
     if name == NO_SPLIT:
         return [(text, (0, len(text)))] if text else []
     if name in METASPACE:
-        return _metaspace(text, name == "metaspace" or (name == "metaspace-first" and first))
+        scheme = name.removesuffix("-whole")
+        words = _metaspace(text, scheme == "metaspace" or (scheme == "metaspace-first" and first))
+        if name.endswith("-whole") and words:  # split false: one word, offsets over the whole text
+            return [("".join(w for w, _ in words), (0, len(text)))]
+        return words
     if "+" in check_pre_tokenizer(name) or name.startswith(SPLIT) or name == BYTES:
         return _chain(text, name.split("+"))
     pattern = _patterns(name).for_text(text)

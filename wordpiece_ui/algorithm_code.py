@@ -22,13 +22,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from wordpiece_core import reference
-from wordpiece_core.records import MergeStep, exact_text
+from wordpiece_core.records import MergeStep
 from wordpiece_core.unigram import em as unigram_em, reference as unigram_reference
 from wordpiece_core.unigram.records import EMRound, Round
 from wordpiece_core.unigram.training import UnigramConfig
 
 from .safe import html
-from .tables import arithmetic, fmt_number, fmt_token, plural
+from .tables import arithmetic, fmt_fraction, fmt_number, fmt_token, plural
 
 Pair = tuple[str, str]
 Marks = dict[str, str]  # a piece of one line of the function → the note under that line ("": highlighted only)
@@ -89,7 +89,7 @@ def merge_marks(step: MergeStep, algorithm: str, tie_break: str,
     a, b, new = fmt_token(step.left), fmt_token(step.right), fmt_token(step.new_token)
     qa, qb, qnew = _quoted(step.left), _quoted(step.right), _quoted(step.new_token)  # as the code holds them
     pair = f"({qa}, {qb})"
-    exact = exact_text(step.score)
+    exact = fmt_fraction(step.score)
     tied = step.ties > 1
     key = (keys or {}).get((step.left, step.right))
     if tied:

@@ -47,12 +47,14 @@ POWER_LABEL = ("datum.value == 0 ? '0' : split(format(datum.value, '.2~e'), 'e')
                + _superscript("split(format(datum.value, '.2~e'), 'e')[1]"))
 
 
-def axis_format(values: pd.Series) -> str:
+def axis_format(values: pd.Series, log: bool = False) -> str:
     """The d3 format of a chart's number axis, the same kind of number as its labels (tables.fmt_score): whole
-    numbers with separators for counts, POWER (1.5 × 10⁻⁵) below 0.001, else up to four decimals."""
+    numbers with separators for counts, POWER (1.5 × 10⁻⁵) below 0.001 (on a log scale, as soon as its smallest
+    value is: its ticks go down to it), else up to four decimals."""
     if pd.api.types.is_integer_dtype(values):
         return ",d"
-    return POWER if values.abs().max() < 0.001 else ".4~f"
+    smallest = values[values > 0].min() if log and (values > 0).any() else values.abs().max()
+    return POWER if values.abs().max() < 0.001 or smallest < 0.001 else ".4~f"
 
 
 def _whole(number_format: str) -> float | UndefinedType:
@@ -166,7 +168,7 @@ def over_steps(frame: pd.DataFrame, value: str, title: str, log: bool = False,
         data = pd.concat([pd.DataFrame({"step": [0], value: [start]}), data])
     log = log and bool((data[value] > 0).all())
     scale = alt.Scale(type="log") if log else alt.Scale(zero=False)
-    number_format = axis_format(data[value])
+    number_format = axis_format(data[value], log)
     line = alt.Chart(alt.Data(name="curve")).mark_line(point=len(data) <= 60, color=OTHER).encode(
         x=alt.X("step:Q", title="step", axis=alt.Axis(tickMinStep=1, format=",d")),  # whole steps only
         y=alt.Y(field=value, type="quantitative", title=f"{value} (log scale)" if log else value, scale=scale,
@@ -190,8 +192,9 @@ def spec(chart: alt.TopLevelMixin) -> dict:
     return chart.to_dict(validate=False)
 
 
-# One colour per algorithm wherever algorithms are told apart (BPE's as in "what BPE would take", WordPiece's as its
-# pick beside BPE's), never the colours of chosen / tied / other.
+# One colour per algorithm wherever algorithms are told apart: BPE's as "what BPE would take" elsewhere, WordPiece's
+# as its pick beside BPE's (vermillion: also the merge a step takes and the piece a round removes, on pages that
+# show one algorithm), Unigram's a colour of its own; never orange (tied) or blue (the rest).
 ALGORITHM_COLOURS = {"BPE": BPE_PICK, "WordPiece": CHOSEN, "Unigram": "#CC79A7"}
 SECOND_ALGORITHM = "#56B4E9"  # a variant (the HF WordPieceTrainer column)
 

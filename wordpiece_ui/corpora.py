@@ -21,7 +21,7 @@ from wordpiece_core.errors import WordPieceError
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SAMPLES_DIR = os.path.join(ROOT, "sample_corpora")
 CUSTOM_IDS = ("paste", "upload")
-MAX_UPLOAD_MB = 20  # also server.maxUploadSize in .streamlit/config.toml
+MAX_UPLOAD_MB = 20  # the corpus uploader's own limit (the server's, .streamlit/config.toml, is the tokenizer file's 40)
 MAX_PASTE_CHARS = 1_000_000
 MAX_WORD_TYPES = 200_000
 PASTE_NAME = "the pasted text"

@@ -21,7 +21,7 @@ from wordpiece_core.normalizers import normalize
 from wordpiece_core.pre_tokenizers import is_byte_level
 from wordpiece_core.tiktoken_files import looks_like_tiktoken
 
-MAX_TOKENIZER_MB = 20
+MAX_TOKENIZER_MB = 40  # a tokenizer file upload (Gemma 3's tokenizer.json: 33 MB); corpora keep 20 MB
 TRACE_ROWS = 200  # rows of a word's scan or merge table on screen
 SHOWN_TOKENS = 40  # tokens named in a word's sentences
 

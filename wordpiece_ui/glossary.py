@@ -116,26 +116,34 @@ ROW_PX, HEADER_PX, MAX_SHOWN_ROWS = 35, 40, 10  # st.dataframe: a row, the heade
 
 
 def readable(frame: pd.DataFrame | list[dict], config: dict | None = None) -> tuple[pd.DataFrame, dict]:
-    """`frame` and its column settings as every table writes numbers: counts with thousands separators, a column
-    holding values below 0.001 written as prose writes them (1.45 × 10⁻⁵, right-aligned: a printf format would
-    show 1.45e-05 or 0.000), and an empty cell where a value is missing (never "None")."""
+    """`frame` and its column settings as every table writes numbers: counts with thousands separators; a column
+    whose values are all below 0.001 scaled to a power of ten named in its header ("score (× 10⁻⁶)": the numbers
+    stay numbers, so the column still sorts, and no cell reads 1.45e-05 or 0.000); a column mixing such values with
+    larger ones, or missing some, written as text the way prose writes numbers (right-aligned; an empty cell
+    where a value is missing, never "None")."""
     frame = frame if isinstance(frame, pd.DataFrame) else pd.DataFrame(frame)  # (rows as a list of dicts too)
     config = {**count_columns(frame), **(config or {})}
     shown = frame.copy()
     for c in frame.columns:
         values = frame[c]
         missing = bool(values.isna().any())
+        given = config.get(c)
+        old: dict = given if isinstance(given, dict) else {}
         if pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values):
             whole = pd.api.types.is_integer_dtype(values)
-            tiny = not whole and bool(((values != 0) & (values.abs() < 0.001)).any())
-            if tiny or missing:  # as text, right-aligned like a number
+            finite = values[values.notna() & (values != 0)].abs()
+            if not whole and len(finite) and finite.max() < 0.001 and not missing:
+                power = tables.power_of_ten(float(finite.max()))
+                shown[c] = values * 10.0 ** -power
+                config[c] = st.column_config.NumberColumn(
+                    f"{old.get('label') or c} (× 10{tables.superscript(power)})", help=old.get("help"),
+                    format="%.4g", width=None)
+            elif missing or (not whole and len(finite) and finite.min() < 0.001):  # as text, like a number
                 shown[c] = values.map(lambda v: "" if pd.isna(v) else f"{int(v):,}" if whole else tables.fmt_number(v))
-                given = config.get(c)
-                old: dict = given if isinstance(given, dict) else {}
-                config[c] = st.column_config.TextColumn(old.get("label"), help=old.get("help"),
-                                                        width=old.get("width"), alignment="right")
+                config[c] = st.column_config.TextColumn(old.get("label"), help=old.get("help"), alignment="right")
         elif missing:
-            shown[c] = values.map(lambda v: "" if v is None or (isinstance(v, float) and pd.isna(v)) else v)
+            shown[c] = values.map(lambda v: "" if v is None or v is pd.NA or (isinstance(v, float) and pd.isna(v))
+                                  else v)
     return shown, config
 
 
@@ -178,6 +186,6 @@ def candidate_columns() -> dict:
         "score": number(format="%.5g", width=75, help=tip("score")),
         "exact": st.column_config.TextColumn(width=70, help="The score as an exact fraction."),
         "score × |V|": number(format="%.4g", width=68, help=tip("score × |V|")),
-        "Δ log-likelihood": number("Δ log-lik.", format="%+.3f", width=72, help=tip("Δ log-likelihood")),
+        "Δ log-likelihood": number("Δ log-lik.", format="localized", width=80, help=tip("Δ log-likelihood")),
         "BPE rank": number(width=68, help=tip("rank")),
     }

@@ -46,7 +46,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from . import classroom
+from . import classroom, tables
 from .rooms import MAX_ROUNDS, SEEN_SECONDS, NotAllowed, RoomsOff, RoomStore, change_count, normal_code, on_change, valid_token
 
 WAIT_SECONDS = 15.0  # a state request waits this long at most, then answers with the same state
@@ -107,11 +107,12 @@ async def _sleep_until_change(code: str, seconds: float) -> None:
 # ----- the card: what a phone shows of a step, built once by the teacher's page ----------------------------
 
 def _cell(value: Any) -> str:
-    """A table's cell as a phone reads it: integers with separators, other numbers to 4 significant digits."""
+    """A table's cell as a phone reads it: integers with separators, other numbers to 4 significant digits, as the
+    projector writes them (one minus sign, a power of ten below 0.001)."""
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):
         return f"{int(value):,}"
     if isinstance(value, numbers.Real) and not isinstance(value, bool):
-        return "—" if math.isnan(float(value)) else f"{float(value):.4g}"
+        return "—" if math.isnan(float(value)) else tables.fmt_number(float(value), 4)  # 2.5 × 10⁻⁵, as the projector
     return "—" if value is None else str(value)
 
 

@@ -53,11 +53,14 @@ _STUDENT_CSS = """
 """
 
 
-# Every page: a table's toolbar (show columns, download, search, full screen) floats 16 px above the table when
-# it is hovered or tapped; room for it, so it never covers the end of the sentence above (on a phone, its last words).
+# Every page, on a phone: a table's toolbar (show columns, download, search, full screen) floats 16 px above the
+# table when it is tapped; room for it, so it never covers the last words of the sentence above. (On a wider
+# screen it shows on hover only, over the end of a line; the room would push a projector's quiz past 720 lines.)
 _TABLE_CSS = """
 <style>
-[data-testid="stFullScreenFrame"]:has([data-testid="stDataFrame"]) { margin-top: 1.1rem; }
+@media (max-width: 640px) {
+  [data-testid="stFullScreenFrame"]:has([data-testid="stDataFrame"]) { margin-top: 1.1rem; }
+}
 </style>
 """
 

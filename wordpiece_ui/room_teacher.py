@@ -13,7 +13,7 @@ from collections.abc import Callable
 import pandas as pd
 import streamlit as st
 
-from . import classroom, safe, state, tables, user_files
+from . import classroom, glossary, safe, state, tables, user_files
 from .rooms import COUNTDOWN_SECONDS, MAX_ROUNDS, NICKNAME_CHARS, PRESENT_SECONDS, NotAllowed, RoomsOff, Snapshot
 from .settings import Settings
 from .stepper import delivered
@@ -465,7 +465,7 @@ def record_view(room: classroom.Room, question_at: Callable[[int], classroom.Que
     st.caption("Per step and round: how many answered and how many were right (a tie with the winner counts); after a "
                "*Vote again*, the normalised gain over the first round: (after − before) ÷ (1 − before), the shares "
                "right (1: everyone who was wrong got it; 0: no change).")
-    st.dataframe(frame, hide_index=True, width="stretch")
+    glossary.table(frame)  # (a first round's gain is an empty cell, not "None")
     st.download_button("Download the record (CSV)", data=record_csv(rows, answer_name), file_name=f"class-room-{room.code}.csv",
                        mime="text/csv", icon=":material/download:", on_click="ignore",
                        help=f"One row per vote: step, round, nickname, choice, whether it was right, the {answer_name}. "

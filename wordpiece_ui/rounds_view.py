@@ -254,6 +254,12 @@ def why_round(training: UnigramTraining, r: Round | EMRound, corpus: str) -> lis
     return notes
 
 
+def nats(x: float) -> str:
+    """'1 nat', '0.5 nats', '3.01 × 10⁻⁶ nats'."""
+    text = tables.fmt_number(x)
+    return f"{text} nat" + ("" if text == "1" else "s")
+
+
 def exact_note(frame: pd.DataFrame) -> list[str]:
     """What the course's exact rule would remove among the candidates shown, where tokenizers' estimate differs."""
     if "exact (course)" not in frame.columns or frame.empty:
@@ -275,9 +281,9 @@ def _exact_comparison(frame: pd.DataFrame) -> list[str]:
         first_e, first_x = by_estimate.iloc[0], by_exact.iloc[0]
         if first_e["piece"] == first_x["piece"]:
             return [f"Among the candidates shown, the course's exact rule agrees: {safe.code(first_x['piece'])} "
-                    f"costs least to remove ({tables.fmt_number(first_x['exact (course)'])} nats a word exactly)."]
+                    f"costs least to remove ({nats(first_x['exact (course)'])} a word exactly)."]
         return [f"**What the course's rule would do.** Among the candidates shown, the exact loss increase is "
-                f"smallest for {safe.code(first_x['piece'])} ({tables.fmt_number(first_x['exact (course)'])} nats a word), where "
+                f"smallest for {safe.code(first_x['piece'])} ({nats(first_x['exact (course)'])} a word), where "
                 f"tokenizers' estimate ranks {safe.code(first_e['piece'])} first."]
     cut_estimate = set(by_estimate["piece"].iloc[:removed])
     cut_exact = set(by_exact["piece"].iloc[:removed])
@@ -472,7 +478,7 @@ def round_view(model: TrainedModel, settings: Settings, number: int, presenting:
                                               "loss (nats, the whole corpus)"))
                 else:
                     caches.chart(rounds_chart(rounds, "loss", "The EM objective after each round's EM",
-                                              "nats a word (its average −log p)"))
+                                              "nats a word"))  # (a longer axis title pushed the title off)
         with st.expander("The algorithm in code", icon=":material/code:"):
             code_box(training, r)
 

@@ -210,7 +210,7 @@ def sidebar(locked: str = "") -> Settings:
         sb.file_uploader(
             f"A .txt file (UTF-8 text) or a .tsv of word<TAB>count lines, up to {MAX_UPLOAD_MB} MB "
             f"and {MAX_WORD_TYPES:,} distinct words",
-            type=["txt", "tsv"], key=UPLOAD_FILE, disabled=lock,
+            type=["txt", "tsv"], key=UPLOAD_FILE, disabled=lock, max_upload_size=MAX_UPLOAD_MB,
         )
         own = user_files.uploaded(user_files.UPLOAD, st.session_state.get(UPLOAD_FILE))
         if own is not None and st.session_state.get(UPLOAD_FILE) is None:  # the link's file, not one chosen here

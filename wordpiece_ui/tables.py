@@ -14,7 +14,7 @@ from fractions import Fraction
 import pandas as pd
 
 from wordpiece_core.replay import words_around
-from wordpiece_core.records import Candidate, MergeStep, exact_text
+from wordpiece_core.records import Candidate, MergeStep
 from wordpiece_core.reference import TIE_RULES
 from wordpiece_core.trace import Training
 
@@ -25,19 +25,42 @@ MINUS = "\u2212"  # one minus sign on every screen: −0.5, never -0.5
 _SUPERSCRIPTS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
+def power_of_ten(x: float) -> int:
+    """The exponent of `x` in scientific notation (7.8 × 10⁻⁵ → −5)."""
+    return int(f"{abs(x):e}".split("e")[1])
+
+
+def superscript(n: int) -> str:
+    return str(n).translate(_SUPERSCRIPTS)
+
+
+def _finite(x: float) -> bool:
+    return x == x and x not in (float("inf"), float("-inf"))
+
+
 def fmt_power(x: float, digits: int = 3) -> str:
     """A very small (or very large) number as prose writes it: 2.4 × 10⁻¹³, never 2.4e-13."""
+    if not _finite(x):
+        return str(x)
     mantissa, exponent = f"{abs(x):.{digits - 1}e}".split("e")
     if "." in mantissa:
         mantissa = mantissa.rstrip("0").rstrip(".")
-    return (MINUS if x < 0 else "") + f"{mantissa} × 10{str(int(exponent)).translate(_SUPERSCRIPTS)}"
+    return (MINUS if x < 0 else "") + f"{mantissa} × 10{superscript(int(exponent))}"
+
+
+def _rounded(x: float, digits: int) -> float:
+    """`x` to `digits` significant digits (so 0.00099999 is 0.001, and is written as one)."""
+    return float(f"{x:.{digits - 1}e}") if _finite(x) else x
 
 
 def fmt_number(x: float, digits: int = 3) -> str:
     """A measured number: `digits` significant digits, thousands separators, the power-of-ten form below 0.001,
     one minus sign (1.45 × 10⁻⁵, 0.0278, 12.3, 1,234)."""
+    x = _rounded(x, digits)
     if x == 0:
         return "0"
+    if not _finite(x):
+        return str(x)
     if abs(x) < 0.001:
         return fmt_power(x, digits)
     if abs(x) >= 10 ** digits:
@@ -53,10 +76,12 @@ def fmt_score(x: float) -> str:
     """0.05 → '0.05', 1/36 → '0.0278', tiny values as 1.45 × 10⁻⁵, counts with separators, one minus sign."""
     if x == 0:
         return "0"
+    if not _finite(x):
+        return str(x)
     sign = MINUS if x < 0 else ""
     if abs(x) >= 1:
         return sign + (f"{abs(x):,.0f}" if float(x).is_integer() else f"{abs(x):,.2f}")
-    if abs(x) >= 0.001:
+    if abs(_rounded(x, 4)) >= 0.001:
         return sign + f"{abs(x):.4f}".rstrip("0").rstrip(".")
     return fmt_power(x)
 
@@ -67,8 +92,9 @@ def fmt_fraction(x: Fraction) -> str:
 
 
 def fmt_signed(x: float, decimals: int = 3) -> str:
-    """A change with its sign: +56,330.779, −12.500 (one minus sign)."""
-    return ("+" if x >= 0 else MINUS) + f"{abs(x):,.{decimals}f}"
+    """A change with its sign: +56,330.779, −12.500 (one minus sign; a change that rounds to 0 is +0.000)."""
+    text = f"{abs(x):,.{decimals}f}"
+    return ("+" if x >= 0 or float(text.replace(",", "")) == 0 else MINUS) + text
 
 
 def shown_value(text: str) -> Fraction | None:
@@ -172,7 +198,7 @@ def steps_frame(training: Training, shorten: bool = True) -> pd.DataFrame:
         "count(a)": list(steps.column("left_count")),
         "count(b)": list(steps.column("right_count")),
         "score": [float(x) for x in scores],
-        "exact": [exact_text(x) for x in scores],
+        "exact": [fmt_fraction(x) for x in scores],
         "ties": list(steps.column("ties")),
         "vocabulary": list(steps.column("vocab_size")),
         "tokens per word": [t / words for t in remaining],
@@ -208,7 +234,7 @@ def candidates_frame(candidates: list[Candidate] | tuple[Candidate, ...], algori
                 "count(a)": c.left_count,
                 "count(b)": c.right_count,
                 "score": float(c.score),
-                "exact": exact_text(c.score),
+                "exact": fmt_fraction(c.score),
                 "score × |V|": c.scaled_score,
                 "Δ log-likelihood": c.loglik_delta,
             }

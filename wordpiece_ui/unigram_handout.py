@@ -16,6 +16,7 @@ from wordpiece_core.unigram.training import UnigramTraining
 
 from .handout import _CSS, MAX_STEPS, span
 from .safe import code, md
+from .tables import fmt_number
 
 CANDIDATES = 8
 CHANGED = 10
@@ -68,7 +69,7 @@ def as_html(training: UnigramTraining, words: Sequence[tuple[str, int]], corpus_
         parts.append("<h3>The cheapest candidates</h3><table><tr><th>piece</th><th>loss increase</th></tr>")
         winner = " class='winner'"
         parts += [f"<tr{winner if answers and t in c['removed'] else ''}><td><code>{e(t)}</code></td>"
-                  f"<td class='n'>{f'{s:.3f}' if answers else ''}</td></tr>" for t, s in cands]
+                  f"<td class='n'>{fmt_number(s) if answers else ''}</td></tr>" for t, s in cands]
         parts.append("</table>")
         if not answers:
             parts.append("<p><strong>Removed first:</strong> ____________________</p>")
@@ -94,7 +95,7 @@ def as_markdown(training: UnigramTraining, words: Sequence[tuple[str, int]], cor
         lines += [f"## Round {c['round']}: {c['size']:,} pieces, loss {c['loss']}", "",
                   "| piece | loss increase |", "|---|---:|"]
         cands = c["candidates"] if answers else sorted(c["candidates"])
-        lines += [f"| {_cell(code(t))} | {f'{s:.3f}' if answers else ''} |" for t, s in cands]
+        lines += [f"| {_cell(code(t))} | {fmt_number(s) if answers else ''} |" for t, s in cands]
         if not answers:
             lines += ["", "**Removed first:** \\_\\_\\_\\_\\_\\_\\_\\_\\_\\_", ""]
             continue
