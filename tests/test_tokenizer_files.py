@@ -558,3 +558,25 @@ def test_metaspace_without_split_encodes_exactly_as_tokenizers(scheme):
            for pair in (None, "the second")
            if (why := _compare(ours, tok, text, pair)) is not None]
     assert not bad, bad[:3]
+
+
+@pytest.mark.parametrize("form", ["NFD", "NFKD", "NFC", "NFKC"])
+def test_stacked_marks_are_put_in_canonical_order_as_tokenizers_does(form):
+    """ê + U+0323 (a Vietnamese keyboard's ệ): NFD gave e ##̂ ##̣ (each character decomposed alone); tokenizers
+    orders the marks by combining class across characters: e ##̣ ##̂, with the offsets of the characters they
+    came from."""
+    import random
+
+    marks = ["\u0301", "\u0300", "\u0308", "\u0323", "\u0327", "\u030c", "\u0345", "\u05b0", "\u0670", "\u1dc4"]
+    letters = list("aeiouAEOn") + ["ê", "ệ", "Å", "ǅ", "ﬁ", "Ω", "\u1100", "\u1161", "\uac00", "ế"]
+    rng = random.Random(form)
+    texts = ["ê\u0323 ệ e\u0302\u0323 e\u0323\u0302"] + [
+        " ".join("".join(rng.choice(letters) + "".join(rng.choice(marks) for _ in range(rng.randint(0, 3)))
+                         for _ in range(rng.randint(1, 4))) for _ in range(rng.randint(1, 5))) for _ in range(300)]
+    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tok.normalizer = getattr(normalizers, form)()
+    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    tok.train_from_iterator(texts, trainers.WordPieceTrainer(vocab_size=300, special_tokens=SPECIALS))
+    ours = tokenizer_from_json(json.loads(tok.to_str()), "tokenizer.json")
+    bad = [(text, why) for text in texts if (why := _compare(ours, tok, text, None)) is not None]
+    assert not bad, bad[:3]

@@ -229,45 +229,70 @@ def normalize(text: str, name: str) -> str:
 _COMPOSING: dict[str, Literal["NFD", "NFKD"]] = {"nfc": "NFD", "nfkc": "NFKD"}  # composing steps: their decomposition
 
 
-def _compose(chars: list[str], sources: list[int], form: str) -> tuple[list[str], list[int]]:
-    """NFC or NFKC of a text as characters with their sources: decompose each character, put each run of
-    combining marks in canonical order (stable, by combining class), then compose canonically. A composed
-    character takes its starter's source (tokenizers aligns é made of e + ◌́ to the e alone)."""
-    out: list[str] = []
-    src: list[int] = []
-    for ch, i in zip(chars, sources):
-        for d in unicodedata.normalize(_COMPOSING[form], ch):
-            out.append(d)
-            src.append(i)
+_DECOMPOSING: dict[str, Literal["NFD", "NFKD"]] = {"nfd": "NFD", "nfkd": "NFKD"}
+
+
+def _decomposed(chars: list[str], form: Literal["NFD", "NFKD"]) -> list[tuple[str, int]]:
+    """NFD or NFKD as tokenizers' unicode-normalization-alignments streams it: each character's pieces, the first
+    with change 0 (it replaces the character), the others 1 (inserted), then each run of combining marks put in
+    canonical order (stable, by combining class), across the characters they came from, the changes moving with
+    the marks: ê + U+0323 (as a Vietnamese keyboard types ệ) is e, U+0323, U+0302."""
+    out: list[tuple[str, int]] = [(d, 1 if k else 0) for ch in chars
+                                  for k, d in enumerate(unicodedata.normalize(form, ch))]
     k = 0
-    while k < len(out):  # canonical ordering of each run of non-starters
-        if unicodedata.combining(out[k]):
+    while k < len(out):
+        if unicodedata.combining(out[k][0]):
             end = k
-            while end < len(out) and unicodedata.combining(out[end]):
+            while end < len(out) and unicodedata.combining(out[end][0]):
                 end += 1
-            run = sorted(zip(out[k:end], src[k:end]), key=lambda pair: unicodedata.combining(pair[0]))
-            out[k:end], src[k:end] = [c for c, _ in run], [i for _, i in run]
+            out[k:end] = sorted(out[k:end], key=lambda pair: unicodedata.combining(pair[0]))
             k = end
         else:
             k += 1
-    composed: list[str] = []
-    composed_src: list[int] = []
+    return out
+
+
+def _aligned(stream: list[tuple[str, int]], sources: list[int]) -> tuple[list[str], list[int]]:
+    """The characters of a (character, change) stream with their sources, as tokenizers' transform aligns them:
+    change 0 takes the next input character, n > 0 (inserted) the one before it, −n the next and skips n more."""
+    out: list[str] = []
+    src: list[int] = []
+    offset = 0
+    for index, (ch, change) in enumerate(stream):
+        at = index - offset
+        offset += change
+        out.append(ch)
+        src.append(sources[max(at - 1, 0)] if change > 0 else sources[min(at, len(sources) - 1)])
+    return out, src
+
+
+def _decompose(chars: list[str], sources: list[int], form: Literal["NFD", "NFKD"]) -> tuple[list[str], list[int]]:
+    """NFD or NFKD of a text as characters with their sources (`_decomposed`, `_aligned`)."""
+    return _aligned(_decomposed(chars, form), sources) if chars else (chars, sources)
+
+
+def _compose(chars: list[str], sources: list[int], form: str) -> tuple[list[str], list[int]]:
+    """NFC or NFKC of a text as characters with their sources: the decomposition stream, then canonical
+    composition, a mark joining its starter adding its change to the starter's, less one (é from e + U+0301
+    replaces e and removes the mark: −1), then tokenizers' alignment."""
+    if not chars:
+        return chars, sources
+    composed: list[tuple[str, int]] = []
     starter = -1  # the index in `composed` of the last starter a mark may still join
     last_class = 0
-    for ch, i in zip(out, src):
+    for ch, change in _decomposed(chars, _COMPOSING[form]):
         cls = unicodedata.combining(ch)
         if starter >= 0 and (last_class < cls or (last_class == 0 and starter == len(composed) - 1)):
-            pair = unicodedata.normalize("NFC", composed[starter] + ch)
+            pair = unicodedata.normalize("NFC", composed[starter][0] + ch)
             if len(pair) == 1:  # a primary composite (the exclusions never compose)
-                composed[starter] = pair
+                composed[starter] = (pair, composed[starter][1] + change - 1)
                 continue
         if cls == 0:
             starter, last_class = len(composed), 0
         else:
             last_class = cls
-        composed.append(ch)
-        composed_src.append(i)
-    return composed, composed_src
+        composed.append((ch, change))
+    return _aligned(composed, sources)
 
 
 # ------------------------------------------------------------------- steps over the whole text (a file's)
@@ -339,6 +364,9 @@ def _normalize_steps(text: str, steps: list[str]) -> tuple[str, list[int]]:
         if step in _COMPOSING:
             chars, sources = _compose(chars, sources, step)
             continue
+        if step in _DECOMPOSING:
+            chars, sources = _decompose(chars, sources, _DECOMPOSING[step])
+            continue
         if step in _TEXT_STEPS:
             chars, sources = _TEXT_STEPS[step].apply(chars, sources)
             continue
@@ -349,9 +377,12 @@ def _normalize_steps(text: str, steps: list[str]) -> tuple[str, list[int]]:
 
 
 def _composing(name: str) -> list[str] | None:
-    """The steps of a chain that cannot go character by character (NFC, NFKC, a whole-text step), else None."""
+    """The steps of a chain that cannot go character by character (NFC, NFKC, a whole-text step, or NFD and NFKD,
+    whose marks are put in canonical order across characters, unless StripAccents drops them later), else
+    None."""
     steps = name.split("+")
-    return steps if any(step in _COMPOSING or step in _TEXT_STEPS for step in steps) and all(
+    ordered = any(step in _DECOMPOSING and "strip-accents" not in steps[i + 1:] for i, step in enumerate(steps))
+    return steps if (ordered or any(step in _COMPOSING or step in _TEXT_STEPS for step in steps)) and all(
         step in _COMPOSING or step in _STEPS or step in _TEXT_STEPS for step in steps) else None
 
 
