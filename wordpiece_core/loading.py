@@ -277,17 +277,18 @@ def _decoder(spec: dict | None, name: str):
     raise _unsupported("decoder", kind, name)
 
 
-def _added_tokens(doc: dict, vocab: dict, normalizer: str, name: str) -> tuple[dict[str, int], tuple[str, ...]]:
-    """The added tokens (matched in the text before the model, as tokenizers does) and the special ones."""
+def _added_tokens(doc: dict, vocab: dict, normalizer: str, name: str
+                  ) -> tuple[dict[str, int], tuple[str, ...], dict[str, tuple[bool, bool, bool]]]:
+    """The added tokens (matched in the text before the model, as tokenizers does), the special ones, and each
+    one's lstrip, rstrip and single_word."""
     added: dict[str, int] = {}
     specials: list[str] = []
+    flags: dict[str, tuple[bool, bool, bool]] = {}
     for entry in doc.get("added_tokens") or []:
         content, token_id = entry.get("content"), entry.get("id")
         if not isinstance(content, str) or not content or not isinstance(token_id, int) or isinstance(token_id, bool):
             raise WordPieceError(f"{name}: added_tokens: an entry needs a content and an id, not {_quoted(entry)}")
-        for flag in ("single_word", "lstrip", "rstrip"):
-            if entry.get(flag):
-                raise WordPieceError(f"{name}: added_tokens: {_quoted(content)} with {flag}: true is not supported here")
+        flags[content] = (bool(entry.get("lstrip")), bool(entry.get("rstrip")), bool(entry.get("single_word")))
         if entry.get("normalized") and not entry.get("special") and normalizer != "none":
             raise WordPieceError(f"{name}: added_tokens: {_quoted(content)} is matched in the normalized text "
                                  "(normalized: true), which is not supported here")
@@ -297,7 +298,7 @@ def _added_tokens(doc: dict, vocab: dict, normalizer: str, name: str) -> tuple[d
         added[content] = token_id
         if entry.get("special"):
             specials.append(content)
-    return added, tuple(specials)
+    return added, tuple(specials), {t: f for t, f in flags.items() if any(f)}
 
 
 def _truncation_and_padding(doc: dict, name: str):
@@ -390,12 +391,12 @@ def tokenizer_from_json(doc: dict, name: str):
     normalizer = _normalizer_name(doc.get("normalizer"), name)
     pre, add_prefix_space = _pre_tokenizer(doc.get("pre_tokenizer"), name)
     template, trim = _template_from(doc.get("post_processor"), name)
-    added, specials = _added_tokens(doc, vocab, normalizer, name)
+    added, specials, flags = _added_tokens(doc, vocab, normalizer, name)
     truncation, padding = _truncation_and_padding(doc, name)
     decoder = _decoder(doc.get("decoder"), name)
     return Tokenizer(model, normalizer, pre, add_prefix_space, specials, template,
                      trim_offsets=trim is not None and trim[0], trim_prefix_space=trim[1] if trim else None,
-                     decoder=decoder, added_tokens=added, truncation=truncation, padding=padding)
+                     decoder=decoder, added_tokens=added, truncation=truncation, padding=padding, added_flags=flags)
 
 
 CASED_SHARE = 0.001  # a cased vocabulary (bert-base-cased: about a fifth of its tokens) has far more than this

@@ -131,7 +131,8 @@ class Tokenizer:
                  special_tokens: tuple[str, ...] = (), template: Template | None = None,
                  trim_offsets: bool | None = None, trim_prefix_space: bool | None = None,
                  decoder: str | Decoder | None = None, added_tokens: dict[str, int] | None = None,
-                 truncation: Truncation | None = None, padding: Padding | None = None) -> None:
+                 truncation: Truncation | None = None, padding: Padding | None = None,
+                 added_flags: dict[str, tuple[bool, bool, bool]] | None = None) -> None:
         self.model = model
         self.normalizer = normalizer
         self.pre_tokenizer = pre_tokenizer
@@ -141,6 +142,7 @@ class Tokenizer:
         self.added = dict(added_tokens) if added_tokens is not None else {
             t: model.vocab[t] for t in special_tokens if t in model.vocab}
         self.special_tokens = tuple(t for t in special_tokens if t in self.added or t in model.vocab)
+        self.added_flags: dict[str, tuple[bool, bool, bool]] = dict(added_flags or {})  # (lstrip, rstrip, single_word)
         self._specials = frozenset(self.special_tokens)
         self.truncation = truncation
         self.padding = padding
@@ -165,20 +167,34 @@ class Tokenizer:
         return self.model.vocab
 
     # ----- encoding -------------------------------------------------------------------
-    def _split_specials(self, text: str) -> list[tuple[str, int, bool]]:
-        """(segment, start, is_special), matching special tokens leftmost, the longest first at one place."""
+    def _split_specials(self, text: str) -> list[tuple[str, int, int, bool]]:
+        """(segment, start, is_special), matching added tokens leftmost, the longest first at one place, as
+        tokenizers' AddedVocabulary does: a single_word token only between non-alphanumeric characters (a match
+        that is not is skipped), an lstrip (rstrip) one taking the white space before (after) it into its span.
+        Each segment: (text, start, end, is an added token); an added token's text is its content, its start and
+        end its span (white space it took included)."""
         if self._specials_pattern is None:
-            return [(text, 0, False)]
-        out: list[tuple[str, int, bool]] = []
+            return [(text, 0, len(text), False)]
+        out: list[tuple[str, int, int, bool]] = []
         last = 0
+        flags = self.added_flags
         for m in self._specials_pattern.finditer(text):  # alternatives longest first: leftmost-longest
-            i = m.start()
-            if last < i:
-                out.append((text[last:i], last, False))
-            out.append((m.group(), i, True))
-            last = m.end()
+            start, stop = m.span()
+            lstrip, rstrip, single_word = flags.get(m.group(), (False, False, False))
+            if single_word and ((start > 0 and text[start - 1].isalnum()) or (stop < len(text) and text[stop].isalnum())):
+                continue
+            if lstrip:
+                while start > last and text[start - 1] in WHITE_SPACE:
+                    start -= 1
+            if rstrip:
+                while stop < len(text) and text[stop] in WHITE_SPACE:
+                    stop += 1
+            if last < start:
+                out.append((text[last:start], last, start, False))
+            out.append((m.group(), start, stop, True))
+            last = stop
         if last < len(text):
-            out.append((text[last:], last, False))
+            out.append((text[last:], last, len(text), False))
         return out
 
     def _segment(self, text: str, base: int, trace: bool) -> tuple[list[WordTrace], list[tuple[int, int]]]:
@@ -223,13 +239,13 @@ class Tokenizer:
         words: list[WordTrace] = []
         special_at: list[int] = []  # positions of the special tokens
         vocab, added, specials = self.vocab, self.added, self._specials
-        for segment, start, special in self._split_specials(text):
+        for segment, start, end, special in self._split_specials(text):
             if special:  # an added token (special or not)
                 if segment in specials:
                     special_at.append(len(tokens))
-                tokens.append(segment)
+                tokens.append(text[start:end])  # (with the white space lstrip or rstrip took, as tokenizers shows it)
                 ids.append(added[segment])
-                offsets.append((start, start + len(segment)))
+                offsets.append((start, end))
                 word_ids.append(None)
                 continue
             traces, offs = self._segment(segment, start, trace)
