@@ -29,6 +29,10 @@ state.keep(state.TEXT, sample.heldout if sample else "Type something here.")
 state.keep(state.PAIR, "")
 state.keep(state.SPECIAL, True, bool)
 state.keep(state.SHELF, "o200k_base")
+NO_COMPARISON = "none"
+state.keep(state.COMPARE_WITH, NO_COMPARISON)
+if st.session_state[state.COMPARE_WITH] not in (NO_COMPARISON, *shelf.SHELF):
+    st.session_state[state.COMPARE_WITH] = NO_COMPARISON
 if st.session_state[state.SHELF] not in shelf.SHELF:
     st.session_state[state.SHELF] = "o200k_base"
 if st.session_state[state.SOURCE] not in SOURCES:
@@ -98,6 +102,8 @@ st.toggle("Add special tokens ([CLS] … [SEP] when the vocabulary has them)", k
 text, pair = st.session_state[state.TEXT] or "", st.session_state[state.PAIR] or ""
 url_extra = {"source": st.session_state[state.SOURCE] if st.session_state[state.SOURCE] != "trained" else None,
              "shelf": st.session_state[state.SHELF] if st.session_state[state.SOURCE] == "shelf" else None,
+             "compare_with": (st.session_state[state.COMPARE_WITH]
+                              if st.session_state[state.COMPARE_WITH] != NO_COMPARISON else None),
              user_files.TOKENIZER_LINK: file.id if file is not None else None,
              "text": text if len(text) <= URL_TEXT_LIMIT else None,
              "pair": pair if pair and len(pair) <= URL_TEXT_LIMIT else None,
@@ -161,6 +167,26 @@ if ids and tokenizer.decoder.kind == "join":
     st.caption(encodings.JOIN_DECODER_NOTE)
 with st.expander("Token table"):
     glossary.table(encodings.tokens_frame(enc, [a, b or ""]))
+
+# The same text through a real tokenizer of the shelf, beside this one (o200k's tokens beside an uploaded Llama 3's).
+st.selectbox("Side by side with", (NO_COMPARISON, *shelf.SHELF), key=state.COMPARE_WITH,
+             format_func=lambda n: "no other tokenizer" if n == NO_COMPARISON else shelf.title(n),
+             on_change=state.remember, args=(state.COMPARE_WITH,))
+if (other_name := st.session_state[state.COMPARE_WITH]) != NO_COMPARISON:
+    with st.spinner(f"Reading {other_name} (once for the server)…"):
+        other = caches.shelf_tokenizer(other_name)
+    other_enc = other.encode(a, b or None, add_special_tokens=st.session_state[state.SPECIAL])
+    left_col, right_col = st.columns(2)
+    here = (label or "This tokenizer").split(" · ")[0]  # "tokenizer.json: bpe, 128,256 tokens"
+    there = f"{shelf.title(other_name)}: {len(other.vocab):,} tokens"
+    for col, (name, tok, e) in zip((left_col, right_col), ((here, tokenizer, enc), (there, other, other_enc))):
+        with col:
+            st.markdown(f"**{tables.plural(len(e.tokens), 'token')}**")
+            st.caption(name)
+            for sequence in encodings.by_sequence(e, (a, b)):
+                st.markdown(chips.over_text(sequence.text, sequence.tokens, sequence.offsets, sequence.ids,
+                                            set(tok.special_tokens), unk_id=getattr(tok.model, "unk_id", None)),
+                            unsafe_allow_html=True)
 
 st.subheader("How each word was cut", anchor=False)
 if model is not None and (note := encodings.course_lattice_note(settings)) is not None:

@@ -283,3 +283,13 @@ def test_the_shelf_opens_gpt4os_encoding_from_a_link_with_tiktokens_ids():
     assert at.query_params.get("shelf") in ("o200k_base", ["o200k_base"])
     at = page("pages/playground.py", corpus="course-toy", source="shelf", shelf="<b>nope</b>", text="Hello")
     assert not at.exception and at.selectbox(key="shelf").value == "o200k_base"  # an unknown name: the default
+
+
+def test_a_real_tokenizer_side_by_side_with_the_sidebars_from_a_link():
+    at = page("pages/playground.py", corpus="course-toy", text="hugs", compare_with="o200k_base", special="0")
+    assert at.selectbox(key="compare_with").value == "o200k_base"
+    shown = [m.value for m in at.markdown]
+    assert "**1 token**" in shown  # o200k_base: hugs is one token (as the sidebar's training has it)
+    assert at.query_params.get("compare_with") in ("o200k_base", ["o200k_base"])
+    at = page("pages/playground.py", corpus="course-toy", text="hugs", compare_with="<i>x</i>")
+    assert not at.exception and at.selectbox(key="compare_with").value == "none"

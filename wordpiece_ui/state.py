@@ -82,6 +82,7 @@ SESSION_ID = "session_id"  # this session's name for the training service
 TRACE_WORD = "trace_word"  # the playground's word-by-word trace (stepper.py derives its other keys)
 SOURCE = "source"  # the playground's tokenizer: trained, from the shelf or a file
 SHELF = "shelf"  # the playground's tokenizer from the shelf (wordpiece_core/shelf.py)
+COMPARE_WITH = "compare_with"  # the playground's second tokenizer, side by side (a shelf name, or none)
 TEXT = "text"  # the playground's text
 PAIR = "pair"  # the playground's second sentence
 SPECIAL = "special"  # the playground adds special tokens
