@@ -603,3 +603,25 @@ def test_added_tokens_with_lstrip_rstrip_and_single_word_match_as_tokenizers_doe
     bad = [(text, why) for text in texts for pair in (None, " <mask> cat")
            if (why := _compare(ours, tok, text, pair)) is not None]
     assert not bad, bad[:3]
+
+
+@pytest.mark.parametrize("affix", [{"continuing_subword_prefix": "##"}, {"end_of_word_suffix": "</w>"}])
+def test_byte_fallback_with_a_prefix_or_suffix_falls_back_on_the_piece_as_written(affix):
+    """tokenizers spells an unknown ##é as the bytes of "##é" (and é</w> as those of "é</w>"); the tokens and ids
+    are its own. (Its offsets for those bytes point past the character; ours cover the character.)"""
+    vocab = {"<unk>": 0, **{f"<0x{b:02X}>": 1 + b for b in range(256)}, "a": 300, "##b": 301, "##a": 302, "b": 303,
+             "a</w>": 304, "b</w>": 305}
+    hf = Tokenizer(models.BPE(vocab, [], unk_token="<unk>", byte_fallback=True, **affix))
+    hf.pre_tokenizer = pre_tokenizers.Whitespace()
+    ours = tokenizer_from_json(json.loads(hf.to_str()), "tokenizer.json")
+    for text in ["ab é aé éa", "ba", "ñ", "aéb", "b"]:
+        assert ours.encode(text).tokens == hf.encode(text).tokens and ours.encode(text).ids == hf.encode(text).ids
+
+
+def test_a_wordpiece_file_with_an_empty_prefix_keeps_it_empty():
+    hf = Tokenizer(models.WordPiece({"[UNK]": 0, "a": 1, "b": 2, "ab": 3, "c": 4}, unk_token="[UNK]",
+                                    continuing_subword_prefix=""))
+    hf.pre_tokenizer = pre_tokenizers.Whitespace()
+    hf.decoder = decoders.WordPiece(prefix="")
+    ours = tokenizer_from_json(json.loads(hf.to_str()), "tokenizer.json")  # (it was read as ##)
+    assert all(_compare(ours, hf, text, None) is None for text in ["ab abc cab", "b a", "zz"])

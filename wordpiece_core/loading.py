@@ -364,7 +364,7 @@ def tokenizer_from_json(doc: dict, name: str):
         if not isinstance(vocab, dict):
             raise WordPieceError(f"{name}: the WordPiece model has no vocabulary")
         model: WordPieceModel | BPEModel | UnigramModel = _wordpiece(
-            WordPieceModel(vocab, (model_spec.get("unk_token") or UNK), (model_spec.get("continuing_subword_prefix") or "##"),
+            WordPieceModel(vocab, (model_spec.get("unk_token") or UNK), ("##" if model_spec.get("continuing_subword_prefix") is None else model_spec["continuing_subword_prefix"]),
                            (100 if model_spec.get("max_input_chars_per_word") is None else model_spec["max_input_chars_per_word"])),
             name)
     elif kind == "BPE" or (kind is None and "merges" in model_spec):

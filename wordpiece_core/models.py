@@ -292,8 +292,8 @@ class BPEModel(CachedModel):
             if s in self.vocab:
                 symbols.append(s)
                 unknown_before = False
-            elif self.byte_fallback and all(f"<0x{byte:02X}>" in self.vocab for byte in ch.encode("utf-8")):
-                for byte in ch.encode("utf-8"):
+            elif self.byte_fallback and all(f"<0x{byte:02X}>" in self.vocab for byte in s.encode("utf-8")):
+                for byte in s.encode("utf-8"):  # the piece as written: a prefix's or suffix's bytes too, as tokenizers
                     symbols.append(f"<0x{byte:02X}>")
                     spans.append((i, i + 1))
                 unknown_before = False
