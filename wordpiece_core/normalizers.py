@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
+from . import unicode_tables
 from .errors import WordPieceError
 
 NORMALIZERS = ("none", "lowercase", "bert", "bert-cased")
@@ -146,7 +147,7 @@ def _bert_char(ch: str, lowercase: bool) -> str:
     body = ch
     if lowercase:
         body = "".join(
-            lowercase_char(d) for d in unicodedata.normalize("NFD", ch) if not _stripped(d)
+            lowercase_char(d) for d in decomposed(ch, "NFD") if not _stripped(d)
         )
     return f" {body} " if is_cjk_ideograph(ch) else body
 
@@ -167,12 +168,37 @@ def nmt_char(ch: str) -> str:
     return "" if cp in _NMT_DROPPED else " " if cp in _NMT_SPACE else ch
 
 
+def decomposed(ch: str, form: Literal["NFD", "NFKD"]) -> str:
+    """One character's NFD or NFKD as tokenizers gives it (Python's unicodedata is another Unicode version: where
+    the two differ, unicode_tables holds tokenizers' answer, read from it by make_unicode_tables.py)."""
+    override = (unicode_tables.NFD_OVERRIDES if form == "NFD" else unicode_tables.NFKD_OVERRIDES).get(ord(ch))
+    return override if override is not None else unicodedata.normalize(form, ch)
+
+
+@lru_cache(maxsize=1)
+def _class_unknown() -> frozenset[str]:
+    return frozenset(chr(cp) for lo, hi in unicode_tables.CLASS_UNKNOWN for cp in range(lo, hi + 1))
+
+
+def combining(ch: str) -> int:
+    """A character's canonical combining class as tokenizers' tables give it: Python's, but 0 for the marks its
+    older Unicode does not know (unicode_tables.CLASS_UNKNOWN)."""
+    cls = unicodedata.combining(ch)
+    return 0 if cls and ch in _class_unknown() else cls
+
+
+@lru_cache(maxsize=1)
+def _stripped_by_tokenizers() -> frozenset[str]:
+    """The characters tokenizers' StripAccents drops (its marks, read from it for every code point)."""
+    return frozenset(chr(cp) for lo, hi in unicode_tables.STRIPPED for cp in range(lo, hi + 1))
+
+
 _STEPS = {
     "nmt": nmt_char,
-    "nfd": lambda s: unicodedata.normalize("NFD", s),
-    "nfkd": lambda s: unicodedata.normalize("NFKD", s),
+    "nfd": lambda s: "".join(decomposed(c, "NFD") for c in s),
+    "nfkd": lambda s: "".join(decomposed(c, "NFKD") for c in s),
     "lowercase": lambda s: "".join(map(lowercase_char, s)),
-    "strip-accents": lambda s: "".join(c for c in s if not unicodedata.category(c).startswith("M")),
+    "strip-accents": lambda s: "".join(c for c in s if c not in _stripped_by_tokenizers()),
 }
 
 
@@ -237,15 +263,14 @@ def _decomposed(chars: list[str], form: Literal["NFD", "NFKD"]) -> list[tuple[st
     with change 0 (it replaces the character), the others 1 (inserted), then each run of combining marks put in
     canonical order (stable, by combining class), across the characters they came from, the changes moving with
     the marks: ê + U+0323 (as a Vietnamese keyboard types ệ) is e, U+0323, U+0302."""
-    out: list[tuple[str, int]] = [(d, 1 if k else 0) for ch in chars
-                                  for k, d in enumerate(unicodedata.normalize(form, ch))]
+    out: list[tuple[str, int]] = [(d, 1 if k else 0) for ch in chars for k, d in enumerate(decomposed(ch, form))]
     k = 0
     while k < len(out):
-        if unicodedata.combining(out[k][0]):
+        if combining(out[k][0]):
             end = k
-            while end < len(out) and unicodedata.combining(out[end][0]):
+            while end < len(out) and combining(out[end][0]):
                 end += 1
-            out[k:end] = sorted(out[k:end], key=lambda pair: unicodedata.combining(pair[0]))
+            out[k:end] = sorted(out[k:end], key=lambda pair: combining(pair[0]))
             k = end
         else:
             k += 1
@@ -281,7 +306,7 @@ def _compose(chars: list[str], sources: list[int], form: str) -> tuple[list[str]
     starter = -1  # the index in `composed` of the last starter a mark may still join
     last_class = 0
     for ch, change in _decomposed(chars, _COMPOSING[form]):
-        cls = unicodedata.combining(ch)
+        cls = combining(ch)
         if starter >= 0 and (last_class < cls or (last_class == 0 and starter == len(composed) - 1)):
             pair = unicodedata.normalize("NFC", composed[starter][0] + ch)
             if len(pair) == 1:  # a primary composite (the exclusions never compose)
