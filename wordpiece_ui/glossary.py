@@ -184,7 +184,7 @@ def candidate_columns() -> dict:
         "count(a)": number(format="localized", width=62, help=tip("count(a), count(b)")),
         "count(b)": number(format="localized", width=62, help=tip("count(a), count(b)")),
         "score": number(format="%.5g", width=75, help=tip("score")),
-        "exact": st.column_config.TextColumn(width=70, help="The score as an exact fraction."),
+        "exact": st.column_config.TextColumn(width=105, help="The score as an exact fraction."),
         "score × |V|": number(format="%.4g", width=68, help=tip("score × |V|")),
         "Δ log-likelihood": number("Δ log-lik.", format="localized", width=80, help=tip("Δ log-likelihood")),
         "BPE rank": number(width=68, help=tip("rank")),
