@@ -14,7 +14,7 @@ from fractions import Fraction
 import pandas as pd
 
 from wordpiece_core.replay import words_around
-from wordpiece_core.records import Candidate, MergeStep
+from wordpiece_core.records import Candidate, MergeStep, exact_text
 from wordpiece_core.reference import TIE_RULES
 from wordpiece_core.trace import Training
 
@@ -198,7 +198,7 @@ def steps_frame(training: Training, shorten: bool = True) -> pd.DataFrame:
         "count(a)": list(steps.column("left_count")),
         "count(b)": list(steps.column("right_count")),
         "score": [float(x) for x in scores],
-        "exact": [fmt_fraction(x) for x in scores],
+        "exact": [exact_text(x) for x in scores],  # (as the trace files write it: this frame is trace.csv too)
         "ties": list(steps.column("ties")),
         "vocabulary": list(steps.column("vocab_size")),
         "tokens per word": [t / words for t in remaining],
