@@ -70,3 +70,18 @@ def test_a_renamed_tiktoken_file_is_known_by_its_size_and_an_unknown_one_is_refu
         tokenizer_from_bytes(short.encode(), "mine.tiktoken")
     with pytest.raises(WordPieceError, match=r"x.tiktoken: line 2: '\?\?' is not base64"):
         tokenizer_from_bytes(b"IQ== 0\n?? 1\n", "x.tiktoken")
+
+
+def test_a_tiktoken_file_that_would_take_cubic_time_or_bad_ranks_is_refused_by_name():
+    import base64
+
+    def line(token: bytes, rank: int) -> str:
+        return base64.b64encode(token).decode() + f" {rank}"
+
+    growing = "\n".join(line(b"a" * n, n) for n in range(1, 1500))  # 1.5 MB took 2.8 GB and 12 s
+    with pytest.raises(WordPieceError, match=r"too many and too long to read"):
+        tokenizer_from_bytes(growing.encode(), "cl100k_base.tiktoken")
+    with pytest.raises(WordPieceError, match=r"line 2 is not a base64 token and its rank"):
+        tokenizer_from_bytes(b"IQ== 0\nIg== \xc2\xb2\n", "x.tiktoken")  # (a superscript two: not a rank)
+    with pytest.raises(WordPieceError, match=r"line 2 repeats a rank \(0\)"):
+        tokenizer_from_bytes(b"IQ== 0\nIg== 0\n", "x.tiktoken")

@@ -625,3 +625,99 @@ def test_a_wordpiece_file_with_an_empty_prefix_keeps_it_empty():
     hf.decoder = decoders.WordPiece(prefix="")
     ours = tokenizer_from_json(json.loads(hf.to_str()), "tokenizer.json")  # (it was read as ##)
     assert all(_compare(ours, hf, text, None) is None for text in ["ab abc cab", "b a", "zz"])
+
+
+def _tok_with(pre=None, normalizer=None) -> Tokenizer:
+    tok = Tokenizer(models.BPE(unk_token="[UNK]"))
+    if pre is not None:
+        tok.pre_tokenizer = pre
+    if normalizer is not None:
+        tok.normalizer = normalizer
+    tok.train_from_iterator(sample_lines("en", 300, top_n=300, seed=1) + ["ab cd baabxab a_b cab a   b"],
+                            trainers.BpeTrainer(vocab_size=200, special_tokens=["[UNK]"]))
+    return tok
+
+
+@pytest.mark.parametrize("make", [
+    lambda: _tok_with(pre=pre_tokenizers.Split(tokenizers.Regex(r"\b"), "isolated")),  # empty matches split
+    lambda: _tok_with(pre=pre_tokenizers.Split(tokenizers.Regex(r"a*"), "merged_with_next")),
+    lambda: _tok_with(pre=pre_tokenizers.Split(tokenizers.Regex(r"$"), "isolated", invert=True)),
+    lambda: _tok_with(normalizer=normalizers.Replace(tokenizers.Regex(r"$"), "<")),  # content at an empty match
+    lambda: _tok_with(normalizer=normalizers.Replace(tokenizers.Regex(r" {2,}"), " ")),  # offsets: the match's last
+    lambda: _tok_with(normalizer=normalizers.Replace("ab", "X")),
+    lambda: _tok_with(pre=pre_tokenizers.Split(tokenizers.Regex(r"[]a]+|(?m).+"), "isolated")),  # []…] and (?m)
+    lambda: _tok_with(pre=pre_tokenizers.Split(tokenizers.Regex(r"\h+"), "isolated")),  # onig's hex digit
+])
+def test_regex_corners_split_and_replace_as_tokenizers_does(make):
+    """The review's cases: empty matches split (and take a Replace's content), a Replace's content aligns to the
+    match's last character, a set opening with ], onig's (?m) (the dot matches a line end) and \\h (hex)."""
+    hf = make()
+    ours = tokenizer_from_json(json.loads(hf.to_str()), "tokenizer.json")
+    texts = ["ab cd", "baabxab", "a   b", "cab", "ab\ncd", "x]a]b\nc", "deadBEEF 12 zz", "", " "]
+    bad = [(text, why) for text in texts if (why := _compare(ours, hf, text, None)) is not None]
+    assert not bad, bad[:3]
+
+
+def test_single_word_tokens_treat_underscore_as_a_word_character_as_tokenizers_does():
+    from tokenizers import AddedToken
+
+    hf = _tok_with(pre=pre_tokenizers.Whitespace())
+    hf.add_tokens([AddedToken("<m>", single_word=True, normalized=False)])
+    ours = tokenizer_from_json(json.loads(hf.to_str()), "tokenizer.json")
+    for text in ["a_<m>", "<m>_b", "½<m>", "a <m> b", "x<m>"]:
+        assert _compare(ours, hf, text, None) is None, text
+
+
+@pytest.mark.parametrize("pattern,named", [
+    (r"(?:(?:a{300}){300}){300}", "counted repeats"),  # gigabytes to compile
+    (r"(?R)?a", "'(?R'"),
+    (r"\p{N}{1,3}+", "{n,m}+"),
+    ("(" * 999 + ")" * 999, "cannot be read"),
+])
+def test_a_pattern_that_would_not_be_bounded_or_read_alike_is_refused_by_name(pattern, named):
+    doc = json.loads(_tok_with(pre=pre_tokenizers.Whitespace()).to_str())
+    doc["pre_tokenizer"] = {"type": "Split", "pattern": {"Regex": pattern}, "behavior": "Isolated", "invert": False}
+    with pytest.raises(WordPieceError, match=re.escape(named)):
+        tokenizer_from_json(doc, "t.json")
+
+
+def test_a_pattern_that_backtracks_for_ever_is_stopped_and_named(monkeypatch):
+    from wordpiece_core import pre_tokenizers as P
+
+    monkeypatch.setattr(P, "REGEX_SECONDS", 0.2)
+    doc = json.loads(_tok_with(pre=pre_tokenizers.Whitespace()).to_str())
+    doc["pre_tokenizer"] = {"type": "Split", "pattern": {"Regex": "(a|a)+$"}, "behavior": "Isolated", "invert": False}
+    ours = tokenizer_from_json(doc, "t.json")
+    with pytest.raises(WordPieceError, match=r"took over 0.2 s on the text"):
+        ours.encode("a" * 40 + "b")
+
+
+def test_a_replace_that_multiplies_the_text_is_stopped_and_named():
+    doc = json.loads(_tok_with(pre=pre_tokenizers.Whitespace()).to_str())
+    doc["normalizer"] = {"type": "Sequence", "normalizers": [
+        {"type": "Replace", "pattern": {"Regex": "."}, "content": "b" * 1000}] * 2}
+    ours = tokenizer_from_json(doc, "t.json")
+    with pytest.raises(WordPieceError, match=r"more than 4 times as long"):
+        ours.encode("0123456789")
+
+
+def test_an_uploaded_vocab_json_never_reads_the_servers_files(tmp_path, monkeypatch):
+    """GPT-2's vocab.json holds the key "model": an upload of it read merges.txt from the server's folder."""
+    from wordpiece_ui.encodings import load_uploaded_tokenizer
+
+    (tmp_path / "merges.txt").write_text("secret line one\n")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(WordPieceError) as caught:
+        load_uploaded_tokenizer("vocab.json", b'{"model": 1, "a": 0}')
+    assert "secret" not in str(caught.value) and "is a vocab.json" in str(caught.value)
+
+
+def test_a_vocab_jsons_bracketed_tokens_are_not_special(tmp_path):
+    from wordpiece_core.loading import load_tokenizer
+
+    vocab = {"<|endoftext|>": 0, "[]": 1, "x": 2, "Ġ": 3, "Ġx": 4, "[": 5, "]": 6}
+    (tmp_path / "vocab.json").write_text(json.dumps(vocab))
+    (tmp_path / "merges.txt").write_text("#version: 0.2\nĠ x\n[ ]\n")
+    tok = load_tokenizer(str(tmp_path / "vocab.json"))
+    assert tok.special_tokens == ("<|endoftext|>",)
+    assert tok.decode(tok.encode("x []", add_special_tokens=False).ids) == "x []"

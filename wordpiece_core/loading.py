@@ -121,6 +121,8 @@ def _pattern_field(spec: dict, kind: str, name: str) -> str:
         raise WordPieceError(f"{name}: a {kind}'s pattern should be a Regex or a String, not {_quoted(form)}")
     import regex
 
+    if form == "String" and not text:
+        return "(?!)"  # an empty string matches nothing (tokenizers), not everywhere
     return text if form == "Regex" else regex.escape(text)
 
 
@@ -289,7 +291,7 @@ def _added_tokens(doc: dict, vocab: dict, normalizer: str, name: str
         if not isinstance(content, str) or not content or not isinstance(token_id, int) or isinstance(token_id, bool):
             raise WordPieceError(f"{name}: added_tokens: an entry needs a content and an id, not {_quoted(entry)}")
         flags[content] = (bool(entry.get("lstrip")), bool(entry.get("rstrip")), bool(entry.get("single_word")))
-        if entry.get("normalized") and not entry.get("special") and normalizer != "none":
+        if entry.get("normalized") and normalizer != "none":
             raise WordPieceError(f"{name}: added_tokens: {_quoted(content)} is matched in the normalized text "
                                  "(normalized: true), which is not supported here")
         if vocab.get(content, token_id) != token_id:
@@ -426,13 +428,15 @@ def load_tokenizer(path: str, merges_path: str | None = None, lowercase: bool | 
     A vocab.txt does not say whether its model lowercases the text first: `lowercase` says
     so (True: the `bert` normalizer, False: `bert-cased`); None guesses, as `guess_lowercase`.
     """
-    return tokenizer_from_bytes(read_file_bytes(path), path, lowercase, merges_path)
+    return tokenizer_from_bytes(read_file_bytes(path), path, lowercase, merges_path, on_disk=True)
 
 
-def tokenizer_from_bytes(data: bytes, path: str, lowercase: bool | None = None, merges_path: str | None = None):
+def tokenizer_from_bytes(data: bytes, path: str, lowercase: bool | None = None, merges_path: str | None = None,
+                         on_disk: bool = False):
     """`load_tokenizer` for a file's content already read (an upload: nothing is written to disk).
 
-    `path` names the file in messages, and its folder is where a vocab.json's merges.txt is looked for.
+    `path` names the file in messages; when `on_disk` (the command line's file), its folder is where a vocab.json's
+    merges.txt is looked for. An upload's name is never a path on the server: its vocab.json is refused.
     """
     try:
         text = decode_unicode(data)  # UTF-8, or UTF-16 (as Windows tools save it), a byte order mark or none
@@ -448,6 +452,10 @@ def tokenizer_from_bytes(data: bytes, path: str, lowercase: bool | None = None, 
         # A vocab.json (token → id, every value a whole number) whatever tokens it holds: GPT-2's holds the token
         # "model" (id 19,849), so a key alone does not tell it from a tokenizer.json, whose model is an object.
         if isinstance(doc, dict) and doc and all(isinstance(v, int) and not isinstance(v, bool) for v in doc.values()):
+            if merges_path is None and not on_disk:
+                raise WordPieceError(f"{os.path.basename(path)} is a vocab.json (tokens and ids, as BPE tokenizers "
+                                     "store them): without its merges it cannot encode. Load the tokenizer.json saved "
+                                     "with it instead")
             merges_file = merges_path or os.path.join(os.path.dirname(path), "merges.txt")
             if not os.path.exists(merges_file):
                 raise WordPieceError(f"{path} is a vocab.json; put merges.txt beside it")
@@ -468,7 +476,7 @@ def tokenizer_from_bytes(data: bytes, path: str, lowercase: bool | None = None, 
             # GPT-2's pipeline, as transformers builds it from these two files: ByteLevel with its regex, no prefix
             # space, offsets not trimmed (its ByteLevel post-processor has trim_offsets false).
             return Tokenizer(model, "none", "byte-level" if byte_level else "whitespace", trim_offsets=False,
-                             special_tokens=tuple(t for t in doc if t.startswith(("<|", "[")) and t.endswith(("|>", "]"))))
+                             special_tokens=tuple(t for t in doc if t.startswith("<|") and t.endswith("|>")))
         if isinstance(doc, dict) and "model" in doc:
             return tokenizer_from_json(doc, path)
         raise WordPieceError(f"{path} is JSON but neither a tokenizer.json nor a vocab.json")

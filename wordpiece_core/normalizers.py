@@ -210,7 +210,7 @@ def _chain(steps: tuple[str, ...]):
     return run
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=256)
 def _char_function(name: str):
     if name == "none":
         return None
@@ -344,26 +344,31 @@ class TextStep:
             while self.right and end > start and chars[end - 1] in WHITE_SPACE:
                 end -= 1
             return chars[start:end], sources[start:end]
-        from .pre_tokenizers import text_pattern  # (the regex module: only a file's Replace needs it)
+        from .pre_tokenizers import text_pattern, timed_finditer  # (the regex module: only a file's Replace needs it)
 
         text = "".join(chars)
         out: list[str] = []
         src: list[int] = []
         last = 0
-        for m in text_pattern(self.pattern).finditer(text):
-            start, end = m.span()
-            if start == end:
-                continue
+        previous_end = -1
+        for m in timed_finditer(text_pattern(self.pattern), text):
+            start, end = m.span()  # (an empty match takes the content too, as in tokenizers)
+            if start == end and previous_end == start:
+                continue  # (onig finds no empty match where the match before it ended)
+            previous_end = end if end > start else -1
             out += chars[last:start]
             src += sources[last:start]
-            out += list(self.text)  # the i-th character of the content stands for the match's i-th (or last)
-            src += [sources[min(start + i, end - 1)] for i in range(len(self.text))]
+            out += list(self.text)  # every character of the content stands for the match's last (as tokenizers
+            anchor = end - 1 if end > start else max(start - 1, 0)  # aligns it); an insertion, for the one before
+            src += [sources[anchor] if sources else 0] * len(self.text)
             last = end
         return out + chars[last:], src + sources[last:]
 
 
 _TEXT_STEPS: dict[str, TextStep] = {}
 MAX_STEP_TEXT = 1_000  # characters of a Prepend's or a Replace's text or pattern
+MAX_REGISTERED = 10_000  # distinct whole-text steps a server registers in its life
+GROWTH = 4  # a normalized text may be at most this many times as long as the text (plus MAX_STEP_TEXT)
 
 
 def text_step(step: TextStep) -> str:
@@ -377,6 +382,9 @@ def text_step(step: TextStep) -> str:
 
         text_pattern(step.pattern)  # refuses what it cannot read, now
     name = f"{step.kind}#" + hashlib.sha1(repr(step).encode()).hexdigest()[:16]
+    if name not in _TEXT_STEPS and len(_TEXT_STEPS) >= MAX_REGISTERED:
+        raise WordPieceError(f"this server has read {MAX_REGISTERED:,} different normalizer steps since it started; "
+                             "restart it to read more")
     _TEXT_STEPS[name] = step
     return name
 
@@ -394,6 +402,9 @@ def _normalize_steps(text: str, steps: list[str]) -> tuple[str, list[int]]:
             continue
         if step in _TEXT_STEPS:
             chars, sources = _TEXT_STEPS[step].apply(chars, sources)
+            if len(chars) > GROWTH * len(text) + MAX_STEP_TEXT:
+                raise WordPieceError(f"this tokenizer's normalizer makes the text more than {GROWTH} times as long "
+                                     "(its Replace or Prepend steps); the text is not encoded")
             continue
         run = _STEPS[step]
         pairs = [(c, i) for ch, i in zip(chars, sources) for c in run(ch)]

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from .models import BPEModel, WordPieceModel, WordResult
 from .normalizers import WHITE_SPACE, normalize_with_sources
-from .pre_tokenizers import METASPACE, is_byte_level, pre_tokenize, unicode_to_bytes
+from .pre_tokenizers import METASPACE, is_byte_level, is_word_char, pre_tokenize, unicode_to_bytes
 from .special_tokens import BERT_PAIR, BERT_SINGLE, CLS, SEP
 
 if TYPE_CHECKING:  # the Unigram model imports models.py's base, as this module does: only its type is needed here
@@ -181,7 +181,8 @@ class Tokenizer:
         for m in self._specials_pattern.finditer(text):  # alternatives longest first: leftmost-longest
             start, stop = m.span()
             lstrip, rstrip, single_word = flags.get(m.group(), (False, False, False))
-            if single_word and ((start > 0 and text[start - 1].isalnum()) or (stop < len(text) and text[stop].isalnum())):
+            if single_word and ((start > 0 and is_word_char(text[start - 1]))
+                                or (stop < len(text) and is_word_char(text[stop]))):
                 continue
             if lstrip:
                 while start > last and text[start - 1] in WHITE_SPACE:

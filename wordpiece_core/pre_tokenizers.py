@@ -307,8 +307,21 @@ def translate(pattern: str, exact: bool, flavor: str = "onig") -> str:
         if ch != "\\" or i + 1 == len(pattern):
             if ch == "[":
                 depth += 1
+                if pattern.startswith("^]", i + 1) or pattern.startswith("]", i + 1):  # []…] or [^]…]: a literal ]
+                    skip = 3 if pattern[i + 1] == "^" else 2
+                    out.append(pattern[i:i + skip])
+                    i += skip
+                    continue
             elif ch == "]" and depth:
                 depth -= 1
+            elif flavor == "onig" and depth == 0 and ch == "}" and pattern.startswith("+", i + 1):
+                raise WordPieceError("the pattern's {n,m}+ is not read here (onig repeats the interval; the regex "
+                                     "module would read it as possessive)")
+            elif flavor == "onig" and depth == 0 and ch == "(" and _re.match(r"\(\?[imx-]*m", pattern[i:]):
+                flags = _re.match(r"\(\?([imx-]*)", pattern[i:]).group(1)  # type: ignore[union-attr]
+                out.append("(?" + flags.replace("m", "s"))  # onig's (?m) is the dot matching a line end
+                i += 2 + len(flags)
+                continue
             elif ch in "^$" and depth == 0 and not (ch == "^" and out and out[-1] == "["):
                 ch = ("\\A" if ch == "^" else "\\Z") if flavor == "rust" else f"(?m:{ch})"
             out.append(ch)
@@ -327,6 +340,10 @@ def translate(pattern: str, exact: bool, flavor: str = "onig") -> str:
                                      "general categories, such as \\p{L}, \\p{Lu}, \\p{N}, \\p{P})")
             out.append(f"[^{cls}]" if negated else cls)
             i += 2 + m.end()
+            continue
+        if nxt == "h" and flavor == "onig":  # onig's \h: a hexadecimal digit
+            out.append("[0-9a-fA-F]")
+            i += 2
             continue
         if nxt.lower() in simple:
             cls = simple[nxt.lower()]
@@ -356,10 +373,10 @@ class SplitSpec:
         gaps between them (empty matches skipped), then joined or dropped per the behaviour."""
         marks: list[tuple[int, int, bool]] = []
         last = 0
-        for m in self._compiled.for_text(text).finditer(text):
-            start, end = m.span()
-            if start == end:
-                continue
+        for m in timed_finditer(self._compiled.for_text(text), text):
+            start, end = m.span()  # (an empty match splits too, as in tokenizers: \b, $, a*)
+            if start == end and marks and marks[-1][2] and marks[-1][1] == start:
+                continue  # (onig finds no empty match where the match before it ended)
             if last != start:
                 marks.append((last, start, False))
             marks.append((start, end, True))
@@ -370,9 +387,9 @@ class SplitSpec:
             marks = [(s, e, not hit) for s, e, hit in marks]
         out: list[list[int]] = []
         if self.behavior == "removed":
-            return [(s, e) for s, e, hit in marks if not hit]
+            return [(s, e) for s, e, hit in marks if not hit and e > s]
         if self.behavior == "isolated":
-            return [(s, e) for s, e, _ in marks]
+            return [(s, e) for s, e, _ in marks if e > s]
         previous = False
         if self.behavior == "contiguous":
             for s, e, hit in marks:
@@ -396,7 +413,7 @@ class SplitSpec:
                     out.append([s, e])
                 previous = hit
             out.reverse()
-        return [(s, e) for s, e in out]
+        return [(s, e) for s, e in out if e > s]
 
 
 _SPLITS: dict[str, SplitSpec] = {}
@@ -416,8 +433,23 @@ def split_stage(pattern: str, behavior: str, invert: bool, tables: str = "tokeni
     spec = SplitSpec(pattern, behavior, invert, tables)
     _split_patterns(pattern, tables)  # refuses what it cannot read, now
     name = SPLIT + hashlib.sha1(repr((pattern, behavior, invert, tables)).encode()).hexdigest()[:16]
+    if name not in _SPLITS and len(_SPLITS) >= MAX_REGISTERED:
+        raise WordPieceError(f"this server has read {MAX_REGISTERED:,} different Split patterns since it started; "
+                             "restart it to read more")
     _SPLITS[name] = spec
     return name
+
+
+@lru_cache(maxsize=1)
+def _word_char() -> "regex.Pattern":
+    import regex
+
+    return regex.compile(_class("WORD", exact=True), flags=regex.V1)
+
+
+def is_word_char(ch: str) -> bool:
+    """Rust's regex \\w (the WORD table): what tokenizers' single_word added tokens may not touch."""
+    return _word_char().match(ch) is not None
 
 
 def text_pattern(pattern: str) -> "regex.Pattern":
@@ -425,19 +457,56 @@ def text_pattern(pattern: str) -> "regex.Pattern":
     return _split_patterns(pattern).exact
 
 
-@lru_cache(maxsize=64)
+MAX_COUNTED_REPEATS = 10_000  # the product of a pattern's {n,m} bounds: the regex module expands them at compile
+REGEX_SECONDS = 5.0  # one regex pass over one text (a pattern that backtracks for ever is stopped and named)
+MAX_REGISTERED = 10_000  # distinct Split stages (and normalizer steps) a server registers in its life
+# Constructs only the regex module reads (onig reads them otherwise or refuses them): refused by name.
+_NOT_ONIG = ("(?R", "(?&", "(?P>", "(?(", "(?|", "(?V", "(?r", "(?f", "(?w", "\\m", "\\M", "(?0", "(?1", "(?2",
+             "(?3", "(?4", "(?5", "(?6", "(?7", "(?8", "(?9", "(?+", "(?-1")
+
+
+def check_pattern(pattern: str) -> None:
+    """Refuse, by name, what would make a pattern's compiling or matching unbounded or read otherwise: counted
+    repeats whose bounds multiply past MAX_COUNTED_REPEATS (((a{300}){300}){300} took gigabytes to compile),
+    recursion and the regex module's own constructs."""
+    import re as _re
+
+    for construct in _NOT_ONIG:
+        if construct in pattern:
+            raise WordPieceError(f"the pattern's {construct!r} is not read here (tokenizers' regex reads it otherwise)")
+    product = 1
+    for low, high in _re.findall(r"(?<!\\)\{(\d+)(?:,(\d*))?\}", pattern):
+        product *= max(int(low), int(high or 0), 1)
+        if product > MAX_COUNTED_REPEATS:
+            raise WordPieceError(f"the pattern's counted repeats ({{n,m}}) multiply past {MAX_COUNTED_REPEATS:,}; "
+                                 "at most that many are read")
+
+
+def timed_finditer(pattern: "regex.Pattern", text: str):
+    """pattern.finditer(text), stopped after REGEX_SECONDS with a WordPieceError naming the limit."""
+    try:
+        yield from pattern.finditer(text, timeout=REGEX_SECONDS)
+    except TimeoutError:
+        raise WordPieceError(f"this tokenizer's regex took over {REGEX_SECONDS:g} s on the text (it backtracks "
+                             "without end on text like this); the text is not encoded") from None
+
+
+@lru_cache(maxsize=256)
 def _split_patterns(pattern: str, tables: str = "tokenizers") -> _Patterns:
     import regex
 
+    check_pattern(pattern)
+
     flavor = "rust" if tables == "rust" else "onig"
-    # (?-f): case-insensitive groups fold one character to one, as onig and Rust's regex do (V1 would fold ß to ss)
+    # Case folding: Rust's regex folds one character to one ((?-f)); onig folds ß to ss as V1 does
+    fold = "(?-f)" if tables == "rust" else ""
     try:
-        fast = regex.compile("(?-f)" + translate(pattern, exact=False, flavor=flavor), flags=regex.V1)
+        fast = regex.compile(fold + translate(pattern, exact=False, flavor=flavor), flags=regex.V1)
         if tables == "rust":
             return _Patterns(fast, fast, frozenset())
-        exact = regex.compile("(?-f)" + translate(pattern, exact=True, flavor=flavor), flags=regex.V1)
-    except regex.error as exc:
-        raise WordPieceError(f"the Split pattern cannot be read: {exc}") from None
+        exact = regex.compile(fold + translate(pattern, exact=True, flavor=flavor), flags=regex.V1)
+    except (regex.error, ValueError, OverflowError, RecursionError, MemoryError) as exc:
+        raise WordPieceError(f"the Split pattern cannot be read: {str(exc)[:200] or type(exc).__name__}") from None
     differ: set[int] = set()
     for cls in ("LETTER", "NUMBER", "BYTE_SPACE", "WORD", *(f"GC_{c}" for c in CATEGORIES)):
         removed, added = _exceptions(cls)

@@ -64,6 +64,8 @@ ENCODINGS = {e.name: e for e in (
              199998),
 )}
 MAX_RANKS = 1_000_000  # lines of a .tiktoken file (o200k: 199,998)
+MAX_TOKEN_BYTES = 1_024  # a token's bytes (OpenAI's longest: 128)
+MAX_CUTS = 50_000_000  # Σ len² over the tokens: building the merges slices every cut of every token (o200k: 12.8M)
 _LINE = re.compile(r"[A-Za-z0-9+/=]+ [0-9]+")
 
 
@@ -77,21 +79,34 @@ def looks_like_tiktoken(text: str) -> bool:
 def read_ranks(text: str, name: str) -> dict[bytes, int]:
     """The file's tokens (their bytes) and ranks, each line checked (a bad one is named by its number)."""
     ranks: dict[bytes, int] = {}
+    seen: set[int] = set()
+    cuts = 0
     for number, line in enumerate(text.lstrip("\ufeff").splitlines(), start=1):
         if not line.strip():
             continue
         if number > MAX_RANKS:
             raise WordPieceError(f"{name} has more than {MAX_RANKS:,} tokens; at most that many are read")
         parts = line.split()
-        if len(parts) != 2 or not parts[1].isdigit():
+        if len(parts) != 2 or not (parts[1].isascii() and parts[1].isdigit() and len(parts[1]) <= 9):
             raise WordPieceError(f"{name}: line {number:,} is not a base64 token and its rank: {line[:60]!r}")
         try:
             token = base64.b64decode(parts[0], validate=True)
         except (binascii.Error, ValueError):
             raise WordPieceError(f"{name}: line {number:,}: {parts[0][:40]!r} is not base64") from None
+        if len(token) > MAX_TOKEN_BYTES:
+            raise WordPieceError(f"{name}: line {number:,}'s token has {len(token):,} bytes; at most "
+                                 f"{MAX_TOKEN_BYTES:,} are read (OpenAI's longest has 128)")
+        cuts += len(token) ** 2
+        if cuts > MAX_CUTS:
+            raise WordPieceError(f"{name}: its tokens are too many and too long to read (the squares of their lengths "
+                                 f"add up past {MAX_CUTS:,}; o200k_base's: 12.8 million)")
         if token in ranks:
-            raise WordPieceError(f"{name}: line {number:,} repeats a token (line {ranks[token] + 1:,}'s)")
-        ranks[token] = int(parts[1])
+            raise WordPieceError(f"{name}: line {number:,} repeats a token")
+        rank = int(parts[1])
+        if rank in seen:
+            raise WordPieceError(f"{name}: line {number:,} repeats a rank ({rank:,}), as tiktoken refuses")
+        seen.add(rank)
+        ranks[token] = rank
     if not ranks:
         raise WordPieceError(f"{name} holds no tokens")
     return ranks

@@ -54,11 +54,11 @@ def file_kind(name: str, data: bytes) -> str:
         except (ValueError, RecursionError):
             doc = None
     if doc is not None:
-        if isinstance(doc, dict) and "model" in doc:
-            return "tokenizer.json"
-        if isinstance(doc, dict) and doc and all(isinstance(v, int) for v in doc.values()):
+        if isinstance(doc, dict) and doc and all(isinstance(v, int) for v in doc.values()):  # (GPT-2's holds "model")
             raise WordPieceError(f"{name} is a vocab.json (tokens and ids, as BPE tokenizers store them): without its "
                                  "merges it cannot encode. Load the tokenizer.json saved with it instead")
+        if isinstance(doc, dict) and "model" in doc:
+            return "tokenizer.json"
         raise WordPieceError(f"{name} is JSON but neither a tokenizer.json nor a vocab.json")
     if looks_like_tiktoken(text):  # OpenAI's encodings: base64 tokens and their ranks (before merges.txt's test)
         return "tiktoken"
