@@ -85,7 +85,9 @@ else:
                 lowercase = choice == "uncased"
             tokenizer = caches.uploaded_tokenizer(file, lowercase)
             kind = tokenizer.model.kind
-            label = f"{safe.md(file.name)}: {kind}, {len(tokenizer.vocab):,} tokens · normalizer {tokenizer.normalizer} · pre-tokenizer {tokenizer.pre_tokenizer}"
+            label = (f"{safe.md(file.name)}: {kind}, {len(tokenizer.vocab):,} tokens · normalizer "
+                     f"{encodings.stage_names(tokenizer.normalizer)} · pre-tokenizer "
+                     f"{encodings.stage_names(tokenizer.pre_tokenizer)}")
         except WordPieceError as exc:
             st.error(f"Cannot use this file: {safe.md(exc)}")
 if label:

@@ -47,3 +47,9 @@ def test_where_a_words_tokens_come_from_says_the_starting_alphabet_once():
         {"h": 0, "##u": 0}, lambda n: f"?step={n}")
     assert sentence.count("from the start") == 1
     assert sentence.startswith("Where its tokens come from: `h` and `##u` were in the vocabulary from the start; `##g` is not")
+
+
+def test_a_files_pipeline_stages_are_named_by_kind_not_by_digest():
+    assert encodings.stage_names("split:3fa0c1d2e3f4a5b6+bytes") == "Split + ByteLevel"
+    assert encodings.stage_names("prepend#00aa+replace#11bb") == "Prepend + Replace"
+    assert encodings.stage_names("bert") == "bert"

@@ -45,10 +45,10 @@ def _quoted(value: object) -> str:
 
 
 _SUPPORTED = {
-    "normalizer": "none, Lowercase, BertNormalizer, NFC, NFD, NFKC, NFKD, StripAccents, or a Sequence of the last "
-                  "six",
+    "normalizer": "none, Lowercase, BertNormalizer, NFC, NFD, NFKC, NFKD, StripAccents, Nmt, Prepend, Replace, Strip, "
+                  "or a Sequence of them (not with BertNormalizer)",
     "pre-tokenizer": "Whitespace, WhitespaceSplit, BertPreTokenizer, ByteLevel, Metaspace, Digits, Punctuation, "
-                     "or a Sequence of the last five",
+                     "Split, or a Sequence of them (ByteLevel last)",
     "model": "WordPiece, BPE, Unigram",
     "post-processor": "TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel, or a Sequence of them",
     "decoder": "none, WordPiece, ByteLevel, Metaspace, BPEDecoder, ByteFallback, Fuse, Strip, Replace, Sequence",

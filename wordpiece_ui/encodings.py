@@ -253,6 +253,19 @@ def _named(tokens: tuple[str, ...] | list[str]) -> str:
     return named + (f" … and {more:,} more ({len(tokens):,} tokens; the first {SHOWN_TOKENS} are shown)" if more > 0 else "")
 
 
+_STAGE_NAMES = {"split": "Split", "prepend": "Prepend", "replace": "Replace", "strip": "Strip", "bytes": "ByteLevel"}
+
+
+def stage_names(name: str) -> str:
+    """A pipeline stage's name for the screen: a file's Split or Replace by its kind, not its internal digest
+    ("split:3f…+bytes" → "Split + ByteLevel")."""
+    parts = []
+    for part in name.split("+"):
+        kind = part.split(":")[0].split("#")[0]
+        parts.append(_STAGE_NAMES.get(kind, part))
+    return " + ".join(parts)
+
+
 JOIN_DECODER_NOTE = (
     "Why spaces between the tokens? This tokenizer has no decoder: its tokens carry no mark of where a word "
     "began (no ##, no ▁, no Ġ), so decoding can only put a space between every two tokens, as Hugging Face's "
