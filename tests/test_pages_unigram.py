@@ -118,8 +118,8 @@ def test_the_tokenizers_rule_shows_em_and_the_pruning():
     assert "Why " in body and "second-best split" in body and "the chart shows the candidates around the cut" in body
     assert _chart_titles(at)[0].startswith("The 15 candidates around the cut (")
     cand = next(d.value for d in at.dataframe if "replaced by" in d.value.columns)
-    increase = [_number(v) for v in cand["loss increase"]]  # tiny estimates, written as 3.53 × 10⁻⁴
-    assert all("× 10" in v for v in cand["loss increase"])
+    increase = [_number(v) for v in cand["loss increase"]]  # tiny estimates: scaled to a power of ten in the header
+    assert all(isinstance(v, float) for v in cand["loss increase"])  # (numbers still: the column sorts)
     assert cand["removed"].any() and increase == sorted(increase)
     assert all(_number(v) >= 0 for v in cand["exact (course)"])  # the course's exact increase beside the estimate
     # this round, the course's exact rule would cut other pieces than tokenizers' estimate (the other case, and
