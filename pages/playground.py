@@ -128,7 +128,6 @@ try:
 except WordPieceError as exc:  # a word this tokenizer cannot encode here (its text stays in the box)
     st.error(f"Cannot encode this text: {safe.md(exc)}")
     st.stop()
-specials = set(tokenizer.special_tokens)
 dropped = encodings.dropped_in(enc, (a, b))
 missing = encodings.unencodable_words(enc, tokenizer)
 if missing:
@@ -158,10 +157,8 @@ st.caption("Each chip is one token laid over the characters it came from (hover 
            "dotted chips are special tokens; hatched chips with a double border are [UNK].")
 if is_byte_level(tokenizer.pre_tokenizer):
     st.caption(glossary.BYTE_LEVEL_NOTE)
-for sequence in encodings.by_sequence(enc, (a, b)):
-    st.markdown(chips.over_text(sequence.text, sequence.tokens, sequence.offsets, sequence.ids, specials,
-                                unk_id=getattr(tokenizer.model, "unk_id", None)),
-                unsafe_allow_html=True)
+for drawn in encodings.chips_of(enc, (a, b), tokenizer):
+    st.markdown(drawn, unsafe_allow_html=True)
 ids = [i for i in enc.ids if i is not None]
 st.markdown("**ids:** `" + " ".join(str(i) if i is not None else "∅" for i in enc.ids) + "`")
 st.markdown("**decoded:** " + (safe.code(tokenizer.decode(ids)) if ids else "(nothing)"))
@@ -185,10 +182,8 @@ if (other_name := st.session_state[state.COMPARE_WITH]) != NO_COMPARISON:
         with col:
             st.markdown(f"**{tables.plural(len(e.tokens), 'token')}**")
             st.caption(name)
-            for sequence in encodings.by_sequence(e, (a, b)):
-                st.markdown(chips.over_text(sequence.text, sequence.tokens, sequence.offsets, sequence.ids,
-                                            set(tok.special_tokens), unk_id=getattr(tok.model, "unk_id", None)),
-                            unsafe_allow_html=True)
+            for drawn in encodings.chips_of(e, (a, b), tok):
+                st.markdown(drawn, unsafe_allow_html=True)
 
 st.subheader("How each word was cut", anchor=False)
 if model is not None and (note := encodings.course_lattice_note(settings)) is not None:

@@ -108,7 +108,7 @@ def normalizer_tables() -> tuple[dict[str, list[int]], dict[str, dict[int, str]]
     # (class 240) tokenizers' NFD would move it in front if it knew its class.
     nfd = normalizers.NFD()
     unknown_class = [cp for cp in points if 0 < unicodedata.combining(chr(cp)) < 240
-                     and nfd.normalize_str("a\u0345" + chr(cp)) == "a\u0345" + decomposed_by(nfd, chr(cp))]
+                     and nfd.normalize_str("a\u0345" + chr(cp)) == "a\u0345" + nfd.normalize_str(chr(cp))]
     overrides: dict[str, dict[int, str]] = {}
     for form, normalizer in (("NFD", normalizers.NFD()), ("NFKD", normalizers.NFKD())):
         overrides[f"{form}_OVERRIDES"] = {
@@ -116,9 +116,6 @@ def normalizer_tables() -> tuple[dict[str, list[int]], dict[str, dict[int, str]]
             if (out := normalizer.normalize_str(chr(cp))) != unicodedata.normalize(form, chr(cp))}  # type: ignore[arg-type]
     return {"STRIPPED": stripped, "CLASS_UNKNOWN": unknown_class}, overrides
 
-
-def decomposed_by(normalizer, ch: str) -> str:
-    return normalizer.normalize_str(ch)
 
 
 def write(version: str, table: dict[str, list[int]], regex_version: str = "",

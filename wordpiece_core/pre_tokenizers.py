@@ -218,9 +218,14 @@ def byte_level_alphabet() -> list[str]:
     return sorted(bytes_to_unicode().values())
 
 
+def bytes_to_byte_level(data: bytes) -> str:
+    """Any bytes (a .tiktoken token need not be whole UTF-8 characters) as byte-level characters."""
+    return data.decode("latin-1").translate(_latin1_to_byte_level())
+
+
 def to_byte_level(word: str) -> str:
     """Write the UTF-8 bytes of `word` as byte-level characters."""
-    return word.encode("utf-8").decode("latin-1").translate(_latin1_to_byte_level())
+    return bytes_to_byte_level(word.encode("utf-8"))
 
 
 _FROM_FILES = STAGES + METASPACE + (NO_SPLIT,)  # the pre-tokenizers only a tokenizer file names

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from .errors import WordPieceError
 from .models import BPEModel
 from .pipeline import Decoder, Tokenizer
-from .pre_tokenizers import BYTES, bytes_to_unicode, split_stage
+from .pre_tokenizers import BYTES, bytes_to_byte_level, split_stage
 
 ENDOFTEXT, ENDOFPROMPT = "<|endoftext|>", "<|endofprompt|>"
 FIM = ("<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>")
@@ -129,7 +129,7 @@ def tokenizer_from_tiktoken(text: str, name: str) -> Tokenizer:
     """The BPE tokenizer a .tiktoken file is (see the module's docstring)."""
     ranks = read_ranks(text, name)
     encoding = encoding_of(name, len(ranks))
-    vocab = {to_byte_level_bytes(token): rank for token, rank in ranks.items()}
+    vocab = {bytes_to_byte_level(token): rank for token, rank in ranks.items()}
     if len(vocab) != len(ranks):
         raise WordPieceError(f"{name}: two tokens are written the same")
     pairs: list[tuple[int, str, str]] = []
@@ -137,7 +137,7 @@ def tokenizer_from_tiktoken(text: str, name: str) -> Tokenizer:
         for cut in range(1, len(token)):
             left, right = token[:cut], token[cut:]
             if left in ranks and right in ranks:
-                pairs.append((rank, to_byte_level_bytes(left), to_byte_level_bytes(right)))
+                pairs.append((rank, bytes_to_byte_level(left), bytes_to_byte_level(right)))
     pairs.sort()
     model = BPEModel(vocab, [(a, b) for _, a, b in pairs], ignore_merges=True)
     model.ranks = {(a, b): rank for rank, a, b in pairs}  # a merge ranks as the token it makes (ties: leftmost)
@@ -146,11 +146,3 @@ def tokenizer_from_tiktoken(text: str, name: str) -> Tokenizer:
     pre = split_stage(encoding.pattern, "isolated", False, tables="rust") + "+" + BYTES
     return Tokenizer(model, "none", pre, special_tokens=tuple(specials), added_tokens=specials, trim_offsets=False,
                      decoder=Decoder("byte-level"))
-
-
-def to_byte_level_bytes(token: bytes) -> str:
-    """A token's bytes in GPT-2's byte-level characters (any bytes, not only whole UTF-8 characters)."""
-    return token.decode("latin-1").translate(_LATIN1_TO_BYTE_LEVEL)
-
-
-_LATIN1_TO_BYTE_LEVEL = {b: ch for b, ch in bytes_to_unicode().items()}

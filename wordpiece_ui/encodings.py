@@ -143,6 +143,16 @@ def by_sequence(enc: Encoding, texts: tuple[str, str | None]) -> list[Sequence]:
     return out
 
 
+def chips_of(enc: Encoding, texts: tuple[str, str | None], tokenizer: Tokenizer) -> list[str]:
+    """Each sequence of the encoding drawn as chips over its text (chips.over_text), as HTML."""
+    from .chips import over_text
+
+    specials = set(tokenizer.special_tokens)
+    unk_id = getattr(tokenizer.model, "unk_id", None)
+    return [over_text(seq.text, seq.tokens, seq.offsets, seq.ids, specials, unk_id=unk_id)
+            for seq in by_sequence(enc, texts)]
+
+
 def dropped_in(enc: Encoding, texts: tuple[str, str | None]) -> int:
     """Non-space characters of the text and the second sentence that none of their tokens covers."""
     return sum(dropped_characters(text, [enc.offsets[i] for i in _positions(enc, sequence)

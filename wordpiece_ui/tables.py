@@ -6,6 +6,7 @@ beyond arithmetic on recorded totals (tokens per word after each step).
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -34,13 +35,9 @@ def superscript(n: int) -> str:
     return str(n).translate(_SUPERSCRIPTS)
 
 
-def _finite(x: float) -> bool:
-    return x == x and x not in (float("inf"), float("-inf"))
-
-
 def fmt_power(x: float, digits: int = 3) -> str:
     """A very small (or very large) number as prose writes it: 2.4 × 10⁻¹³, never 2.4e-13."""
-    if not _finite(x):
+    if not math.isfinite(x):
         return str(x)
     mantissa, exponent = f"{abs(x):.{digits - 1}e}".split("e")
     if "." in mantissa:
@@ -50,7 +47,7 @@ def fmt_power(x: float, digits: int = 3) -> str:
 
 def _rounded(x: float, digits: int) -> float:
     """`x` to `digits` significant digits (so 0.00099999 is 0.001, and is written as one)."""
-    return float(f"{x:.{digits - 1}e}") if _finite(x) else x
+    return float(f"{x:.{digits - 1}e}") if math.isfinite(x) else x
 
 
 def fmt_number(x: float, digits: int = 3) -> str:
@@ -59,7 +56,7 @@ def fmt_number(x: float, digits: int = 3) -> str:
     x = _rounded(x, digits)
     if x == 0:
         return "0"
-    if not _finite(x):
+    if not math.isfinite(x):
         return str(x)
     if abs(x) < 0.001:
         return fmt_power(x, digits)
@@ -76,7 +73,7 @@ def fmt_score(x: float) -> str:
     """0.05 → '0.05', 1/36 → '0.0278', tiny values as 1.45 × 10⁻⁵, counts with separators, one minus sign."""
     if x == 0:
         return "0"
-    if not _finite(x):
+    if not math.isfinite(x):
         return str(x)
     sign = MINUS if x < 0 else ""
     if abs(x) >= 1:
