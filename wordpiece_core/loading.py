@@ -19,7 +19,7 @@ from .corpus import decode_unicode, read_file_bytes
 from .errors import WordPieceError
 from .models import BPEModel, WordPieceModel
 from .pipeline import Decoder, Padding, Template, Tokenizer, Truncation
-from .normalizers import TextStep, text_step
+from .normalizers import TextStep, precompiled_step, text_step
 from .pre_tokenizers import BYTES, split_stage
 from .special_tokens import BERT_SPECIALS, CLS, SEP, UNK
 from .tiktoken_files import looks_like_tiktoken, tokenizer_from_tiktoken
@@ -93,6 +93,8 @@ def _normalizer_steps(spec: dict, name: str) -> list[str]:
     if kind == "Replace":
         return [text_step(TextStep("replace", text=_text_field(spec, "content", name),
                                    pattern=_pattern_field(spec, "Replace", name)))]
+    if kind == "Precompiled":
+        return _precompiled(spec, name)
     if kind == "BertNormalizer":
         lower = spec.get("lowercase", True)
         strip = spec.get("strip_accents")
@@ -101,6 +103,25 @@ def _normalizer_steps(spec: dict, name: str) -> list[str]:
             raise _unsupported("normalizer", "BertNormalizer with these options", name)
         return ["bert" if lower else "bert-cased"]
     raise _unsupported("normalizer", kind, name)
+
+
+def _precompiled(spec: dict, name: str) -> list[str]:
+    """SentencePiece's normalization map, base64 in the file (tokenizers' Precompiled)."""
+    import base64
+    import binascii
+
+    value = spec.get("precompiled_charsmap")
+    if not isinstance(value, str):
+        raise WordPieceError(f"{name}: a Precompiled normalizer's precompiled_charsmap should be base64 text, not "
+                             f"{_quoted(value)}")
+    try:
+        charsmap = base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        raise WordPieceError(f"{name}: a Precompiled normalizer's precompiled_charsmap is not base64") from None
+    try:
+        return [precompiled_step(charsmap)]
+    except WordPieceError as error:
+        raise WordPieceError(f"{name}: {error}") from None
 
 
 def _text_field(spec: dict, field: str, name: str) -> str:
@@ -141,6 +162,8 @@ def _pre_tokenizer(spec: dict | None, name: str) -> tuple[str, bool]:
                 raise _unsupported("pre-tokenizer", "ByteLevel with add_prefix_space after another pre-tokenizer",
                                    name)
             stages.append("byte-level" if last.get("use_regex", True) else BYTES)
+        elif isinstance(last, dict) and last.get("type") == "Metaspace":  # T5's: WhitespaceSplit, then Metaspace
+            stages.append(_pre_tokenizer(last, name)[0])
         else:
             stages.append(_stage(last, name))
         return "+".join(stages), False
@@ -279,28 +302,28 @@ def _decoder(spec: dict | None, name: str):
     raise _unsupported("decoder", kind, name)
 
 
-def _added_tokens(doc: dict, vocab: dict, normalizer: str, name: str
-                  ) -> tuple[dict[str, int], tuple[str, ...], dict[str, tuple[bool, bool, bool]]]:
-    """The added tokens (matched in the text before the model, as tokenizers does), the special ones, and each
-    one's lstrip, rstrip and single_word."""
+def _added_tokens(doc: dict, vocab: dict, name: str
+                  ) -> tuple[dict[str, int], tuple[str, ...], dict[str, tuple[bool, bool, bool]], frozenset[str]]:
+    """The added tokens (matched in the text before the model, as tokenizers does), the special ones, each one's
+    lstrip, rstrip and single_word, and those matched in the normalized text (normalized: true)."""
     added: dict[str, int] = {}
     specials: list[str] = []
     flags: dict[str, tuple[bool, bool, bool]] = {}
+    normalized: set[str] = set()
     for entry in doc.get("added_tokens") or []:
         content, token_id = entry.get("content"), entry.get("id")
         if not isinstance(content, str) or not content or not isinstance(token_id, int) or isinstance(token_id, bool):
             raise WordPieceError(f"{name}: added_tokens: an entry needs a content and an id, not {_quoted(entry)}")
         flags[content] = (bool(entry.get("lstrip")), bool(entry.get("rstrip")), bool(entry.get("single_word")))
-        if entry.get("normalized") and normalizer != "none":
-            raise WordPieceError(f"{name}: added_tokens: {_quoted(content)} is matched in the normalized text "
-                                 "(normalized: true), which is not supported here")
+        if entry.get("normalized", True):
+            normalized.add(content)
         if vocab.get(content, token_id) != token_id:
             raise WordPieceError(f"{name}: added_tokens: {_quoted(content)} has id {token_id} but the vocabulary "
                                  f"gives it {vocab[content]}")
         added[content] = token_id
         if entry.get("special"):
             specials.append(content)
-    return added, tuple(specials), {t: f for t, f in flags.items() if any(f)}
+    return added, tuple(specials), {t: f for t, f in flags.items() if any(f)}, frozenset(normalized)
 
 
 def _truncation_and_padding(doc: dict, name: str):
@@ -393,12 +416,13 @@ def tokenizer_from_json(doc: dict, name: str):
     normalizer = _normalizer_name(doc.get("normalizer"), name)
     pre, add_prefix_space = _pre_tokenizer(doc.get("pre_tokenizer"), name)
     template, trim = _template_from(doc.get("post_processor"), name)
-    added, specials, flags = _added_tokens(doc, vocab, normalizer, name)
+    added, specials, flags, normalized_added = _added_tokens(doc, vocab, name)
     truncation, padding = _truncation_and_padding(doc, name)
     decoder = _decoder(doc.get("decoder"), name)
     return Tokenizer(model, normalizer, pre, add_prefix_space, specials, template,
                      trim_offsets=trim is not None and trim[0], trim_prefix_space=trim[1] if trim else None,
-                     decoder=decoder, added_tokens=added, truncation=truncation, padding=padding, added_flags=flags)
+                     decoder=decoder, added_tokens=added, truncation=truncation, padding=padding, added_flags=flags,
+                     normalized_added=normalized_added)
 
 
 CASED_SHARE = 0.001  # a cased vocabulary (bert-base-cased: about a fifth of its tokens) has far more than this

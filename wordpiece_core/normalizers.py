@@ -28,6 +28,7 @@ from typing import Literal
 
 from . import unicode_tables
 from .errors import WordPieceError
+from .precompiled import Precompiled
 
 NORMALIZERS = ("none", "lowercase", "bert", "bert-cased")
 
@@ -365,7 +366,7 @@ class TextStep:
         return out + chars[last:], src + sources[last:]
 
 
-_TEXT_STEPS: dict[str, TextStep] = {}
+_TEXT_STEPS: dict[str, TextStep | Precompiled] = {}
 MAX_STEP_TEXT = 1_000  # characters of a Prepend's or a Replace's text or pattern
 MAX_REGISTERED = 10_000  # distinct whole-text steps a server registers in its life
 GROWTH = 4  # a normalized text may be at most this many times as long as the text (plus MAX_STEP_TEXT)
@@ -386,6 +387,22 @@ def text_step(step: TextStep) -> str:
         raise WordPieceError(f"this server has read {MAX_REGISTERED:,} different normalizer steps since it started; "
                              "restart it to read more")
     _TEXT_STEPS[name] = step
+    return name
+
+
+MAX_PRECOMPILED = 100  # distinct SentencePiece maps a server registers in its life (each up to a few hundred kB)
+
+
+def precompiled_step(charsmap: bytes) -> str:
+    """The name of a file's Precompiled normalizer (SentencePiece's map, parsed and registered for this process)."""
+    import hashlib
+
+    name = "precompiled#" + hashlib.sha1(charsmap).hexdigest()[:16]
+    if name not in _TEXT_STEPS:
+        if sum(step.startswith("precompiled#") for step in _TEXT_STEPS) >= MAX_PRECOMPILED:
+            raise WordPieceError(f"this server has read {MAX_PRECOMPILED:,} different SentencePiece normalization "
+                                 "maps since it started; restart it to read more")
+        _TEXT_STEPS[name] = Precompiled(charsmap)
     return name
 
 

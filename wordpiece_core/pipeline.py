@@ -22,6 +22,8 @@ from .pre_tokenizers import METASPACE, is_byte_level, is_word_char, pre_tokenize
 from .special_tokens import BERT_PAIR, BERT_SINGLE, CLS, SEP
 
 if TYPE_CHECKING:  # the Unigram model imports models.py's base, as this module does: only its type is needed here
+    from collections.abc import Iterable
+
     from .unigram.model import UnigramModel
 
 
@@ -132,7 +134,8 @@ class Tokenizer:
                  trim_offsets: bool | None = None, trim_prefix_space: bool | None = None,
                  decoder: str | Decoder | None = None, added_tokens: dict[str, int] | None = None,
                  truncation: Truncation | None = None, padding: Padding | None = None,
-                 added_flags: dict[str, tuple[bool, bool, bool]] | None = None) -> None:
+                 added_flags: dict[str, tuple[bool, bool, bool]] | None = None,
+                 normalized_added: Iterable[str] = ()) -> None:
         self.model = model
         self.normalizer = normalizer
         self.pre_tokenizer = pre_tokenizer
@@ -158,29 +161,39 @@ class Tokenizer:
         if isinstance(decoder, str):
             decoder = Decoder(decoder, prefix=getattr(model, "prefix", None) or "##")
         self.decoder = decoder
-        self.id_to_token = {i: t for t, i in model.vocab.items()} | {i: t for t, i in self.added.items()}
-        longest_first = sorted(self.added, key=len, reverse=True)
-        self._specials_pattern = re.compile("|".join(map(re.escape, longest_first))) if longest_first else None
+        # Added tokens with normalized true are matched after the others, in the normalized text, by their own
+        # normalized form (tokenizers' AddedVocabulary: two passes); that form is also the text decode gives them.
+        self.normalized_added = frozenset(normalized_added) & frozenset(self.added)
+        self._forms: dict[str, str] = {}  # normalized form -> content
+        for content in sorted(self.normalized_added, key=lambda t: self.added[t]):
+            form = normalize_with_sources(content, normalizer)[0] if normalizer != "none" else content
+            if form:
+                self._forms.setdefault(form, content)
+        self.id_to_token = {i: t for t, i in model.vocab.items()} | {i: t for t, i in self.added.items()} | {
+            self.added[content]: form for form, content in self._forms.items()}
+        self._specials_pattern = _longest_first([t for t in self.added if t not in self.normalized_added])
+        self._normalized_pattern = _longest_first(list(self._forms))
 
     @property
     def vocab(self) -> dict[str, int]:
         return self.model.vocab
 
     # ----- encoding -------------------------------------------------------------------
-    def _split_specials(self, text: str) -> list[tuple[str, int, int, bool]]:
+    def _split_specials(self, text: str, pattern: re.Pattern | None = None) -> list[tuple[str, int, int, bool]]:
         """(segment, start, is_special), matching added tokens leftmost, the longest first at one place, as
         tokenizers' AddedVocabulary does: a single_word token only between non-alphanumeric characters (a match
         that is not is skipped), an lstrip (rstrip) one taking the white space before (after) it into its span.
-        Each segment: (text, start, end, is an added token); an added token's text is its content, its start and
-        end its span (white space it took included)."""
-        if self._specials_pattern is None:
+        Each segment: (text, start, end, is an added token); an added token's text is what matched (its content,
+        or its normalized form in the second pass), its start and end its span (white space it took included)."""
+        pattern = self._specials_pattern if pattern is None else pattern
+        if pattern is None:
             return [(text, 0, len(text), False)]
         out: list[tuple[str, int, int, bool]] = []
         last = 0
         flags = self.added_flags
-        for m in self._specials_pattern.finditer(text):  # alternatives longest first: leftmost-longest
+        for m in pattern.finditer(text):  # alternatives longest first: leftmost-longest
             start, stop = m.span()
-            lstrip, rstrip, single_word = flags.get(m.group(), (False, False, False))
+            lstrip, rstrip, single_word = flags.get(self._forms.get(m.group(), m.group()), (False, False, False))
             if single_word and ((start > 0 and is_word_char(text[start - 1]))
                                 or (stop < len(text) and is_word_char(text[stop]))):
                 continue
@@ -198,11 +211,34 @@ class Tokenizer:
             out.append((text[last:], last, len(text), False))
         return out
 
-    def _segment(self, text: str, base: int, trace: bool) -> tuple[list[WordTrace], list[tuple[int, int]]]:
-        """Encode one special-free segment: each word's trace, and the original offsets of all its tokens."""
+    def _segment(self, text: str, base: int, trace: bool) -> list:
+        """Encode one segment free of the added tokens matched in the text: normalize it, match the normalized
+        added tokens in it (tokenizers' second pass), and encode each piece between them. Each item: (added
+        token's content, its text, its offsets) or (word traces, token offsets)."""
         normalized, sources = normalize_with_sources(text, self.normalizer)
+        if self._normalized_pattern is None:
+            return [self._words(normalized, sources, base, trace, base == 0)]
+        out: list = []
+        for piece, start, end, added in self._split_specials(normalized, self._normalized_pattern):
+            if sources is None:
+                piece_sources, piece_base = None, base + start
+            else:
+                piece_sources, piece_base = sources[start:end], base
+            if added:
+                span = ((piece_base + piece_sources[0], piece_base + piece_sources[-1] + 1) if piece_sources
+                        else (piece_base, piece_base + end - start))
+                out.append(_Added(self._forms[piece], normalized[start:end], span))
+                continue
+            first = (piece_sources[0] if piece_sources else 0) + piece_base == 0
+            out.append(self._words(piece, piece_sources, piece_base, trace, first))
+        return out
+
+    def _words(self, normalized: str, sources: list[int] | None, base: int, trace: bool,
+               first: bool) -> tuple[list[WordTrace], list[tuple[int, int]]]:
+        """Encode a normalized text (with each character's source, relative to `base`; None: its own place):
+        each word's trace, and the original offsets of all its tokens."""
         byte_level = is_byte_level(self.pre_tokenizer)
-        words = pre_tokenize(normalized, self.pre_tokenizer, self.add_prefix_space, first=base == 0)
+        words = pre_tokenize(normalized, self.pre_tokenizer, self.add_prefix_space, first=first)
         results = self.model.tokenize_all([word for word, _ in words], trace)
         traces: list[WordTrace] = []
         offsets: list[tuple[int, int]] = []
@@ -213,7 +249,7 @@ class Tokenizer:
             offsets = [(base + start + s, base + start + e) if e > s else (base, base)
                        for (_, (start, _)), result in zip(words, results) for s, e in result.spans]
             return traces, offsets
-        source = list(range(len(text))) if sources is None else sources
+        source = list(range(len(normalized))) if sources is None else sources
         added_space = byte_level and self.add_prefix_space and bool(normalized) and not normalized.startswith(" ")
         for (word, (start, end)), result in zip(words, results):
             if byte_level:
@@ -225,8 +261,7 @@ class Tokenizer:
                 if e <= s:
                     offsets.append((base, base))
                     continue
-                first, last = chars[s], chars[e - 1]
-                offsets.append((base + _orig(source, first), base + _orig(source, last, end=True)))
+                offsets.append((base + _orig(source, chars[s]), base + _orig(source, chars[e - 1], end=True)))
             o_start = base + (_orig(source, chars[0]) if chars else 0)
             o_end = base + (_orig(source, chars[-1], end=True) if chars else 0)
             traces.append(WordTrace(word, (o_start, o_end), result))
@@ -249,13 +284,23 @@ class Tokenizer:
                 offsets.append((start, end))
                 word_ids.append(None)
                 continue
-            traces, offs = self._segment(segment, start, trace)
-            pieces = [token for wt in traces for token in wt.result.tokens]
-            tokens += pieces
-            ids += map(getattr(self.model, "id_of", vocab.get), pieces)  # Unigram: an unknown run has the unknown id
-            offsets += offs
-            word_ids += [index for index, wt in enumerate(traces, len(words)) for _ in wt.result.tokens]
-            words += traces
+            for part in self._segment(segment, start, trace):
+                if isinstance(part, _Added):  # an added token matched in the normalized text, shown as there
+                    content, shown, span = part
+                    if content in specials:
+                        special_at.append(len(tokens))
+                    tokens.append(shown)
+                    ids.append(added[content])
+                    offsets.append(span)
+                    word_ids.append(None)
+                    continue
+                traces, offs = part
+                pieces = [token for wt in traces for token in wt.result.tokens]
+                tokens += pieces
+                ids += map(getattr(self.model, "id_of", vocab.get), pieces)  # Unigram: an unknown run: unknown id
+                offsets += offs
+                word_ids += [index for index, wt in enumerate(traces, len(words)) for _ in wt.result.tokens]
+                words += traces
         specials_mask = [0] * len(tokens)
         for i in special_at:
             specials_mask[i] = 1
@@ -424,6 +469,19 @@ def cleanup(text: str) -> str:
                  (" 'm", "'m"), (" do not", " don't"), (" 's", "'s"), (" 've", "'ve"), (" 're", "'re")):
         text = text.replace(a, b)
     return text
+
+
+class _Added(NamedTuple):
+    """An added token matched in the normalized text: its content, its text there, its original offsets."""
+
+    content: str
+    text: str
+    span: tuple[int, int]
+
+
+def _longest_first(tokens: list[str]) -> re.Pattern | None:
+    """One pattern matching any of `tokens`, the longest first at a place (leftmost-longest), or None."""
+    return re.compile("|".join(map(re.escape, sorted(tokens, key=len, reverse=True)))) if tokens else None
 
 
 def _orig(source: list[int], index: int, end: bool = False) -> int:

@@ -238,7 +238,7 @@ def check_pre_tokenizer(name: str) -> str:
     middle, last = chain[:-1], chain[-1]
     if name not in PRE_TOKENIZERS + _FROM_FILES + (BYTES,) and not name.startswith(SPLIT) and not (
             len(chain) > 1 and all(_chainable(stage) for stage in middle)
-            and (_chainable(last) or last in ("byte-level", BYTES))):
+            and (_chainable(last) or last in ("byte-level", BYTES) or last in METASPACE)):
         raise WordPieceError(
             f"unknown pre-tokenizer {name!r}: choose one of {', '.join(PRE_TOKENIZERS)}"
         )
@@ -254,11 +254,16 @@ def is_byte_level(name: str) -> bool:
     return name.split("+")[-1] in ("byte-level", BYTES)
 
 
-def _chain(text: str, stages: list[str]) -> list[tuple[str, tuple[int, int]]]:
+def _chain(text: str, stages: list[str], first: bool = True) -> list[tuple[str, tuple[int, int]]]:
     """A Sequence of pre-tokenizers: each stage splits every piece the stages before it made (a last ByteLevel
-    splits each piece by GPT-2's regex, unless it is "bytes", then writes it in byte-level characters)."""
+    splits each piece by GPT-2's regex, unless it is "bytes", then writes it in byte-level characters; a last
+    Metaspace marks each piece, as T5's WhitespaceSplit then Metaspace does)."""
     pieces = [(text, (0, len(text)))]
     for stage in stages:
+        if stage in METASPACE:
+            pieces = [(word, (start + s, start + e)) for p, (start, _) in pieces
+                      for word, (s, e) in pre_tokenize(p, stage, first=first and start == 0)]
+            continue
         if stage in _SPLITS:
             split = _SPLITS[stage]
             pieces = [(p[s:e], (start + s, start + e)) for p, (start, _) in pieces for s, e in split.spans(p)]
@@ -549,7 +554,7 @@ def pre_tokenize(text: str, name: str, add_prefix_space: bool = False,
             return [("".join(w for w, _ in words), (0, len(text)))]
         return words
     if "+" in check_pre_tokenizer(name) or name.startswith(SPLIT) or name == BYTES:
-        return _chain(text, name.split("+"))
+        return _chain(text, name.split("+"), first)
     pattern = _patterns(name).for_text(text)
     if name != "byte-level":
         return [(m.group(), m.span()) for m in pattern.finditer(text)]

@@ -263,7 +263,8 @@ def _named(tokens: tuple[str, ...] | list[str]) -> str:
     return named + (f" … and {more:,} more ({len(tokens):,} tokens; the first {SHOWN_TOKENS} are shown)" if more > 0 else "")
 
 
-_STAGE_NAMES = {"split": "Split", "prepend": "Prepend", "replace": "Replace", "strip": "Strip", "bytes": "ByteLevel"}
+_STAGE_NAMES = {"split": "Split", "prepend": "Prepend", "replace": "Replace", "strip": "Strip", "bytes": "ByteLevel",
+                "precompiled": "Precompiled (SentencePiece's map)"}
 
 
 def stage_names(name: str) -> str:
