@@ -7,7 +7,8 @@ from wordpiece_ui import navigation
 
 navigation.through_app()  # first, before the imports below: a page run alone goes through app.py (navigation.py)
 
-from wordpiece_ui import classroom, intro, phone_room, presenter, room_student, room_teacher, state, step_views, trained
+from wordpiece_ui import (classroom, intro, phone_room, presenter, real_merges_view, room_student, room_teacher, state,
+                          step_views, trained)
 from wordpiece_ui.lesson import Lesson
 from wordpiece_ui.stepper import Stepper
 
@@ -105,3 +106,5 @@ if student and student.open:
     st.stop()
 view.downloads()
 view.handout()
+if not student and not presenting:  # a real tokenizer's merges beside the student's own
+    real_merges_view.section(trained.loaded_any(ready), settings.pre_tokenizer, DARK)

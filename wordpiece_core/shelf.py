@@ -49,3 +49,12 @@ def file_text(name: str) -> str:
 def load(name: str) -> Tokenizer:
     """A shelf tokenizer, built (o200k_base takes about 2.5 s; the app keeps it in its server store)."""
     return tokenizer_from_tiktoken(file_text(name), f"{name}.tiktoken")
+
+
+def ranked_tokens(name: str) -> dict[str, int]:
+    """A shelf encoding's tokens (as byte-level characters) and their ranks, without building its tokenizer
+    (o200k_base: about 1 s, against 2.5 s or more for `load`)."""
+    from .pre_tokenizers import bytes_to_byte_level
+    from .tiktoken_files import read_ranks
+
+    return {bytes_to_byte_level(token): rank for token, rank in read_ranks(file_text(name), f"{name}.tiktoken").items()}

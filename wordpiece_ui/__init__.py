@@ -15,8 +15,8 @@ step views and their keys), `intro.py` (the first-visit introduction), `presente
 mode's type sizes), `glossary.py` (the candidate table's column tooltips, inside one function) and `classroom.py`, `room_teacher.py`
 and `room_student.py` (the live class room: a session in a room, the teacher's and the students' parts of the
 Train page), `phone_room.py` (the room's page for a student's phone: the app's own routes, no session; it reads
-Streamlit's configuration and its store), and `merges_view.py` and `rounds_view.py` (the Train page's step views: a merge of BPE or WordPiece,
-a round of Unigram).
+Streamlit's configuration and its store), `merges_view.py` and `rounds_view.py` (the Train page's step views: a merge of BPE or WordPiece,
+a round of Unigram), and `real_merges_view.py` (the Train page's replay of a real tokenizer's merges).
 
 The others draw nothing: they turn records into DataFrames, charts, HTML and text, or, as
 stores.py, jobs.py and train_worker.py, store and run trainings without a Streamlit session (children.py
