@@ -387,7 +387,8 @@ def test_a_step_draws_its_panels_only_while_open_and_they_stay_open():
     assert [e.label for e in at.expander] == [
         "Candidate table: every count and score at this step", "Vocabulary so far",
         "Over all steps: the chosen score, vocabulary size and tokens per word",
-        "The algorithm in code, with this step's numbers"]
+        "The algorithm in code, with this step's numbers",
+        "A real tokenizer's training, replayed: GPT-2's, GPT-4's and GPT-4o's merges"]
     assert not at.dataframe and len(at.get("vega_lite_chart")) == 1  # only the step's own candidate chart
     at.session_state[state.CANDIDATES_OPEN] = True
     at.session_state[state.VOCAB_OPEN] = True

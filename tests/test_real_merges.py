@@ -74,9 +74,13 @@ def test_lengths_and_comparison_set_aside_word_marks():
 def test_the_train_page_replays_gpt2_and_marks_the_students_tokens():
     """The Train page under a BPE training of the course's toy corpus: GPT-2's step 1 (`Ġ` + `t`), the window of
     merges, the vocabulary's charts, and how many of the student's tokens GPT-2 has."""
+    from wordpiece_ui import state
+
     at = app(corpus="course-toy", algorithm="bpe")
+    assert "Step 1 of 50,000" not in " ".join(m.value for m in at.markdown)  # a closed panel draws nothing
+    at.session_state[state.kept(state.REPLAY_OPEN)] = True  # opened
+    at.run()
     text = " ".join(m.value for m in at.markdown)
-    assert "A real tokenizer's training, replayed" in " ".join(h.value for h in at.subheader)
     assert "**Step 1 of 50,000:** `Ġ` + `t` → `Ġt`" in text
     captions = " ".join(c.value for c in at.caption)
     assert "tokens your BPE training learned" in captions and "are r50k_base tokens too" in captions
@@ -87,5 +91,9 @@ def test_the_train_page_replays_gpt2_and_marks_the_students_tokens():
 
 
 def test_a_unigram_training_says_why_nothing_is_marked():
+    from wordpiece_ui import state
+
     at = app(corpus="course-toy", algorithm="unigram")
+    at.session_state[state.kept(state.REPLAY_OPEN)] = True
+    at.run()
     assert any("Your training is Unigram" in c.value for c in at.caption)

@@ -322,18 +322,18 @@ def _wordpiece_doc(**vocab_extra: int) -> dict:
 
 
 @pytest.mark.parametrize("change,named", [
-    (lambda doc: doc["model"]["vocab"].update({"b" * 1001: 3}),
-     "model.vocab holds a token of 1,001 characters (it starts 'bbbbbbbbbbbbbbbbbbbb'); this app reads tokens of up "
-     "to 1,000 characters"),
+    (lambda doc: doc["model"]["vocab"].update({"b" * 1025: 3}),
+     "model.vocab holds a token of 1,025 characters (it starts 'bbbbbbbbbbbbbbbbbbbb'); this app reads tokens of up "
+     "to 1,024 characters"),
     (lambda doc: doc.update(added_tokens=[{"id": 10 + i, "content": f"<t{i}>", "single_word": False, "lstrip": False,
                                             "rstrip": False, "normalized": False, "special": True}
                                            for i in range(20_001)]),
      "added_tokens holds 20,001 tokens; this app reads at most 20,000"),
     (lambda doc: doc.update(normalizer={"type": "Sequence", "normalizers": [{"type": "Lowercase"}] * 100}),
      "normalizer holds more than 100 normalizers (Sequences included); this app reads at most 100"),
-    (lambda doc: doc.update(added_tokens=[{"id": 9, "content": "x" * 1001, "single_word": False, "lstrip": False,
+    (lambda doc: doc.update(added_tokens=[{"id": 9, "content": "x" * 1025, "single_word": False, "lstrip": False,
                                             "rstrip": False, "normalized": False, "special": True}]),
-     "added_tokens[0].content holds a token of 1,001 characters"),
+     "added_tokens[0].content holds a token of 1,025 characters"),
 ])
 def test_a_file_past_a_size_limit_is_refused_naming_the_limit(change, named):
     """One limit per kind of thing a file holds, whatever door it comes through (their work is bounded by them)."""
@@ -344,7 +344,7 @@ def test_a_file_past_a_size_limit_is_refused_naming_the_limit(change, named):
 
 
 def test_files_at_the_size_limits_still_load():
-    doc = _wordpiece_doc(**{"b" * 1000: 3})
+    doc = _wordpiece_doc(**{"b" * 1024: 3})  # (Claude's and OpenAI's vocabularies hold 1,024 spaces)
     doc["normalizer"] = {"type": "Sequence", "normalizers": [{"type": "Lowercase"}] * 99}
     tokenizer_from_json(doc, "t.json")
 
@@ -397,8 +397,8 @@ def test_a_unigram_file_of_runs_of_every_length_refuses_a_long_run_in_one_line_a
 
 
 def test_a_unigram_piece_past_the_token_limit_is_refused():
-    doc = json.loads(Tokenizer(models.Unigram([("<unk>", 0.0), ("a", -1.0), ("c" * 1001, -2.0)], 0)).to_str())
-    with pytest.raises(WordPieceError, match=re.escape("model.vocab[2] holds a token of 1,001 characters")):
+    doc = json.loads(Tokenizer(models.Unigram([("<unk>", 0.0), ("a", -1.0), ("c" * 1025, -2.0)], 0)).to_str())
+    with pytest.raises(WordPieceError, match=re.escape("model.vocab[2] holds a token of 1,025 characters")):
         tokenizer_from_json(doc, "t.json")
 
 
@@ -719,3 +719,32 @@ def test_a_vocab_jsons_bracketed_tokens_are_not_special(tmp_path):
     tok = load_tokenizer(str(tmp_path / "vocab.json"))
     assert tok.special_tokens == ("<|endoftext|>",)
     assert tok.decode(tok.encode("x []", add_special_tokens=False).ids) == "x []"
+
+
+@pytest.mark.parametrize("change,named", [
+    (lambda doc: doc.update(pre_tokenizer={"type": "UnicodeScripts"}), "'UnicodeScripts'"),
+    (lambda doc: doc.update(model=dict(doc["model"], type="WordLevel")), "the model 'WordLevel'"),
+    (lambda doc: doc.update(decoder={"type": "CTC", "pad_token": "<pad>", "word_delimiter_token": "|",
+                                     "cleanup": True}), "'CTC'"),
+])
+def test_a_big_files_unsupported_pipeline_is_refused_from_its_head_before_the_file_is_parsed(monkeypatch, change,
+                                                                                              named):
+    """A tokenizer.json past 2 MB (Gemma 3's is 33 MB) has its pipeline and model type read from its head: what is
+    not supported is refused without parsing the whole file (the full parse is made to fail here)."""
+    from wordpiece_core import loading
+
+    doc = _wordpiece_doc(**{f"tok{i}": 10 + i for i in range(200_000)})
+    change(doc)
+    data = json.dumps(doc).encode()
+    assert len(data) > loading.HEAD_FROM
+    monkeypatch.setattr(loading, "parse_json", lambda *a: pytest.fail("the whole file was parsed"))
+    with pytest.raises(WordPieceError, match=re.escape(named)):
+        loading.tokenizer_from_bytes(data, "big.json")
+
+
+def test_a_big_supported_file_is_still_read_whole():
+    from wordpiece_core import loading
+
+    doc = _wordpiece_doc(**{f"tok{i}": 10 + i for i in range(200_000)})
+    tok = loading.tokenizer_from_bytes(json.dumps(doc).encode(), "big.json")
+    assert tok.encode("tok7 a").ids[0] == 17

@@ -455,6 +455,40 @@ def load_tokenizer(path: str, merges_path: str | None = None, lowercase: bool | 
     return tokenizer_from_bytes(read_file_bytes(path), path, lowercase, merges_path, on_disk=True)
 
 
+HEAD_FROM = 2_000_000  # characters: a larger tokenizer.json has its head read first (Gemma 3's: 33 MB)
+HEAD_CHARS = 1_000_000  # the head: where tokenizers writes the pipeline, before the model's vocabulary
+_PIPELINE = {"normalizer": _normalizer_name, "pre_tokenizer": _pre_tokenizer, "post_processor": _template_from,
+             "decoder": _decoder}
+
+
+def check_head(text: str, name: str) -> None:
+    """Read a tokenizer.json's pipeline and its model's type from the head of the file, before the whole file is
+    parsed (tokenizers writes them before the vocabulary): what is not supported is refused at once, not after
+    seconds spent on a vocabulary of 262,000 tokens. What the head does not hold whole is left to the full read."""
+    import re
+
+    head = text[:HEAD_CHARS]
+    decoder = json.JSONDecoder()
+    for key, check in _PIPELINE.items():
+        found = re.search(rf'"{key}"\s*:\s*', head)
+        if found is None:
+            continue
+        try:
+            spec, _ = decoder.raw_decode(head, found.end())
+        except ValueError:
+            continue  # (cut by the head's end, or not JSON: the full read decides and says)
+        if isinstance(spec, dict):
+            try:
+                check(spec, name)
+            except WordPieceError:
+                raise
+            except Exception:  # noqa: BLE001 (a malformed stage: the full read's checks name it)
+                continue
+    model = re.search(r'"model"\s*:\s*\{\s*"type"\s*:\s*"([^"\\]{0,40})"', head)
+    if model is not None and model.group(1) not in ("BPE", "WordPiece", "Unigram"):
+        raise _unsupported("model", model.group(1), name)
+
+
 def tokenizer_from_bytes(data: bytes, path: str, lowercase: bool | None = None, merges_path: str | None = None,
                          on_disk: bool = False):
     """`load_tokenizer` for a file's content already read (an upload: nothing is written to disk).
@@ -472,6 +506,8 @@ def tokenizer_from_bytes(data: bytes, path: str, lowercase: bool | None = None, 
         return tokenizer_from_tiktoken(text, os.path.basename(path))
     stripped = text.lstrip()
     if stripped.startswith("{") or (stripped.startswith("[") and _is_json(stripped)):
+        if len(text) > HEAD_FROM:
+            check_head(text, path)  # a big file's unsupported pipeline is refused before the file is parsed
         doc = parse_json(text, path)
         # A vocab.json (token → id, every value a whole number) whatever tokens it holds: GPT-2's holds the token
         # "model" (id 19,849), so a key alone does not tell it from a tokenizer.json, whose model is an object.

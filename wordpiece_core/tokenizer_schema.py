@@ -18,7 +18,8 @@ MAX_LENGTH = 100_000  # truncation's max_length, padding's length and its multip
 # What one file may hold, whatever it came through (an upload, a link's kept file, the command line): the work of
 # reading it and of encoding with it is bounded by these. The tokenizers students use stay well inside them (the
 # largest vocabularies hold about 260,000 tokens, the longest tokens a few hundred characters).
-MAX_TOKEN_CHARS = 1_000  # a token (a vocabulary entry, a merge's side, a Unigram piece, an added token)
+MAX_TOKEN_CHARS = 1_024  # a token (a vocabulary entry, a merge's side, a Unigram piece, an added token); real
+# files hold runs of 1,024 spaces (Claude's), as .tiktoken files do (tiktoken_files.MAX_TOKEN_BYTES)
 MAX_VOCAB_ENTRIES = 1_000_000  # a vocabulary's tokens, and a BPE model's merges
 MAX_ADDED_TOKENS = 20_000  # added_tokens
 MAX_STAGES = 100  # the normalizers, or pre-tokenizers, of a Sequence (nested ones included)

@@ -13,7 +13,7 @@ from wordpiece_core.pre_tokenizers import is_byte_level
 from wordpiece_core.real_merges import KINDS, Replay, agreement, comparable, kind_of, length_of
 from wordpiece_core.trace import Training
 
-from . import caches, charts, glossary, safe, server
+from . import caches, charts, glossary, safe, server, state
 
 SHELF_KEY = "replay_shelf"
 STEP_KEY = "replay_step"
@@ -49,10 +49,18 @@ def _shown(text: str) -> str:
     return f"“{text}”"
 
 
+PANEL = "A real tokenizer's training, replayed: GPT-2's, GPT-4's and GPT-4o's merges"
+
+
 def section(training, pre_tokenizer: str, dark: bool = False) -> None:
     """The replay, under the student's own training (`training`: BPE, WordPiece or Unigram, its words split by
-    `pre_tokenizer`)."""
-    st.subheader("A real tokenizer's training, replayed", anchor="replay")
+    `pre_tokenizer`), in a panel drawn only while open (a closed one costs the page nothing)."""
+    with state.panel(PANEL, ":material/history:", state.REPLAY_OPEN) as box:
+        if box.open:
+            _draw(training, pre_tokenizer, dark)
+
+
+def _draw(training, pre_tokenizer: str, dark: bool) -> None:
     st.caption("A BPE tokenizer's merges, in the order of their ranks, are the order its training learned them: "
                "the first is the pair its training corpus held most often. The shelf's encodings are OpenAI's, as "
                "tiktoken publishes them (no merges list: each step's pair is the one BPE joins last to make the "

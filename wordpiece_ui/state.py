@@ -74,6 +74,7 @@ CANDIDATES_OPEN = "candidates_open"
 VOCAB_OPEN = "vocab_open"
 STEPS_OPEN = "steps_open"
 CODE_OPEN = "code_open"
+REPLAY_OPEN = "replay_open"  # the Train page's replay of a real tokenizer's merges (real_merges_view.py)
 PASTE_TEXT = "paste_text"
 _LAST_ALGORITHM = "_last_algorithm"  # the algorithm before the radio's change (Unigram's settings differ)
 UPLOAD_FILE = "upload_file"
