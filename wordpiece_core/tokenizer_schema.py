@@ -144,7 +144,8 @@ def _check_merges_or_wordpiece(c: _Checker, model: dict) -> None:
             isinstance(merge, list) and len(merge) == 2 and all(isinstance(t, str) for t in merge))
         if not ok:
             raise c.fail(f"model.merges[{i}]", 'a pair of tokens (["a", "b"] or "a b")', merge)
-        c.token(merge if isinstance(merge, str) else max(merge, key=len), f"model.merges[{i}]")
+        sides = merge.split(" ", 1) if isinstance(merge, str) else merge  # ("a b": each side a token)
+        c.token(max(sides, key=len), f"model.merges[{i}]")
 
 
 def _check_pipeline(c: _Checker, doc: dict) -> None:
