@@ -97,3 +97,20 @@ def test_a_unigram_training_says_why_nothing_is_marked():
     at.session_state[state.kept(state.REPLAY_OPEN)] = True
     at.run()
     assert any("Your training is Unigram" in c.value for c in at.caption)
+
+
+def test_a_tokenizer_file_that_fails_to_load_is_refused_again_from_the_store_without_reading_it_again():
+    from wordpiece_core.errors import WordPieceError
+    from wordpiece_ui import caches
+
+    calls = []
+
+    def load():
+        calls.append(1)
+        raise WordPieceError("big.json: the pre-tokenizer 'UnicodeScripts' is not supported here")
+
+    key = ("test refusal", random.random())
+    for _ in range(3):
+        with pytest.raises(WordPieceError, match="UnicodeScripts"):
+            caches._loaded(key, load)
+    assert len(calls) == 1  # the page's two reruns had the refusal from the store

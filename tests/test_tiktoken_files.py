@@ -72,15 +72,18 @@ def test_a_renamed_tiktoken_file_is_known_by_its_size_and_an_unknown_one_is_refu
         tokenizer_from_bytes(b"IQ== 0\n?? 1\n", "x.tiktoken")
 
 
-def test_a_tiktoken_file_that_would_take_cubic_time_or_bad_ranks_is_refused_by_name():
+def test_a_tiktoken_file_of_long_tokens_loads_without_cutting_them_and_a_longer_or_bad_one_is_refused_by_name():
     import base64
 
     def line(token: bytes, rank: int) -> str:
         return base64.b64encode(token).decode() + f" {rank}"
 
-    growing = "\n".join(line(b"a" * n, n) for n in range(1, 1500))  # 1.5 MB took 2.8 GB and 12 s
-    with pytest.raises(WordPieceError, match=r"too many and too long to read"):
-        tokenizer_from_bytes(growing.encode(), "cl100k_base.tiktoken")
+    growing = [line(bytes([b]), b) for b in range(256) if b != 97] + [line(b"a" * n, 255 + n) for n in range(1, 1025)]
+    tok = tokenizer_from_bytes("\n".join(growing).encode(), "cl100k_base.tiktoken")  # (every cut of every token
+    encoding = tok.encode("a" * 1500, add_special_tokens=False)  # was once built: 2.8 GB and 12 s at 1,500 bytes)
+    assert "".join(encoding.tokens) == "a" * 1500 and tok.decode(encoding.ids) == "a" * 1500
+    with pytest.raises(WordPieceError, match=r"token has 1,025 bytes; at most 1,024 are read"):
+        tokenizer_from_bytes("\n".join(growing + [line(b"a" * 1025, 5000)]).encode(), "cl100k_base.tiktoken")
     with pytest.raises(WordPieceError, match=r"line 2 is not a base64 token and its rank"):
         tokenizer_from_bytes(b"IQ== 0\nIg== \xc2\xb2\n", "x.tiktoken")  # (a superscript two: not a rank)
     with pytest.raises(WordPieceError, match=r"line 2 repeats a rank \(0\)"):

@@ -748,3 +748,26 @@ def test_a_big_supported_file_is_still_read_whole():
     doc = _wordpiece_doc(**{f"tok{i}": 10 + i for i in range(200_000)})
     tok = loading.tokenizer_from_bytes(json.dumps(doc).encode(), "big.json")
     assert tok.encode("tok7 a").ids[0] == 17
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("pattern,behavior", [(r"\w", "removed"), (r"[\w]", "removed"), (r"\W+", "isolated"),
+                                              (r"[^\w]", "removed"), (r"[\W]", "removed"), (r"\b", "isolated")])
+def test_onigs_word_class_and_boundary_split_every_code_point_as_tokenizers_does(pattern, behavior):
+    """onig's \\w is not Rust's: no joiners (U+200C, U+200D), and out of a set ² ³ ¹ ¼ ½ ¾ too; \\b follows it.
+    Every code point, in one text, split as tokenizers splits it (the pieces' offsets)."""
+    from wordpiece_core.pre_tokenizers import pre_tokenize, split_stage
+
+    text = "".join(chr(c) for c in range(1, 0x110000) if not 0xD800 <= c <= 0xDFFF)
+    theirs = pre_tokenizers.Split(tokenizers.Regex(pattern), behavior).pre_tokenize_str(text)
+    ours = pre_tokenize(text, split_stage(pattern, behavior, False))
+    assert [span for _, span in ours] == [span for _, span in theirs]
+
+
+@pytest.mark.parametrize("text", ["a\u200cb c\u200db", "x² ½ Ⅻ y", "foo_bar baz‿qux", "x²y [²]"])
+def test_onigs_word_class_leaves_out_the_joiners_and_keeps_latin1_fractions_out_of_a_set(text):
+    from wordpiece_core.pre_tokenizers import pre_tokenize, split_stage
+
+    for pattern in (r"\w+", r"[\w-]+", r"\b"):
+        theirs = pre_tokenizers.Split(tokenizers.Regex(pattern), "isolated").pre_tokenize_str(text)
+        assert pre_tokenize(text, split_stage(pattern, "isolated", False)) == theirs

@@ -301,6 +301,17 @@ def _category_class(name: str, exact: bool) -> str | None:
     return None
 
 
+_ONIG_LATIN1_WORD = "\u00b2\u00b3\u00b9\u00bc\u00bd\u00be"  # ² ³ ¹ ¼ ½ ¾: onig's \w out of a set holds them
+
+
+def _onig_word(exact: bool, in_set: bool) -> str:
+    """onig's \\w as tokenizers' onig reads it (measured over every code point): Rust's \\w (the WORD table)
+    without the joiners U+200C and U+200D, and, out of a set, with the six Latin-1 digits and fractions ² ³ ¹ ¼ ½ ¾
+    (a [\\w] leaves them out)."""
+    cls = f"[{_class('WORD', exact)}--[\u200c\u200d]]"
+    return cls if in_set else f"[{cls}[{_ONIG_LATIN1_WORD}]]"
+
+
 def translate(pattern: str, exact: bool, flavor: str = "onig") -> str:
     """A Split regex (tokenizers' onig, Ruby syntax) as a regex-module (V1) pattern whose classes are the tables'
     (`exact`) or the installed properties (fast): \p{..}/\P{..} of a general category, \s, \S, \d, \D, \w,
@@ -353,6 +364,16 @@ def translate(pattern: str, exact: bool, flavor: str = "onig") -> str:
             continue
         if nxt == "h" and flavor == "onig":  # onig's \h: a hexadecimal digit
             out.append("[0-9a-fA-F]")
+            i += 2
+            continue
+        if nxt in "wW" and flavor == "onig":  # onig's word characters, which differ in a set and out of one
+            cls = _onig_word(exact, in_set=depth > 0)
+            out.append(cls if nxt == "w" else f"[^{cls}]")
+            i += 2
+            continue
+        if nxt in "bB" and flavor == "onig" and depth == 0:  # a boundary between onig's word characters and others
+            w = _onig_word(exact, in_set=False)
+            out.append(f"(?:(?<={w})(?!{w})|(?<!{w})(?={w}))" if nxt == "b" else f"(?:(?<={w})(?={w})|(?<!{w})(?!{w}))")
             i += 2
             continue
         if nxt.lower() in simple:

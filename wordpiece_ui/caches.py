@@ -15,6 +15,7 @@ trainings before the page's imports). Downloads are built when clicked and not k
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
@@ -24,6 +25,7 @@ import streamlit as st
 
 from wordpiece_core import formats, shelf
 from wordpiece_core.corpus import TextSettings
+from wordpiece_core.errors import WordPieceError
 from wordpiece_core.loading import tokenizer_from_training
 from wordpiece_core.models import CACHE_BYTES, WordPieceModel
 from wordpiece_core.pipeline import Tokenizer
@@ -185,9 +187,32 @@ def _tokenizer_size(tok: Tokenizer) -> int:
     return 150 * len(tok.vocab) + MERGE_BYTES * len(getattr(tok.model, "merges", ())) + CACHE_BYTES + tok.model.index_bytes
 
 
+@dataclass(frozen=True)
+class _Refused:
+    """A tokenizer file that failed to load, kept so that each rerun of a page says so again at once (a refused
+    33 MB file took seconds each time)."""
+
+    message: str
+
+
+def _loaded(key: tuple, load: Callable[[], Tokenizer]) -> Tokenizer:
+    """`load()`'s tokenizer from the server's store, or its refusal (raised again from the store)."""
+    def make() -> Tokenizer | _Refused:
+        try:
+            return load()
+        except WordPieceError as error:
+            return _Refused(str(error))
+
+    found = server.store().get_or_make(key, make, size=lambda v: 1_000 if isinstance(v, _Refused) else
+                                       _tokenizer_size(v))
+    if isinstance(found, _Refused):
+        raise WordPieceError(found.message)
+    return found
+
+
 def shelf_tokenizer(name: str) -> Tokenizer:
-    """A tokenizer of the shelf, built once for the server (o200k_base: about 2.5 s and 400 MB)."""
-    return server.store().get_or_make(("shelf", name), lambda: shelf.load(name), size=_tokenizer_size)
+    """A tokenizer of the shelf, built once for the server (o200k_base: about 1.5 s)."""
+    return _loaded(("shelf", name), lambda: shelf.load(name))
 
 
 def uploaded_file_kind(own: StoredFile) -> str:
@@ -201,6 +226,6 @@ def uploaded_looks_uncased(own: StoredFile) -> tuple[bool, str]:
 
 
 def uploaded_tokenizer(own: StoredFile, lowercase: bool | None = None) -> Tokenizer:
-    return server.store().get_or_make(("uploaded tokenizer", own.name, own.digest, lowercase),
-                                      lambda: load_uploaded_tokenizer(own.name, user_files.read(own), lowercase),
-                                      size=_tokenizer_size)
+    """An uploaded tokenizer file's tokenizer (or its refusal), read once per file and setting."""
+    return _loaded(("uploaded tokenizer", own.name, own.digest, lowercase),
+                   lambda: load_uploaded_tokenizer(own.name, user_files.read(own), lowercase))
