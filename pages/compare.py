@@ -10,6 +10,8 @@ from wordpiece_ui import navigation
 
 navigation.through_app()  # first, before the imports below: a page run alone goes through app.py (navigation.py)
 
+from wordpiece_core import shelf
+from wordpiece_core.errors import WordPieceError
 from wordpiece_ui import caches, charts, chips, compare, corpus_loading, glossary, safe, state, tables, trained
 from wordpiece_ui.corpora import sample_by_id
 from wordpiece_ui.settings import ALGORITHM_NAMES
@@ -111,6 +113,28 @@ def vocabularies_section(vocabularies) -> None:
     glossary.table(compare.overlap_frame(vocabularies), {"Jaccard": st.column_config.NumberColumn(format="%.3f", help=glossary.tip("Jaccard overlap"))})
 
 
+NO_REAL = "none"
+
+
+def real_tokenizer():
+    """The real tokenizer (from the shelf) to set beside the trained ones: (its name, its tokenizer), or None."""
+    state.keep(state.REAL, NO_REAL)
+    if st.session_state[state.REAL] not in (NO_REAL, *shelf.SHELF):
+        st.session_state[state.REAL] = NO_REAL
+    st.selectbox("Beside them, a real tokenizer", (NO_REAL, *shelf.SHELF), key=state.REAL, on_change=state.remember,
+                 args=(state.REAL,), format_func=lambda n: "none" if n == NO_REAL else shelf.title(n),
+                 help="OpenAI's encodings, shipped with the app: how GPT-2, GPT-4 or GPT-4o cut the same text.")
+    name = st.session_state[state.REAL]
+    if name == NO_REAL:
+        return None
+    try:
+        with st.spinner(f"Reading {name} (once for the server)…"):
+            return name, caches.shelf_tokenizer(name)
+    except WordPieceError as error:
+        st.error(f"Cannot open {name}: {safe.md(error)}")
+        return None
+
+
 def heldout_text(some: str) -> tuple[str, str]:
     """The held-out text box: (what was typed, the part encoded)."""
     st.subheader(f"The same words, tokenized by {some}", anchor=False)
@@ -161,6 +185,9 @@ else:
     vocabularies_section([compare.vocabulary_of(name, t) for name, t in trainings.items()])
 
 encoders = {name: caches.tokenizer(model) for name, model in runs.items()}
+real = real_tokenizer()
+if real is not None:
+    encoders[real[0]] = real[1]
 heldout, held = heldout_text("both" if len(encoders) == 2 else "each")
 if held.strip():
     split_by_each(encoders, held)
@@ -168,14 +195,19 @@ else:
     st.info("Type some text above (words not in the corpus) to see it cut by each tokenizer, and their figures on it.")
 words = tuple(w for w, _ in counts.counts) if counts else ()
 numbers = tuple(n for _, n in counts.counts) if counts else ()
-glossary.table(compare.metrics_rows_over(encoders, words, numbers, held), glossary.metric_columns())
+real_names = frozenset([real[0]]) if real else frozenset()
+glossary.table(compare.metrics_rows_over(encoders, words, numbers, held, real_names), glossary.metric_columns())
 st.caption("Fertility = tokens per word; [UNK] words = words with a piece the vocabulary cannot spell; "
            "continuation pieces = tokens after the first of their word (WordPiece writes them with ##). "
-           "Corpus figures are weighted by word counts.")
+           "Corpus figures are weighted by word counts."
+           + (f" {real[0]} was not trained on these words: its figures are on the held-out text only." if real else ""))
 if aligned and (example := caches.fertility_example(runs["BPE"], runs["WordPiece"])):
     st.markdown(example)
 frequent = [w for w, _ in counts.most_frequent(12)] if counts else []
-glossary.table(compare.words_table(encoders, frequent), rows=12)
+glossary.table(compare.words_table(encoders, frequent, real_names, settings.pre_tokenizer == "byte-level"), rows=12)
+if real:
+    st.caption(f"{real[0]} gets each word as running text has it, after a space (␣): a byte-level tokenizer's "
+               "tokens for a word at the start of a text differ.")
 
 st.subheader("Token lengths in each vocabulary", anchor=False)
 if aligned:
@@ -187,6 +219,7 @@ else:
                                           "Vocabulary tokens by length (letters; ## and ▁ not counted)"))
 
 url_extra = {"algorithms": None if aligned else ",".join(picked),
+             "real": real[0] if real else None,
              "hf": "1" if hf else None,
              "heldout": heldout if len(heldout) <= URL_TEXT_LIMIT and heldout != (sample.heldout if sample else "")
              else None,

@@ -114,3 +114,16 @@ def test_a_tokenizer_file_that_fails_to_load_is_refused_again_from_the_store_wit
         with pytest.raises(WordPieceError, match="UnicodeScripts"):
             caches._loaded(key, load)
     assert len(calls) == 1  # the page's two reruns had the refusal from the store
+
+
+def test_the_compare_page_sets_a_real_tokenizer_beside_the_trained_ones():
+    """`real=o200k_base`: GPT-4o's cut of the held-out text beside BPE's and WordPiece's, its figures on that text
+    only, and each frequent word as running text has it (after a space)."""
+    at = app("pages/compare.py", corpus="course-toy", real="o200k_base")
+    metrics = at.dataframe[-2].value
+    real_rows = metrics[metrics["tokenizer"] == "o200k_base"]
+    assert list(real_rows["on"]) == ["held-out text"]
+    words = at.dataframe[-1].value
+    assert "o200k_base" in words.columns and all(cell.startswith("␣") for cell in words["o200k_base"])
+    assert any("o200k_base was not trained on these words" in c.value for c in at.caption)
+    assert "o200k_base" in " ".join(m.value for m in at.markdown)  # its column of chips

@@ -20,6 +20,8 @@ import pandas as pd
 
 from wordpiece_core import reference
 from wordpiece_core.pipeline import Tokenizer
+from wordpiece_core.pre_tokenizers import is_byte_level
+from wordpiece_core.real_merges import token_bytes, token_text
 from wordpiece_core.replay import splits_at
 from wordpiece_core.reference import strip_prefix
 from wordpiece_core.trace import Training
@@ -165,12 +167,21 @@ def text_metrics(tokenizer: Tokenizer, text: str) -> Metrics:
     return m
 
 
-def words_table(tokenizers: dict[str, Tokenizer], words: list[str]) -> pd.DataFrame:
+def words_table(tokenizers: dict[str, Tokenizer], words: list[str], real: frozenset[str] = frozenset(),
+                byte_level_words: bool = False) -> pd.DataFrame:
+    """Each word's tokens by each tokenizer; a `real` one (a shelf tokenizer) gets the word as running text has
+    it, after a space, and its tokens are written as text (␣ for the space). `byte_level_words`: the corpus's words
+    are written in byte-level characters (a byte-level training's)."""
     rows = []
     for w in words:
         row = {"word": w}
         for name, tok in tokenizers.items():
-            row[name] = " ".join(tok.model.tokenize(w).tokens)
+            if name in real:
+                typed = token_bytes(w, True).decode("utf-8", "replace") if byte_level_words else w
+                tokens = tok.encode(" " + typed.lstrip(" "), add_special_tokens=False).tokens
+                row[name] = " ".join(token_text(t, is_byte_level(tok.pre_tokenizer)) for t in tokens)
+            else:
+                row[name] = " ".join(tok.model.tokenize(w).tokens)
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -285,12 +296,13 @@ def lengths_frame(vocabularies: list[Vocabulary]) -> pd.DataFrame:
 
 
 def metrics_rows_over(tokenizers: dict[str, Tokenizer], words: tuple[str, ...], counts: tuple[int, ...],
-                      text: str) -> list[dict[str, object]]:
+                      text: str, real: frozenset[str] = frozenset()) -> list[dict[str, object]]:
     """Each tokenizer's figures over the corpus's words (as the sidebar counted them), and on `text` when it is not
-    blank."""
+    blank; a `real` one's (a shelf tokenizer, not trained on these words) on `text` only."""
     rows: list[dict[str, object]] = []
     for name, tok in tokenizers.items():
-        rows.append({"tokenizer": name, "on": "corpus words", **corpus_metrics(tok, words, counts).row()})
+        if name not in real:
+            rows.append({"tokenizer": name, "on": "corpus words", **corpus_metrics(tok, words, counts).row()})
         if text.strip():
             rows.append({"tokenizer": name, "on": "held-out text", **text_metrics(tok, text).row()})
     return rows

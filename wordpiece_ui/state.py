@@ -84,6 +84,7 @@ TRACE_WORD = "trace_word"  # the playground's word-by-word trace (stepper.py der
 SOURCE = "source"  # the playground's tokenizer: trained, from the shelf or a file
 SHELF = "shelf"  # the playground's tokenizer from the shelf (wordpiece_core/shelf.py)
 COMPARE_WITH = "compare_with"  # the playground's second tokenizer, side by side (a shelf name, or none)
+REAL = "real"  # the Compare page's real tokenizer beside the trained ones (a shelf name, or none)
 TEXT = "text"  # the playground's text
 PAIR = "pair"  # the playground's second sentence
 SPECIAL = "special"  # the playground adds special tokens
