@@ -257,11 +257,15 @@ class Tokenizer:
                 chars = _byte_level_sources(normalized, start, end, added_space and start == 0)
             else:  # a word longer than its span (Metaspace's prepended ▁) maps its first characters to the first
                 chars = [start] * (len(word) - (end - start)) + list(range(start, end))
-            for s, e in result.spans:
-                if e <= s:
-                    offsets.append((base, base))
-                    continue
-                offsets.append((base + _orig(source, chars[s]), base + _orig(source, chars[e - 1], end=True)))
+            if sources is None and chars and chars[-1] < len(normalized):  # each character its own source
+                offsets += [(base + chars[s], base + chars[e - 1] + 1) if e > s else (base, base)
+                            for s, e in result.spans]
+            else:
+                for s, e in result.spans:
+                    if e <= s:
+                        offsets.append((base, base))
+                        continue
+                    offsets.append((base + _orig(source, chars[s]), base + _orig(source, chars[e - 1], end=True)))
             o_start = base + (_orig(source, chars[0]) if chars else 0)
             o_end = base + (_orig(source, chars[-1], end=True) if chars else 0)
             traces.append(WordTrace(word, (o_start, o_end), result))

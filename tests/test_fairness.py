@@ -1,0 +1,89 @@
+"""The token premium on parallel text (wordpiece_core/fairness.py, parallel_text.py) and the page "Fair to every
+language?" (pages/fairness.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from helpers import app
+from wordpiece_core import shelf
+from wordpiece_core.fairness import costs, count
+from wordpiece_core.parallel_text import read
+from wordpiece_ui.fairness_view import MEASURED, PARALLEL_FILE
+
+tiktoken = pytest.importorskip("tiktoken")
+
+
+@pytest.fixture(scope="module")
+def languages():
+    return read(PARALLEL_FILE)
+
+
+def test_the_parallel_text_holds_every_script_the_issue_names_in_nfc(languages):
+    import unicodedata
+
+    scripts = {language.script for language in languages}
+    assert len(languages) >= 25
+    assert {"Latin", "Cyrillic", "Greek", "Arabic", "Hebrew", "Devanagari", "Bengali", "Tamil", "Thai", "Myanmar",
+            "Ethiopic", "Georgian", "Armenian", "Han", "Hangul"} <= scripts
+    for language in languages:
+        text = language.text(tuple(range(1, 31)))
+        assert unicodedata.is_normalized("NFC", text), language.name
+    english = next(lang for lang in languages if lang.name == "English")
+    assert english.articles[0][0].startswith("All human beings are born free and equal in dignity and rights.")
+
+
+@pytest.mark.parametrize("name", ["r50k_base", "cl100k_base"])
+def test_premiums_equal_those_tiktoken_gives_on_the_same_articles(languages, name):
+    """Golden: GPT-2's and GPT-4's premiums, computed here by tiktoken itself from the shelf's files, within 5 %
+    (they are equal: the encodings are tiktoken's)."""
+    from wordpiece_core.tiktoken_files import ENCODINGS, read_ranks
+
+    e = ENCODINGS[name]
+    reference = tiktoken.Encoding(name, pat_str=e.pattern, mergeable_ranks=read_ranks(shelf.file_text(name), name),
+                                  special_tokens=e.specials)
+    english = len(reference.encode_ordinary(next(lang for lang in languages if lang.name == "English").text(MEASURED)))
+    ours = {c.language: c.premium for c in costs(shelf.load(name), languages, MEASURED)}
+    for language in languages:
+        theirs = len(reference.encode_ordinary(language.text(MEASURED))) / english
+        assert ours[language.name] == pytest.approx(theirs, rel=0.05), language.name
+
+
+def test_the_order_is_the_one_the_papers_report(languages):
+    """GPT-2 makes Hindi, Tamil and Burmese pay several times English's tokens, and o200k less than cl100k, which
+    pays less than GPT-2 (Petrov et al. 2023 report the same order on FLORES)."""
+    premiums = {name: {c.language: c.premium for c in costs(shelf.load(name), languages, MEASURED)}
+                for name in shelf.SHELF}
+    for language in ("Hindi", "Tamil", "Burmese"):
+        assert premiums["r50k_base"][language] > 5
+        assert premiums["r50k_base"][language] > premiums["cl100k_base"][language] > premiums["o200k_base"][language]
+    assert premiums["r50k_base"]["English"] == 1.0
+
+
+def test_words_split_and_characters_lost_are_counted_from_the_offsets():
+    tok = shelf.load("r50k_base")
+    tokens, words, split, lost = count(tok, "the cat sat")
+    assert (tokens, words, split, lost) == (3, 3, 0, 0)
+    tokens, words, split, lost = count(tok, "ሰው ሁሉ")  # Ethiopic: each character falls to bytes
+    assert split == 2 and lost == 4
+
+
+def test_the_page_opens_on_gpt2_cl100k_and_the_sidebars_training():
+    at = app("pages/fairness.py", corpus="course-toy")
+    assert not at.exception
+    table = at.dataframe[0].value
+    names = set(table["tokenizer"])
+    assert len(names) == 3 and {"r50k_base", "cl100k_base"} < names
+    assert any(name.startswith("your ") for name in names)
+    assert len(set(table["language"])) >= 25
+    shan = table[(table["tokenizer"] == "r50k_base") & (table["language"] == "Shan")].iloc[0]
+    assert shan["premium"] > 10 and shan["fertility"] == ""  # no fertility: Shan's words are not spaced
+    assert any("pays the most" in m.value for m in at.markdown)
+
+
+def test_the_pages_choices_come_from_its_link():
+    at = app("pages/fairness.py", corpus="course-toy", tokenizers="o200k_base", languages="English,Hindi,Thai",
+             article="3")
+    table = at.dataframe[0].value
+    assert set(table["tokenizer"]) == {"o200k_base"} and set(table["language"]) == {"English", "Hindi", "Thai"}
+    assert at.number_input(key="article_pick").value == 3

@@ -1,0 +1,75 @@
+"""The "Fair to every language?" page's tables and charts (wordpiece_core/fairness.py's costs as DataFrames and
+an Altair chart), the parallel text and the shelf's tokenizers cached for the server."""
+
+from __future__ import annotations
+
+import os
+
+import altair as alt
+import pandas as pd
+
+from wordpiece_core.fairness import REFERENCE, costs
+from wordpiece_core.parallel_text import ARTICLES, Language, read
+from wordpiece_core.pipeline import Tokenizer
+
+from . import server
+from .corpora import SAMPLES_DIR
+
+PARALLEL_FILE = os.path.join(SAMPLES_DIR, "udhr.json.xz")
+MEASURED = tuple(range(21, ARTICLES + 1))  # the articles measured: 21 to 30 (the mixes train on 1 to 20)
+TRAINED = "trained"  # the sidebar's training, among the tokenizers to compare
+COLOURS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9"]
+
+
+def languages() -> tuple[Language, ...]:
+    return server.store().get_or_make(("parallel text",), lambda: read(PARALLEL_FILE))
+
+
+def frame(key: tuple, name: str, tokenizer: Tokenizer) -> pd.DataFrame:
+    """Every language's cost through `tokenizer` (named `name` in the table), made once per `key` for the
+    server."""
+    def make() -> pd.DataFrame:
+        rows = [{"tokenizer": name, "language": c.language, "script": c.script, "premium": c.premium,
+                 "tokens": c.tokens, "fertility": c.fertility, "bytes per token": c.bytes_per_token,
+                 "words split %": None if c.split_share is None else 100 * c.split_share,
+                 "lost to [UNK] or bytes %": 100 * c.lost_share, "words": c.words, "characters": c.chars}
+                for c in costs(tokenizer, languages(), MEASURED)]
+        return pd.DataFrame(rows)
+    return server.store().get_or_make(("fairness",) + key + (MEASURED,), make)
+
+
+def premium_chart(table: pd.DataFrame, order: list[str], dark: bool = False) -> alt.LayerChart:
+    """One row per language (sorted by the first tokenizer's premium, dearest first), one mark per tokenizer, a
+    rule at 1 (English's cost)."""
+    names = list(dict.fromkeys(table["tokenizer"]))
+    base = alt.Chart(table)
+    points = base.mark_point(filled=True, size=90, opacity=0.9).encode(
+        y=alt.Y("language:N", sort=order, title=None, axis=alt.Axis(labelLimit=0, labelOverlap=False)),
+        x=alt.X("premium:Q", title=f"token premium: tokens for the same articles as {REFERENCE} (log scale)",
+                scale=alt.Scale(type="log", nice=False, padding=12), axis=alt.Axis(format="~g", grid=True)),
+        color=alt.Color("tokenizer:N", scale=alt.Scale(domain=names, range=COLOURS[:len(names)]),
+                        legend=alt.Legend(orient="top", title=None, labelLimit=0)),
+        shape=alt.Shape("tokenizer:N", scale=alt.Scale(domain=names), legend=None),
+        tooltip=["language", "tokenizer", alt.Tooltip("premium:Q", format=".2f"), alt.Tooltip("tokens:Q", format=","),
+                 "script"])
+    one = alt.Chart(pd.DataFrame({"premium": [1.0]})).mark_rule(
+        color="#AAAAAA" if dark else "#666666", strokeDash=[4, 4]).encode(x="premium:Q")
+    return (one + points).properties(height=max(200, 19 * len(order)))
+
+
+def order_by_premium(table: pd.DataFrame, first: str) -> list[str]:
+    mine = table[table["tokenizer"] == first].sort_values("premium", ascending=False)
+    return list(mine["language"])
+
+
+def shown_table(table: pd.DataFrame) -> pd.DataFrame:
+    """The table as the page shows it: languages by the first tokenizer's premium, numbers rounded."""
+    out = table.drop(columns=["words", "characters"]).copy()
+    for column in ("premium", "fertility", "bytes per token", "words split %", "lost to [UNK] or bytes %"):
+        out[column] = out[column].astype(float).round(2)
+    return out
+
+
+def csv(table: pd.DataFrame) -> str:
+    return table.to_csv(index=False)
+
