@@ -101,6 +101,11 @@ def sample_bytes(corpus_id: str) -> bytes:
     sample = sample_by_id(corpus_id)
     if sample is None:
         raise WordPieceError(f"there is no sample corpus called '{corpus_id}'")
+    if "#" in sample.file:  # a mix of the parallel text's languages ("udhr.json.xz#web"), made from it
+        from wordpiece_core.parallel_text import mix_text, read
+
+        path, mix = sample.file.split("#", 1)
+        return mix_text(mix, read(os.path.join(SAMPLES_DIR, path))).encode("utf-8")
     with open(os.path.join(SAMPLES_DIR, sample.file), "rb") as fh:
         return fh.read()
 

@@ -163,6 +163,12 @@ def _apply_corpus_defaults() -> None:
         st.session_state.pop(key, None)
 
 
+def use_corpus(corpus_id: str) -> None:
+    """A button's callback that trains the sidebar on another corpus, with that corpus's suggested settings."""
+    st.session_state[setting_key("corpus")] = corpus_id
+    _apply_corpus_defaults()
+
+
 def set_setting(field: str, value: object) -> None:
     """A button's callback that changes one sidebar setting (the sidebar, drawn next, trains with it)."""
     st.session_state[setting_key(field)] = value
