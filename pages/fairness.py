@@ -69,7 +69,7 @@ if not picked:
     st.info("Pick at least one tokenizer.")
     st.stop()
 
-tokenizers = {}
+tokenizers = {}  # name -> (its key, a function giving it: a shelf tokenizer is read only if needed)
 for choice in picked:
     try:
         if choice == fairness_view.TRAINED:
@@ -78,18 +78,21 @@ for choice in picked:
                 st.stop()
             sample = sample_by_id(settings.corpus)
             on = f" on {sample.title}" if sample else ""
-            tokenizers[f"your {state.training_label(ready.config)}{on}"] = (("trained", ready.key),
-                                                                           caches.tokenizer(ready))
+            tokenizers[f"your {state.training_label(ready.config)}{on}"] = (
+                ("trained", ready.key), lambda ready=ready: caches.tokenizer(ready))
         else:
-            with st.spinner(f"Reading {choice} (once for the server)…"):
-                tokenizers[choice] = (("shelf", choice), caches.shelf_tokenizer(choice))
+            tokenizers[choice] = (("shelf", choice), lambda choice=choice: caches.shelf_tokenizer(choice))
     except WordPieceError as error:
         st.error(f"Cannot use {label(choice)}: {safe.md(error)}")
 
 frames = []
 with st.spinner("Tokenizing every language (once per tokenizer for the server)…"):
-    for name, (key, tok) in tokenizers.items():
-        frames.append(fairness_view.frame(key, name, tok))
+    for name, (key, make) in list(tokenizers.items()):
+        try:
+            frames.append(fairness_view.frame(key, name, make))
+        except WordPieceError as error:
+            st.error(f"Cannot use {safe.md(name)}: {safe.md(error)}")
+            del tokenizers[name]
 if not frames:
     st.stop()
 import pandas as pd  # noqa: E402 (the page's one table)
@@ -146,7 +149,8 @@ article = st.number_input("Article", 1, 30, key="article_pick",
 three = ["English"] + [n for n in order if n != "English"][:1] + [n for n in ("Hindi", "Chinese (Simplified)")
                                                                    if n in names and n != dearest][:1]
 by_name = {language.name: language for language in languages}
-tok_name, (_key, tok) = next(iter(tokenizers.items()))
+tok_name, (_key, make_first) = next(iter(tokenizers.items()))
+tok = make_first()
 for column, language_name in zip(st.columns(3), three):
     with column:
         text = by_name[language_name].text((int(article),))

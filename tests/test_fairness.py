@@ -87,3 +87,22 @@ def test_the_pages_choices_come_from_its_link():
     table = at.dataframe[0].value
     assert set(table["tokenizer"]) == {"o200k_base"} and set(table["language"]) == {"English", "Hindi", "Thai"}
     assert at.number_input(key="article_pick").value == 3
+
+
+def test_the_shelfs_costs_kept_with_the_app_equal_a_fresh_computation():
+    """sample_corpora/udhr-shelf-costs.json (which spares a cold server three tokenizations of 40 languages) is
+    what the code computes now; make_shelf_costs.py regenerates it."""
+    import json
+
+    from wordpiece_ui.fairness_view import COSTS_FILE, fresh_shelf_costs
+
+    with open(COSTS_FILE, encoding="utf-8") as f:
+        kept = json.load(f)
+    fresh = json.loads(json.dumps(fresh_shelf_costs()))
+    assert kept.keys() == fresh.keys()
+    for name in fresh:
+        assert kept[name]["parallel_text"] == fresh[name]["parallel_text"]
+        for a, b in zip(kept[name]["rows"], fresh[name]["rows"], strict=True):
+            assert a.keys() == b.keys()
+            for column, value in a.items():
+                assert value == (pytest.approx(b[column]) if isinstance(value, float) else b[column]), (name, column)

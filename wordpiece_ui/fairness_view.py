@@ -4,6 +4,7 @@ an Altair chart), the parallel text and the shelf's tokenizers cached for the se
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
 import altair as alt
 import pandas as pd
@@ -25,16 +26,53 @@ def languages() -> tuple[Language, ...]:
     return server.store().get_or_make(("parallel text",), lambda: read(PARALLEL_FILE))
 
 
-def frame(key: tuple, name: str, tokenizer: Tokenizer) -> pd.DataFrame:
-    """Every language's cost through `tokenizer` (named `name` in the table), made once per `key` for the
-    server."""
+COSTS_FILE = os.path.join(SAMPLES_DIR, "udhr-shelf-costs.json")  # the shelf's rows, computed ahead (make_shelf_costs.py)
+
+
+def _rows(name: str, tokenizer: Tokenizer) -> list[dict]:
+    return [{"tokenizer": name, "language": c.language, "script": c.script, "premium": c.premium,
+             "tokens": c.tokens, "fertility": c.fertility, "bytes per token": c.bytes_per_token,
+             "words split %": None if c.split_share is None else 100 * c.split_share,
+             "lost to [UNK] or bytes %": 100 * c.lost_share, "words": c.words, "characters": c.chars}
+            for c in costs(tokenizer, languages(), MEASURED)]
+
+
+def _parallel_digest() -> str:
+    import hashlib
+
+    with open(PARALLEL_FILE, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def fresh_shelf_costs() -> dict:
+    """The shelf's rows, computed now (for make_shelf_costs.py and its test)."""
+    from wordpiece_core import shelf
+
+    digest = _parallel_digest()
+    return {name: {"parallel_text": digest, "articles": list(MEASURED), "rows": _rows(name, shelf.load(name))}
+            for name in shelf.SHELF}
+
+
+def _kept_shelf_rows(name: str) -> list[dict] | None:
+    """A shelf tokenizer's rows from COSTS_FILE, when it was made from this parallel text and these articles."""
+    import json
+
+    try:
+        with open(COSTS_FILE, encoding="utf-8") as f:
+            kept = json.load(f).get(name)
+    except (OSError, ValueError):
+        return None
+    if not kept or kept.get("articles") != list(MEASURED) or kept.get("parallel_text") != _parallel_digest():
+        return None
+    return kept["rows"]
+
+
+def frame(key: tuple, name: str, tokenizer: Callable[[], Tokenizer]) -> pd.DataFrame:
+    """Every language's cost through `tokenizer()` (named `name` in the table), made once per `key` for the
+    server; a shelf tokenizer's (key ("shelf", name)) read from COSTS_FILE when it is current."""
     def make() -> pd.DataFrame:
-        rows = [{"tokenizer": name, "language": c.language, "script": c.script, "premium": c.premium,
-                 "tokens": c.tokens, "fertility": c.fertility, "bytes per token": c.bytes_per_token,
-                 "words split %": None if c.split_share is None else 100 * c.split_share,
-                 "lost to [UNK] or bytes %": 100 * c.lost_share, "words": c.words, "characters": c.chars}
-                for c in costs(tokenizer, languages(), MEASURED)]
-        return pd.DataFrame(rows)
+        kept = _kept_shelf_rows(name) if key[0] == "shelf" else None
+        return pd.DataFrame(kept if kept is not None else _rows(name, tokenizer()))
     return server.store().get_or_make(("fairness",) + key + (MEASURED,), make)
 
 
