@@ -10,11 +10,13 @@ navigation.through_app()  # first, before the imports below: a page run alone go
 
 from wordpiece_core import shelf
 from wordpiece_core.errors import WordPieceError
-from wordpiece_ui import caches, chips, fairness_view, glossary, safe, state, trained
+from wordpiece_ui import caches, chips, fairness_view, glossary, safe, state, trained, user_files
 from wordpiece_ui.corpora import sample_by_id
 
 DARK = st.context.theme.type == "dark"
-CHOICES = (*shelf.SHELF, fairness_view.TRAINED)
+UPLOADED = "uploaded"  # the tokenizer file uploaded on the playground in this session
+own_file = user_files.current(user_files.TOKENIZER)
+CHOICES = (*shelf.SHELF, fairness_view.TRAINED) + ((UPLOADED,) if own_file is not None else ())
 DEFAULT = ("r50k_base", "cl100k_base", fairness_view.TRAINED)
 
 st.title("Fair to every language?")
@@ -56,13 +58,17 @@ def choose_mix(corpus_id: str) -> None:
 
 
 def label(choice: str) -> str:
+    if choice == UPLOADED and own_file is not None:
+        return f"the playground's file: {own_file.name}"
     return "your training (the sidebar's)" if choice == fairness_view.TRAINED else shelf.title(choice)
 
 
 picked = st.multiselect("Tokenizers", CHOICES, key="tokenizers_pick", format_func=label, on_change=kept_pick,
                         args=("tokenizers_pick",),
-                        help="OpenAI's encodings from the shelf (shipped with the app) and the tokenizer the sidebar "
-                             "trains. Change the sidebar's corpus to see how the training corpus moves the premium.")
+                        help="OpenAI's encodings from the shelf (shipped with the app), the tokenizer the sidebar "
+                             "trains, and a tokenizer file uploaded on the Encoder playground (Llama's, Gemma's, "
+                             "BERT's, ...). Change the sidebar's corpus to see how the training corpus moves the "
+                             "premium.")
 chosen = st.multiselect("Languages", names, key="languages_pick", on_change=kept_pick, args=("languages_pick",),
                         help="All by default; English is the reference.")
 if not picked:
@@ -80,6 +86,9 @@ for choice in picked:
             on = f" on {sample.title}" if sample else ""
             tokenizers[f"your {state.training_label(ready.config)}{on}"] = (
                 ("trained", ready.key), lambda ready=ready: caches.tokenizer(ready))
+        elif choice == UPLOADED and own_file is not None:
+            tokenizers[own_file.name] = (("uploaded", own_file.digest),
+                                         lambda own=own_file: caches.uploaded_tokenizer(own))
         else:
             tokenizers[choice] = (("shelf", choice), lambda choice=choice: caches.shelf_tokenizer(choice))
     except WordPieceError as error:

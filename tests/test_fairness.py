@@ -106,3 +106,25 @@ def test_the_shelfs_costs_kept_with_the_app_equal_a_fresh_computation():
             assert a.keys() == b.keys()
             for column, value in a.items():
                 assert value == (pytest.approx(b[column]) if isinstance(value, float) else b[column]), (name, column)
+
+
+def test_a_tokenizer_file_uploaded_on_the_playground_can_be_measured():
+    tokenizers = pytest.importorskip("tokenizers")
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    from test_pages_playground import upload_tokenizer
+
+    tok = Tokenizer(models.BPE(unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    english = read(PARALLEL_FILE)[0].text(tuple(range(1, 21)))
+    tok.train_from_iterator(english.splitlines(), trainers.BpeTrainer(vocab_size=300, special_tokens=["[UNK]"]))
+    at = app("pages/playground.py", corpus="course-toy")
+    upload_tokenizer(at, "english-bpe.json", tok.to_str().encode())
+    at.switch_page("pages/fairness.py").run()
+    assert "the playground's file: english-bpe.json" in at.multiselect(key="tokenizers_pick").options
+    at.multiselect(key="tokenizers_pick").set_value(["uploaded"]).run()
+    assert not at.exception
+    table = at.dataframe[0].value
+    assert set(table["tokenizer"]) == {"english-bpe.json"}
+    hindi = table[table["language"] == "Hindi"].iloc[0]
+    assert float(hindi["lost to [UNK] or bytes %"]) > 50  # an English-only BPE has no Devanagari: [UNK]
