@@ -29,7 +29,7 @@ def main() -> None:
     classroom.join_box()  # type a room's code, on any page: at the top of the sidebar (a phone's first screen)
     settings = st.session_state[state.SETTINGS] = state.sidebar(locked=classroom.lock_reason(room))
     if (room is not None and room.is_student and room.open
-            and page.title in (navigation.COMPARE, navigation.PLAYGROUND)):
+            and page.title in (navigation.COMPARE, navigation.PLAYGROUND, navigation.FAIRNESS)):
         classroom.not_while_in_class(room, settings)  # these pages would show the merges the class has not seen
     if page.title in (navigation.TRAIN, navigation.COMPARE):  # its trainings run while the page imports them
         trained.start_early(settings, pair=page.title == navigation.COMPARE)

@@ -200,7 +200,8 @@ glossary.table(compare.metrics_rows_over(encoders, words, numbers, held, real_na
 st.caption("Fertility = tokens per word; [UNK] words = words with a piece the vocabulary cannot spell; "
            "continuation pieces = tokens after the first of their word (WordPiece writes them with ##). "
            "Corpus figures are weighted by word counts."
-           + (f" {real[0]} was not trained on these words: its figures are on the held-out text only." if real else ""))
+           + (f" {real[0]} was not trained on these words: its figures are on the held-out text only."
+              if real and held.strip() else ""))
 if aligned and (example := caches.fertility_example(runs["BPE"], runs["WordPiece"])):
     st.markdown(example)
 frequent = [w for w, _ in counts.most_frequent(12)] if counts else []

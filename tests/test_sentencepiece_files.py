@@ -172,3 +172,35 @@ def test_a_malformed_map_is_refused_in_one_line_never_a_crash(data, text):
 def test_a_map_with_a_trie_larger_than_itself_is_refused_naming_the_sizes():
     with pytest.raises(WordPieceError, match="says its trie holds 400 bytes"):
         Precompiled((400).to_bytes(4, "little") + b"\0" * 8)
+
+
+@pytest.mark.parametrize("scheme", ["always", "first"])
+def test_a_sequence_ending_in_metaspace_without_a_normalizer_gives_tokenizers_offsets(spm_files, scheme):
+    """(Review: with no normalizer the fast path took the chain's prepended ▁ for a character: every end one too
+    far.)"""
+    pre = [{"type": "WhitespaceSplit"}, {"type": "Metaspace", "replacement": "▁", "prepend_scheme": scheme,
+                                         "split": True}]
+    doc = dict(spm_files["nmt_nfkc"], normalizer=None, pre_tokenizer={"type": "Sequence", "pretokenizers": pre})
+    bad = _exact(doc)
+    assert not bad, bad[:3]
+
+
+def test_metaspace_first_asks_where_the_text_starts_in_the_original_as_tokenizers_does(spm_files):
+    """A Strip normalizer drops the leading spaces: tokenizers then prepends no ▁ under prepend_scheme first (the
+    piece does not start the original text)."""
+    for pre in ({"type": "Metaspace", "replacement": "▁", "prepend_scheme": "first", "split": True},
+                {"type": "Sequence", "pretokenizers": [{"type": "WhitespaceSplit"}, {
+                    "type": "Metaspace", "replacement": "▁", "prepend_scheme": "first", "split": True}]}):
+        doc = dict(spm_files["nmt_nfkc"], normalizer={"type": "Strip", "strip_left": True, "strip_right": True},
+                   pre_tokenizer=pre)
+        ours = tokenizer_from_json(doc, "tokenizer.json")
+        hf = tokenizers.Tokenizer.from_str(json.dumps(doc))
+        for text in (" ab cd ", "ab cd", "  x"):
+            assert _compare(ours, hf, text, None) is None, text
+
+
+def test_a_normalizer_with_more_than_two_maps_is_refused_before_any_is_read(spm_files):
+    precompiled = spm_files["nmt_nfkc"]["normalizer"]["normalizers"][0]
+    doc = dict(spm_files["nmt_nfkc"], normalizer={"type": "Sequence", "normalizers": [precompiled] * 3})
+    with pytest.raises(WordPieceError, match="more than 2 Precompiled maps"):
+        tokenizer_from_json(doc, "tokenizer.json")

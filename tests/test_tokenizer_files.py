@@ -771,3 +771,14 @@ def test_onigs_word_class_leaves_out_the_joiners_and_keeps_latin1_fractions_out_
     for pattern in (r"\w+", r"[\w-]+", r"\b"):
         theirs = pre_tokenizers.Split(tokenizers.Regex(pattern), "isolated").pre_tokenize_str(text)
         assert pre_tokenize(text, split_stage(pattern, "isolated", False)) == theirs
+
+
+def test_a_big_files_head_nested_past_pythons_stack_is_left_to_the_full_read_which_names_it():
+    from wordpiece_core import loading
+
+    doc = _wordpiece_doc(**{f"tok{i}": 10 + i for i in range(200_000)})
+    text = json.dumps(doc)
+    deep = text.replace('"normalizer": null', '"normalizer": ' + "[" * 100_000 + "]" * 100_000, 1)
+    assert deep != text
+    with pytest.raises(WordPieceError):
+        loading.tokenizer_from_bytes(deep.encode(), "deep.json")

@@ -73,7 +73,8 @@ def count(tokenizer: Tokenizer, text: str) -> tuple[int, int, int, int]:
 
     encoding = tokenizer.encode(text, add_special_tokens=False)
     byte_level = is_byte_level(tokenizer.pre_tokenizer)
-    starts = sorted(start for start, end in encoding.offsets if end > start)
+    spans = sorted((start, end) for start, end in encoding.offsets if end > start)
+    starts, ends = [s for s, _ in spans], sorted(e for _, e in spans)
     lost: set[int] = set()
     lost_token: dict[str, bool] = {}
     for token, (start, end) in zip(encoding.tokens, encoding.offsets):
@@ -86,7 +87,8 @@ def count(tokenizer: Tokenizer, text: str) -> tuple[int, int, int, int]:
     words = split = 0
     for m in _WORD.finditer(text):
         words += 1
-        inside = bisect.bisect_left(starts, m.end()) - bisect.bisect_left(starts, m.start())
+        # the tokens that overlap the word (a byte-level token starts at the space before its word)
+        inside = bisect.bisect_left(starts, m.end()) - bisect.bisect_right(ends, m.start())
         split += inside > 1
     return len(encoding.ids), words, split, len(lost)
 

@@ -19,11 +19,11 @@ from .corpus import decode_unicode, read_file_bytes
 from .errors import WordPieceError
 from .models import BPEModel, WordPieceModel
 from .pipeline import Decoder, Padding, Template, Tokenizer, Truncation
-from .normalizers import TextStep, precompiled_step, text_step
+from .normalizers import MAX_FILE_PRECOMPILED, TextStep, precompiled_step, text_step
 from .pre_tokenizers import BYTES, split_stage
 from .special_tokens import BERT_SPECIALS, CLS, SEP, UNK
 from .tiktoken_files import looks_like_tiktoken, tokenizer_from_tiktoken
-from .tokenizer_schema import MAX_LENGTH, MAX_MATCHED_VOCAB_CHARS, validate_tokenizer_doc
+from .tokenizer_schema import MAX_LENGTH, MAX_MATCHED_VOCAB_CHARS, MAX_STAGES, validate_tokenizer_doc
 from .unigram.model import UnigramModel
 
 _NORMALIZER_NAMES = {None: "none", "Lowercase": "lowercase"}
@@ -70,12 +70,24 @@ def _normalizer_name(spec: dict | None, name: str) -> str:
     flattened as tokenizers runs them; an empty one is none)."""
     if spec is None:
         return "none"
+    if _maps(spec) > MAX_FILE_PRECOMPILED:  # counted before any is read: each is kept for the server's life
+        raise WordPieceError(f"{name}: the normalizer holds more than {MAX_FILE_PRECOMPILED} Precompiled maps (real "
+                             "files hold one)")
     steps = _normalizer_steps(spec, name)
     if not steps:
         return "none"
     if len(steps) > 1 and any(step in ("bert", "bert-cased") for step in steps):
         raise _unsupported("normalizer", "Sequence with BertNormalizer", name)
     return "+".join(steps)
+
+
+def _maps(spec: object) -> int:
+    """How many Precompiled normalizers a normalizer spec holds (nested Sequences included)."""
+    if not isinstance(spec, dict):
+        return 0
+    if spec.get("type") == "Sequence":
+        return sum(_maps(sub) for sub in spec.get("normalizers") or [] if isinstance(sub, dict))
+    return int(spec.get("type") == "Precompiled")
 
 
 def _normalizer_steps(spec: dict, name: str) -> list[str]:
@@ -457,6 +469,7 @@ def load_tokenizer(path: str, merges_path: str | None = None, lowercase: bool | 
 
 HEAD_FROM = 2_000_000  # characters: a larger tokenizer.json has its head read first (Gemma 3's: 33 MB)
 HEAD_CHARS = 1_000_000  # the head: where tokenizers writes the pipeline, before the model's vocabulary
+HEAD_SPEC_CHARS = 100_000  # a stage read from the head is built only when its JSON is shorter than this
 _PIPELINE = {"normalizer": _normalizer_name, "pre_tokenizer": _pre_tokenizer, "post_processor": _template_from,
              "decoder": _decoder}
 
@@ -474,9 +487,11 @@ def check_head(text: str, name: str) -> None:
         if found is None:
             continue
         try:
-            spec, _ = decoder.raw_decode(head, found.end())
-        except ValueError:
-            continue  # (cut by the head's end, or not JSON: the full read decides and says)
+            spec, end = decoder.raw_decode(head, found.end())
+        except (ValueError, RecursionError):
+            continue  # (cut by the head's end, not JSON, or nested past Python's stack: the full read decides)
+        if end - found.end() > HEAD_SPEC_CHARS or head.count('"type"', found.end(), end) > MAX_STAGES:
+            continue  # (a stage too big to build here: the full read's limits name it)
         if isinstance(spec, dict):
             try:
                 check(spec, name)

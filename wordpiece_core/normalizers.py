@@ -390,7 +390,9 @@ def text_step(step: TextStep) -> str:
     return name
 
 
-MAX_PRECOMPILED = 100  # distinct SentencePiece maps a server registers in its life (each up to a few hundred kB)
+MAX_PRECOMPILED = 300  # distinct SentencePiece maps a server registers in its life (each about 300 kB; a file may
+# hold at most MAX_FILE_PRECOMPILED, so filling this takes 150 uploads of different models)
+MAX_FILE_PRECOMPILED = 2
 
 
 def precompiled_step(charsmap: bytes) -> str:

@@ -216,8 +216,8 @@ class Tokenizer:
         added tokens in it (tokenizers' second pass), and encode each piece between them. Each item: (added
         token's content, its text, its offsets) or (word traces, token offsets)."""
         normalized, sources = normalize_with_sources(text, self.normalizer)
-        if self._normalized_pattern is None:
-            return [self._words(normalized, sources, base, trace, base == 0)]
+        if self._normalized_pattern is None:  # (Metaspace's "first": where the text starts in the original)
+            return [self._words(normalized, sources, base, trace, base + (sources[0] if sources else 0) == 0)]
         out: list = []
         for piece, start, end, added in self._split_specials(normalized, self._normalized_pattern):
             if sources is None:
@@ -242,7 +242,7 @@ class Tokenizer:
         results = self.model.tokenize_all([word for word, _ in words], trace)
         traces: list[WordTrace] = []
         offsets: list[tuple[int, int]] = []
-        if sources is None and not byte_level and self.pre_tokenizer not in METASPACE:  # offsets are positions
+        if sources is None and not byte_level and self.pre_tokenizer.split("+")[-1] not in METASPACE:  # positions
             new = tuple.__new__  # WordTrace(...) without its Python-level __new__: one per word encoded
             traces = [new(WordTrace, (word, (base + start, base + end), result))
                       for (word, (start, end)), result in zip(words, results)]

@@ -73,7 +73,7 @@ def frame(key: tuple, name: str, tokenizer: Callable[[], Tokenizer]) -> pd.DataF
     def make() -> pd.DataFrame:
         kept = _kept_shelf_rows(name) if key[0] == "shelf" else None
         return pd.DataFrame(kept if kept is not None else _rows(name, tokenizer()))
-    return server.store().get_or_make(("fairness",) + key + (MEASURED,), make)
+    return server.store().get_or_make(("fairness",) + key + (name, MEASURED), make)
 
 
 def premium_chart(table: pd.DataFrame, order: list[str], dark: bool = False) -> alt.LayerChart:
@@ -111,3 +111,42 @@ def shown_table(table: pd.DataFrame) -> pd.DataFrame:
 def csv(table: pd.DataFrame) -> str:
     return table.to_csv(index=False)
 
+
+
+def combined(frames: list[pd.DataFrame], chosen: list[str]) -> pd.DataFrame:
+    """The tokenizers' rows together, for the languages `chosen` (all when none are)."""
+    table = pd.concat(frames, ignore_index=True)
+    return table[table["language"].isin(chosen)] if chosen else table
+
+
+def dearest(table: pd.DataFrame, first: str) -> tuple[list[str], str, float | None]:
+    """The languages by `first`'s premium, dearest first; the dearest; its premium."""
+    order = order_by_premium(table, first)
+    if not order:
+        return order, "", None
+    row = table[(table["tokenizer"] == first) & (table["language"] == order[0])].iloc[0]
+    return order, order[0], float(row["premium"])
+
+
+def in_order(table: pd.DataFrame, order: list[str]) -> pd.DataFrame:
+    """The shown table, the languages in `order`, each one's tokenizers together."""
+    shown = shown_table(table)
+    shown["_order"] = shown["language"].map({n: k for k, n in enumerate(order)})
+    return shown.sort_values(["_order", "tokenizer"]).drop(columns="_order")
+
+
+def three_languages(order: list[str], names: list[str]) -> list[str]:
+    """The article's three columns: English, the dearest language, and Hindi (or Chinese when Hindi is dearest)."""
+    dear = next((n for n in order if n != REFERENCE), None)
+    third = next((n for n in ("Hindi", "Chinese (Simplified)") if n in names and n != dear), None)
+    return [n for n in (REFERENCE, dear, third) if n is not None]
+
+
+def article_chips(tokenizer: Tokenizer, language: Language, article: int) -> tuple[str, int]:
+    """An article as chips over its text (HTML), and its number of tokens."""
+    from .chips import over_text
+
+    text = language.text((article,))
+    encoding = tokenizer.encode(text, add_special_tokens=False)
+    return (over_text(text, encoding.tokens, encoding.offsets, encoding.ids, set(tokenizer.special_tokens)),
+            len(encoding.ids))

@@ -25,11 +25,12 @@ TRAIN = "Train step by step"
 TRAIN_PATH = "pages/train.py"
 COMPARE = "Compare tokenizers"
 PLAYGROUND = "Encoder playground"
+FAIRNESS = "Fair to every language?"
 _PAGES = [
     (TRAIN_PATH, TRAIN, ":material/school:", None),
     ("pages/compare.py", COMPARE, ":material/compare_arrows:", "compare"),
     ("pages/playground.py", PLAYGROUND, ":material/keyboard:", "playground"),
-    ("pages/fairness.py", "Fair to every language?", ":material/public:", "fairness"),
+    ("pages/fairness.py", FAIRNESS, ":material/public:", "fairness"),
     ("pages/corpora.py", "Corpora and notes", ":material/menu_book:", "corpora"),
 ]
 

@@ -22,8 +22,9 @@ LONGEST = 16  # the length histogram's last bar: this many characters or more
 
 
 def _replay(name: str) -> Replay:
-    return server.store().get_or_make(
-        ("replay", name), lambda: Replay(shelf.ranked_tokens(name), [], byte_level=True, by_rank=True))
+    return server.store().get_or_make(  # (about 150 bytes a token: its string, its rank, its place in the list)
+        ("replay", name), lambda: Replay(shelf.ranked_tokens(name), [], byte_level=True, by_rank=True),
+        size=lambda replay: 150 * len(replay.vocab))
 
 
 def _vocabulary(name: str) -> pd.DataFrame:
