@@ -782,3 +782,16 @@ def test_a_big_files_head_nested_past_pythons_stack_is_left_to_the_full_read_whi
     assert deep != text
     with pytest.raises(WordPieceError):
         loading.tokenizer_from_bytes(deep.encode(), "deep.json")
+
+
+@pytest.mark.parametrize("pattern", [r"\pL+", r"\PL+", r"\Z", r"\n\Z", r"(?i)\P{Lu}+", r"(?i)\p{Lu}+",
+                                     r"(?i:\p{Lu})+", r"(?i)[a-z\p{Lu}]+"])
+def test_onigs_own_readings_of_properties_and_end_anchors_split_as_tokenizers_does(pattern):
+    """onig reads \\pL as the letters p and L (a property needs braces), \\Z as the end or before a last line end,
+    and folds no case for a property out of a set ((?i)\\p{Lu} is capitals only) but does in one."""
+    from wordpiece_core.pre_tokenizers import pre_tokenize, split_stage
+
+    for text in ["Hello World\n", "abc DEF\nxyz\n", "ÀÉ èé ǅ x\n\n", "apLb PL pl", "x\n", "\n", ""]:
+        for behavior in ("isolated", "removed", "merged_with_next"):
+            theirs = pre_tokenizers.Split(tokenizers.Regex(pattern), behavior).pre_tokenize_str(text)
+            assert pre_tokenize(text, split_stage(pattern, behavior, False)) == theirs, (text, behavior)

@@ -349,6 +349,14 @@ def translate(pattern: str, exact: bool, flavor: str = "onig") -> str:
             i += 1
             continue
         nxt = pattern[i + 1]
+        if nxt in "pP" and flavor == "onig" and not pattern.startswith("{", i + 2):
+            out.append(nxt)  # onig reads \pL as the letters p and L: a property needs its braces
+            i += 2
+            continue
+        if nxt == "Z" and flavor == "onig" and depth == 0:  # onig's \Z: the end, or before a last line end
+            out.append("(?=\n?\Z)")
+            i += 2
+            continue
         if nxt in "pP":
             m = _re.match(r"\{\^?([A-Za-z_]+)\}|([A-Za-z])", pattern[i + 2:])
             if m is None:
@@ -359,7 +367,9 @@ def translate(pattern: str, exact: bool, flavor: str = "onig") -> str:
             if cls is None:
                 raise WordPieceError(f"the Split pattern's \\p{{{prop}}} is not supported here (supported: the "
                                      "general categories, such as \\p{L}, \\p{Lu}, \\p{N}, \\p{P})")
-            out.append(f"[^{cls}]" if negated else cls)
+            found = f"[^{cls}]" if negated else cls
+            # onig does not fold case for a property out of a set ((?i)\p{Lu} is only capitals); in a set it does
+            out.append(f"(?-i:{found})" if flavor == "onig" and depth == 0 else found)
             i += 2 + m.end()
             continue
         if nxt == "h" and flavor == "onig":  # onig's \h: a hexadecimal digit
