@@ -51,11 +51,26 @@ def kept_pick(widget: str) -> None:
     st.session_state[state.kept(PICKS[widget][0])] = ",".join(st.session_state[widget])
 
 
+MIX_PROBLEM = "mix_problem"  # why the mix of one's own was not made
 MIX_BUTTONS = {"udhr-english": "English only", "udhr-web": "As the web has them", "udhr-equal": "Every language equally"}
 
 
 def choose_mix(corpus_id: str) -> None:
     state.use_corpus(corpus_id)
+    if fairness_view.TRAINED not in st.session_state["tokenizers_pick"]:
+        st.session_state["tokenizers_pick"] = [*st.session_state["tokenizers_pick"], fairness_view.TRAINED]
+        kept_pick("tokenizers_pick")
+
+
+def choose_own_mix(edited) -> None:
+    try:
+        name, data = fairness_view.mix_file(edited)
+    except WordPieceError as error:
+        st.session_state[MIX_PROBLEM] = str(error)
+        return
+    st.session_state.pop(MIX_PROBLEM, None)
+    user_files.made(user_files.UPLOAD, name, data)
+    state.use_corpus("upload", vocab_size=8000)
     if fairness_view.TRAINED not in st.session_state["tokenizers_pick"]:
         st.session_state["tokenizers_pick"] = [*st.session_state["tokenizers_pick"], fairness_view.TRAINED]
         kept_pick("tokenizers_pick")
@@ -140,6 +155,19 @@ st.caption("*English only*: one language. *As the web has them*: 20 languages, e
            "rough share of web pages (English about half; Hindi, Tamil, Amharic, Shan under 0.25 % are left out, as "
            "they nearly are from a web crawl). *Every language equally*: all 40, once each. The Train page steps "
            "through the training on the mix like on any corpus.")
+with st.expander("Or make your own mix: how many times each language goes in", icon=":material/tune:"):
+    start = st.segmented_control("Start from", list(fairness_view.PRESETS), key="mix_start", default="web",
+                                 format_func=lambda preset: fairness_view.PRESETS[preset])
+    edited = st.data_editor(fairness_view.mix_frame(start or "web"), key=f"mix_editor {start}", hide_index=True,
+                            disabled=["language", "script"], height=300, column_config={
+                                "copies": st.column_config.NumberColumn(
+                                    "copies", min_value=0, max_value=fairness_view.MAX_COPIES, step=1,
+                                    help="How many times the language's articles 1 to 20 go into the corpus (0: not "
+                                         "at all). Add Hindi to the web's mix and watch its mark move.")})
+    st.button("Train the sidebar's tokenizer on this mix", on_click=choose_own_mix, args=(edited,),
+              disabled=bool(locked), help=locked or None, icon=":material/model_training:")
+    if MIX_PROBLEM in st.session_state:
+        st.error(safe.md(st.session_state[MIX_PROBLEM]))
 
 st.subheader("The numbers", anchor=False)
 shown = fairness_view.in_order(table, order)

@@ -3,15 +3,23 @@ language?" (pages/fairness.py)."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from helpers import app
 from wordpiece_core import shelf
+from wordpiece_core.errors import WordPieceError
 from wordpiece_core.fairness import costs, count
 from wordpiece_core.parallel_text import read
 from wordpiece_ui.fairness_view import MEASURED, PARALLEL_FILE
 
 tiktoken = pytest.importorskip("tiktoken")
+
+
+def _table(at):
+    """The page's table of numbers (the mix's editor is a dataframe too)."""
+    return next(d.value for d in at.dataframe if "tokenizer" in d.value.columns)
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +80,7 @@ def test_words_split_and_characters_lost_are_counted_from_the_offsets():
 def test_the_page_opens_on_gpt2_cl100k_and_the_sidebars_training():
     at = app("pages/fairness.py", corpus="course-toy")
     assert not at.exception
-    table = at.dataframe[0].value
+    table = _table(at)
     names = set(table["tokenizer"])
     assert len(names) == 3 and {"r50k_base", "cl100k_base"} < names
     assert any(name.startswith("your ") for name in names)
@@ -85,7 +93,7 @@ def test_the_page_opens_on_gpt2_cl100k_and_the_sidebars_training():
 def test_the_pages_choices_come_from_its_link():
     at = app("pages/fairness.py", corpus="course-toy", tokenizers="o200k_base", languages="English,Hindi,Thai",
              article="3")
-    table = at.dataframe[0].value
+    table = _table(at)
     assert set(table["tokenizer"]) == {"o200k_base"} and set(table["language"]) == {"English", "Hindi", "Thai"}
     assert at.number_input(key="article_pick").value == 3
 
@@ -125,7 +133,41 @@ def test_a_tokenizer_file_uploaded_on_the_playground_can_be_measured():
     assert "the playground's file: english-bpe.json" in at.multiselect(key="tokenizers_pick").options
     at.multiselect(key="tokenizers_pick").set_value(["uploaded"]).run()
     assert not at.exception
-    table = at.dataframe[0].value
+    table = _table(at)
     assert set(table["tokenizer"]) == {"english-bpe.json"}
     hindi = table[table["language"] == "Hindi"].iloc[0]
     assert float(hindi["lost to [UNK] or bytes %"]) > 50  # an English-only BPE has no Devanagari: [UNK]
+
+
+def test_a_mix_of_ones_own_holds_each_language_as_many_times_as_asked(languages):
+    from wordpiece_ui import fairness_view
+
+    frame = fairness_view.mix_frame("web")
+    assert int(frame.loc[frame["language"] == "Hindi", "copies"].iloc[0]) == 0  # the web's mix leaves Hindi out
+    frame.loc[frame["language"] == "Hindi", "copies"] = 3
+    name, data = fairness_view.mix_file(frame)
+    text = data.decode("utf-8")
+    hindi = next(lang for lang in languages if lang.name == "Hindi").text(tuple(range(1, 21)))
+    assert text.count(hindi) == 3 and "Hindi ×3" not in name  # (a mix of 21 languages is named udhr-mix.txt)
+    only = fairness_view.mix_frame("english")
+    only.loc[only["language"] == "Hindi", "copies"] = 2
+    assert fairness_view.mix_file(only)[0] == "udhr-mix (English, Hindi ×2).txt"
+    only.loc[only["language"] == "Thai", "copies"] = 101
+    with pytest.raises(WordPieceError, match="from 0 to 100"):
+        fairness_view.mix_file(only)
+    with pytest.raises(WordPieceError, match="holds no language"):
+        fairness_view.mix_file(fairness_view.mix_frame("english").assign(copies=0))
+
+
+def test_the_own_mix_button_trains_the_sidebar_on_the_mix():
+    at = app("pages/fairness.py", corpus="course-toy", algorithm="bpe", tokenizers="r50k_base")
+    next(b for b in at.button if b.label == "Train the sidebar's tokenizer on this mix").click().run()
+    assert not at.exception
+    assert at.session_state["s_corpus"] == "upload" and at.session_state["s_vocab_size"] == 8000
+    for _ in range(60):  # the training runs in a worker; the page shows its progress meanwhile
+        if any("tokenizer" in d.value.columns for d in at.dataframe):
+            break
+        time.sleep(0.5)
+        at.run()
+    names = set(_table(at)["tokenizer"])
+    assert "r50k_base" in names and any(name.startswith("your BPE") for name in names)

@@ -69,7 +69,21 @@ def mix_weights(mix: str, languages: tuple[Language, ...]) -> dict[str, int]:
     raise WordPieceError(f"there is no mix called {mix!r} (there are {', '.join(MIXES)})")
 
 
-def mix_text(mix: str, languages: tuple[Language, ...]) -> str:
-    """A training corpus: each language's articles 1 to 20, as many times as the mix weighs it."""
-    weights = mix_weights(mix, languages)
-    return "\n".join(language.text(TRAINED_ON) for language in languages for _ in range(weights[language.name]))
+MAX_COPIES = 100  # a language's copies in a mix of one's own (the web's mix gives English 92)
+MAX_MIX_CHARS = 5_000_000  # a mix's text (the web's: 750,000 characters)
+
+
+def mix_text(mix: str | dict[str, int], languages: tuple[Language, ...]) -> str:
+    """A training corpus: each language's articles 1 to 20, as many times as the mix weighs it (a preset's name,
+    or copies by language name, each 0 to MAX_COPIES)."""
+    weights = mix_weights(mix, languages) if isinstance(mix, str) else mix
+    if any(not isinstance(n, int) or not 0 <= n <= MAX_COPIES for n in weights.values()):
+        raise WordPieceError(f"a language's copies in a mix go from 0 to {MAX_COPIES}")
+    size = sum(len(language.text(TRAINED_ON)) * weights.get(language.name, 0) for language in languages)
+    if size > MAX_MIX_CHARS:
+        raise WordPieceError(f"this mix would hold {size:,} characters; a mix holds at most {MAX_MIX_CHARS:,}: "
+                             "fewer copies, please")
+    if size == 0:
+        raise WordPieceError("this mix holds no language: give one at least one copy")
+    return "\n".join(language.text(TRAINED_ON) for language in languages
+                     for _ in range(weights.get(language.name, 0)))

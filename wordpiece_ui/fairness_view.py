@@ -10,7 +10,7 @@ import altair as alt
 import pandas as pd
 
 from wordpiece_core.fairness import REFERENCE, costs
-from wordpiece_core.parallel_text import ARTICLES, Language, read
+from wordpiece_core.parallel_text import ARTICLES, MAX_COPIES, Language, read
 from wordpiece_core.pipeline import Tokenizer
 
 from . import server
@@ -19,6 +19,7 @@ from .corpora import SAMPLES_DIR
 PARALLEL_FILE = os.path.join(SAMPLES_DIR, "udhr.json.xz")
 MEASURED = tuple(range(21, ARTICLES + 1))  # the articles measured: 21 to 30 (the mixes train on 1 to 20)
 TRAINED = "trained"  # the sidebar's training, among the tokenizers to compare
+PRESETS = {"english": "English only", "web": "As the web has them", "equal": "Every language equally"}
 COLOURS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9"]
 
 
@@ -150,3 +151,22 @@ def article_chips(tokenizer: Tokenizer, language: Language, article: int) -> tup
     encoding = tokenizer.encode(text, add_special_tokens=False)
     return (over_text(text, encoding.tokens, encoding.offsets, encoding.ids, set(tokenizer.special_tokens)),
             len(encoding.ids))
+
+
+def mix_frame(preset: str) -> pd.DataFrame:
+    """The languages and their copies in a preset mix ("english", "web", "equal"), to edit."""
+    from wordpiece_core.parallel_text import mix_weights
+
+    weights = mix_weights(preset, languages())
+    return pd.DataFrame([{"language": language.name, "script": language.script, "copies": weights[language.name]}
+                         for language in languages()])
+
+
+def mix_file(edited: pd.DataFrame) -> tuple[str, bytes]:
+    """A mix of one's own as a corpus file: its name (the languages it holds) and its text."""
+    from wordpiece_core.parallel_text import mix_text
+
+    copies = {str(row["language"]): int(row["copies"] or 0) for _, row in edited.iterrows()}
+    held = [f"{name} ×{n}" if n > 1 else name for name, n in copies.items() if n]
+    name = "udhr-mix.txt" if len(held) > 6 else f"udhr-mix ({', '.join(held)}).txt"
+    return name, mix_text(copies, languages()).encode("utf-8")

@@ -163,10 +163,13 @@ def _apply_corpus_defaults() -> None:
         st.session_state.pop(key, None)
 
 
-def use_corpus(corpus_id: str) -> None:
-    """A button's callback that trains the sidebar on another corpus, with that corpus's suggested settings."""
+def use_corpus(corpus_id: str, **settings: object) -> None:
+    """A button's callback that trains the sidebar on another corpus, with that corpus's suggested settings (and
+    `settings` over them)."""
     st.session_state[setting_key("corpus")] = corpus_id
     _apply_corpus_defaults()
+    for field, value in settings.items():
+        st.session_state[setting_key(field)] = value
 
 
 def set_setting(field: str, value: object) -> None:
@@ -223,8 +226,8 @@ def sidebar(locked: str = "") -> Settings:
         )
         own = user_files.uploaded(user_files.UPLOAD, st.session_state.get(UPLOAD_FILE))
         if own is not None and st.session_state.get(UPLOAD_FILE) is None:  # the link's file, not one chosen here
-            sb.caption(f"Using {safe.md(own.name)} ({user_files.size_text(own.size)}), from the link; "
-                       "upload a file to use another.")
+            sb.caption(f"Using {safe.md(own.name)} ({user_files.size_text(own.size)}); upload a file to use "
+                       "another.")
     if (line := user_files.not_saved_line(own)) is not None:
         sb.warning(line, icon=":material/cloud_off:")
     sb.radio("Algorithm", ALGORITHMS, format_func=ALGORITHM_LABELS.get, key=setting_key("algorithm"), horizontal=True,

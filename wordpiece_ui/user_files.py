@@ -73,6 +73,13 @@ def _keep(kind: str, name: str, data: bytes) -> StoredFile:
     return kept
 
 
+def made(kind: str, name: str, data: bytes) -> StoredFile:
+    """A file the app made for the session (a mix of the parallel text's languages), kept as an upload is: the
+    sidebar then trains on it, and the link names it by its digest."""
+    st.session_state.pop(_uploaded(kind), None)
+    return _keep(kind, name, data)
+
+
 def pasted(text: str) -> StoredFile | None:
     """The pasted text as a kept file (kept when it is new), or None when the box is empty."""
     if not text.strip():
