@@ -52,11 +52,16 @@ def kept_pick(widget: str) -> None:
 
 
 MIX_PROBLEM = "mix_problem"  # why the mix of one's own was not made
+LAST_TRAINED = "fair_last_trained"  # (its key, its name, its premiums): the training the page last measured
+BEFORE_TRAINED = "fair_trained_before"  # the same for the training before it, or None
 MIX_BUTTONS = {"udhr-english": "English only", "udhr-web": "As the web has them", "udhr-equal": "Every language equally"}
 
 
+MIX_SETTINGS = {"normalizer": "none", "pre_tokenizer": "byte-level", "specials": "endoftext", "min_frequency": 0}
+
+
 def choose_mix(corpus_id: str) -> None:
-    state.use_corpus(corpus_id)
+    state.use_corpus(corpus_id, algorithm="bpe")  # byte-level BPE, as GPT-2's: a left-out script pays in bytes
     if fairness_view.TRAINED not in st.session_state["tokenizers_pick"]:
         st.session_state["tokenizers_pick"] = [*st.session_state["tokenizers_pick"], fairness_view.TRAINED]
         kept_pick("tokenizers_pick")
@@ -70,7 +75,7 @@ def choose_own_mix(edited) -> None:
         return
     st.session_state.pop(MIX_PROBLEM, None)
     user_files.made(user_files.UPLOAD, name, data)
-    state.use_corpus("upload", vocab_size=8000)
+    state.use_corpus("upload", algorithm="bpe", vocab_size=8000, **MIX_SETTINGS)  # the presets' own settings
     if fairness_view.TRAINED not in st.session_state["tokenizers_pick"]:
         st.session_state["tokenizers_pick"] = [*st.session_state["tokenizers_pick"], fairness_view.TRAINED]
         kept_pick("tokenizers_pick")
@@ -88,14 +93,16 @@ picked = st.multiselect("Tokenizers", CHOICES, key="tokenizers_pick", format_fun
                              "trains, and a tokenizer file uploaded on the Encoder playground (Llama's, Gemma's, "
                              "BERT's, ...). Change the sidebar's corpus to see how the training corpus moves the "
                              "premium.")
-chosen = st.multiselect("Languages", names, key="languages_pick", on_change=kept_pick, args=("languages_pick",),
-                        help="All by default; English is the reference.")
+with st.expander(f"Languages: {len(st.session_state['languages_pick'])} of {len(names)}", icon=":material/translate:"):
+    chosen = st.multiselect("Languages", names, key="languages_pick", on_change=kept_pick, args=("languages_pick",),
+                            help="All by default; English is the reference.")
 if not picked:
     st.info("Pick at least one tokenizer.")
     st.stop()
 
 # name -> (its key, a function giving it: a shelf tokenizer is read only if the page draws with it)
 tokenizers: dict[str, tuple[tuple, Callable[[], Tokenizer]]] = {}
+trained_name = ""
 for choice in picked:
     try:
         if choice == fairness_view.TRAINED:
@@ -103,9 +110,10 @@ for choice in picked:
             if ready is None:
                 st.stop()
             sample = sample_by_id(settings.corpus)
-            on = f" on {sample.title}" if sample else ""
-            tokenizers[f"your {state.training_label(ready.config)}{on}"] = (
-                ("trained", ready.key), partial(caches.tokenizer, ready))
+            own_corpus = user_files.current(user_files.UPLOAD) if settings.corpus == "upload" else None
+            on = f" on {sample.title}" if sample else f" on {own_corpus.name}" if own_corpus else ""
+            trained_name = f"your {state.training_label(ready.config)}{on}"
+            tokenizers[trained_name] = (("trained", ready.key), partial(caches.tokenizer, ready))
         elif choice == UPLOADED and own_file is not None:
             case = st.session_state.get(f"cased {own_file.name}")  # the playground's cased/uncased choice
             lowercase = None if case is None else case == "uncased"
@@ -130,9 +138,25 @@ table = fairness_view.combined(frames, chosen)
 first = next(iter(tokenizers))
 order, dearest, premium = fairness_view.dearest(table, first)
 st.subheader("Who pays most", anchor=False)
-if premium is not None:
+if premium is not None and first != trained_name:
     st.markdown(f"Through **{safe.md(first)}**, {safe.md(dearest)} pays the most: **{premium:.1f}×** "
                 f"English's tokens for the same articles.")
+if trained_name in tokenizers:  # the student's own training: its dearest, and how it moved since the last one
+    mine = fairness_view.premiums(table, trained_name)
+    if mine:
+        worst_mine = max(mine, key=mine.__getitem__)
+        training_key = str(tokenizers[trained_name][0])
+        now = st.session_state.get(LAST_TRAINED)
+        if now is None or now[0] != training_key:  # a new training: the one before becomes "before"
+            st.session_state[BEFORE_TRAINED] = now
+            st.session_state[LAST_TRAINED] = (training_key, trained_name, mine)
+        before = st.session_state.get(BEFORE_TRAINED)
+        line = (f"Through **{safe.md(trained_name)}**, {safe.md(worst_mine)} pays the most: "
+                f"**{mine[worst_mine]:.1f}×**.")
+        if before is not None:
+            line += (f" Since the training before ({safe.md(before[1])}): "
+                     f"{safe.md(fairness_view.changes(before[2], mine))}.")
+        st.markdown(line)
 caches.chart(fairness_view.premium_chart(table, order, DARK))
 st.caption("Why: a tokenizer learns its merges from its training corpus, so the languages that corpus holds "
            "most get long tokens (whole words), and the others are cut into short pieces. A script the corpus "
@@ -145,7 +169,8 @@ st.caption("Why: a tokenizer learns its merges from its training corpus, so the 
 st.subheader("Change the training corpus, watch the premium move", anchor=False)
 st.markdown("Train the sidebar's tokenizer on a mix of the Declaration's languages (articles 1 to 20; the page "
             "measures 21 to 30, which no mix holds), then look at its marks above: a language the corpus leaves out "
-            "pays most.")
+            "pays most. Each button trains byte-level BPE at 8,000 tokens, as GPT-2's tokenizer was trained, so a "
+            "script it has not seen pays in bytes rather than hiding as [UNK].")
 row = st.container(horizontal=True)
 locked = classroom.lock_reason(classroom.current())
 for mix, title in MIX_BUTTONS.items():

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from helpers import app
+from helpers import app, shown
 from wordpiece_core import shelf
 from wordpiece_core.errors import WordPieceError
 from wordpiece_core.fairness import costs, count
@@ -164,6 +164,7 @@ def test_the_own_mix_button_trains_the_sidebar_on_the_mix():
     next(b for b in at.button if b.label == "Train the sidebar's tokenizer on this mix").click().run()
     assert not at.exception
     assert at.session_state["s_corpus"] == "upload" and at.session_state["s_vocab_size"] == 8000
+    assert (at.session_state["s_algorithm"], at.session_state["s_pre_tokenizer"]) == ("bpe", "byte-level")
     for _ in range(60):  # the training runs in a worker; the page shows its progress meanwhile
         if any("tokenizer" in d.value.columns for d in at.dataframe):
             break
@@ -171,3 +172,25 @@ def test_the_own_mix_button_trains_the_sidebar_on_the_mix():
         at.run()
     names = set(_table(at)["tokenizer"])
     assert "r50k_base" in names and any(name.startswith("your BPE") for name in names)
+
+
+def test_a_new_training_is_compared_with_the_one_before_and_the_table_starts_with_its_names():
+    """Train on the web's mix (Hindi left out: it pays in bytes), then on every language equally: the page says how
+    Hindi's premium moved."""
+    at = app("pages/fairness.py", corpus="course-toy", tokenizers="trained")
+    for label in ("As the web has them", "Every language equally"):
+        next(b for b in at.button if b.label == label).click().run()
+        for _ in range(60):
+            if any("tokenizer" in d.value.columns for d in at.dataframe):
+                break
+            time.sleep(0.5)
+            at.run()
+    assert not at.exception
+    table = _table(at)
+    assert list(table.columns[:3]) == ["tokenizer", "language", "script"]
+    said = " ".join(shown(m.value) for m in at.markdown)
+    assert "Since the training before (your BPE on UDHR, languages as the web has them)" in said
+    import re
+
+    before, after = map(float, re.search(r"Hindi ([0-9.]+)× → ([0-9.]+)×", said).groups())
+    assert before > 2 * after  # left out, Hindi paid in bytes; with its share, it pays far less

@@ -73,7 +73,7 @@ def frame(key: tuple, name: str, tokenizer: Callable[[], Tokenizer]) -> pd.DataF
     server; a shelf tokenizer's (key ("shelf", name)) read from COSTS_FILE when it is current."""
     def make() -> pd.DataFrame:
         kept = _kept_shelf_rows(name) if key[0] == "shelf" else None
-        return pd.DataFrame(kept if kept is not None else _rows(name, tokenizer()))
+        return pd.DataFrame(kept if kept is not None else _rows(name, tokenizer()))[COLUMNS]
     return server.store().get_or_make(("fairness",) + key + (name, MEASURED), make)
 
 
@@ -170,3 +170,21 @@ def mix_file(edited: pd.DataFrame) -> tuple[str, bytes]:
     held = [f"{name} ×{n}" if n > 1 else name for name, n in copies.items() if n]
     name = "udhr-mix.txt" if len(held) > 6 else f"udhr-mix ({', '.join(held)}).txt"
     return name, mix_text(copies, languages()).encode("utf-8")
+
+
+COLUMNS = ["tokenizer", "language", "script", "premium", "tokens", "fertility", "bytes per token", "words split %",
+           "lost to [UNK] or bytes %", "words", "characters"]
+
+
+def premiums(table: pd.DataFrame, name: str) -> dict[str, float]:
+    """Language → premium through the tokenizer `name`."""
+    mine = table[table["tokenizer"] == name]
+    return dict(zip(mine["language"], mine["premium"].astype(float)))
+
+
+def changes(before: dict[str, float], after: dict[str, float], watch: str = "Hindi", most: int = 3) -> str:
+    """The languages whose premium moved most between two trainings (and `watch`), as "Hindi 9.2× → 2.4×"."""
+    common = [n for n in after if n in before]
+    moved = sorted(common, key=lambda n: -abs(after[n] - before[n]))[:most]
+    shown = ([watch] if watch in common else []) + [n for n in moved if n != watch]
+    return ", ".join(f"{n} {before[n]:.1f}× → {after[n]:.1f}×" for n in shown)

@@ -163,10 +163,13 @@ def _apply_corpus_defaults() -> None:
         st.session_state.pop(key, None)
 
 
-def use_corpus(corpus_id: str, **settings: object) -> None:
-    """A button's callback that trains the sidebar on another corpus, with that corpus's suggested settings (and
-    `settings` over them)."""
+def use_corpus(corpus_id: str, algorithm: str | None = None, **settings: object) -> None:
+    """A button's callback that trains the sidebar on another corpus (with `algorithm`, when given), with that
+    corpus's suggested settings and `settings` over them."""
     st.session_state[setting_key("corpus")] = corpus_id
+    if algorithm is not None:
+        st.session_state[setting_key("algorithm")] = algorithm
+        st.session_state[_LAST_ALGORITHM] = algorithm
     _apply_corpus_defaults()
     for field, value in settings.items():
         st.session_state[setting_key(field)] = value
