@@ -24,7 +24,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
 
-from bench_unigram_browser import IDLE  # noqa: E402
+from bench_unigram_browser import IDLE, cold_visit  # noqa: E402
 from browser import CHROMIUM, CHROMIUM_ARGS, StreamlitServer  # noqa: E402
 
 PAGE = "/fairness?corpus=udhr-web&algorithm=bpe&tokenizers=r50k_base,cl100k_base,o200k_base,trained"
@@ -64,24 +64,6 @@ def page_times(timeout_s: float = 180) -> tuple[float, float, float]:
         server.stop()
 
 
-def mix_time(timeout_s: float = 180) -> float:
-    from playwright.sync_api import sync_playwright
-
-    server = StreamlitServer()
-    try:
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            page = browser.new_page(viewport={"width": 1280, "height": 720})
-            start = time.perf_counter()
-            page.goto(server.url + MIX)
-            _ready(page, "Step 1 of", timeout_s)
-            elapsed = time.perf_counter() - start
-            browser.close()
-            return elapsed
-    finally:
-        server.stop()
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
@@ -92,7 +74,7 @@ def main() -> None:
         cold.append(c)
         warm.append(w)
         floor.append(f)
-        mixed.append(mix_time())
+        mixed.append(cold_visit(MIX, "Step 1 of", (1280, 720), chart=True, timeout_s=180))
     print("| measurement | median | runs | target | |")
     print("|---|---|---|---|---|")
     for name, values, target in (("the page, cold (40 languages, 4 tokenizers)", cold, 8.0),
