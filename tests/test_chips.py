@@ -58,9 +58,19 @@ def test_only_a_long_chip_may_wrap():
     assert "wpl-long" in chips.chip("x" * 25) and "wpl-long" not in chips.chip("x" * 24)
 
 
-def test_a_character_cut_across_byte_level_tokens_shows_its_bytes_and_spaces_as_the_gap_mark():
+def test_a_character_cut_across_byte_level_tokens_is_one_chip_with_its_count_of_tokens():
     import html as html_lib
     drawn = html_lib.unescape(chips.over_text("é", ["Ã", "©"], [(0, 1), (0, 1)], [1, 2]))
-    assert drawn.index(">é<") < drawn.index(">©<")  # the character, then the rest of its bytes as spelled
-    drawn = html_lib.unescape(chips.over_text("x", ["x", "Ġ"], [(0, 1), (0, 1)], [1, 2]))
-    assert ">␣<" in drawn and ">Ġ<" not in drawn  # a space is ␣ on every chip, never Ġ on some
+    body = drawn.split('<div class="wpl-text"', 1)[1]
+    assert body.count('class="wpl-chip') == 1 and "wpl-bytes" in body  # one chip, dashed
+    assert ">é<" in body and '<span class="wpl-n">2</span>' in body  # the character once, and its two tokens
+    assert "é = 2 tokens: Ã © · ids 1 2" in body  # each token and its id in the hover text
+    # a word, then a character cut in three (Hindi's क as GPT-2 cuts it): the word's chip, then one for क
+    text = "ab क"
+    drawn = html_lib.unescape(chips.over_text(text, ["ab", "Ġà¤", "ķ"], [(0, 2), (3, 4), (3, 4)], [1, 2, 3]))
+    body = drawn.split('<div class="wpl-text"', 1)[1]
+    assert body.count('class="wpl-chip') == 2 and ">␣क<" in body and '"wpl-n">2<' in body
+    assert "à¤" not in body.split("title=", 1)[0] and ">ķ<" not in body  # no byte letters as chip text
+    # tokens that do not overlap stay chips of their own
+    drawn = html_lib.unescape(chips.over_text("ab", ["a", "b"], [(0, 1), (1, 2)], [1, 2]))
+    assert drawn.count('class="wpl-chip') == 2 and "wpl-n" not in drawn.split('<div class="wpl-text"', 1)[1]

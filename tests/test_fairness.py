@@ -3,6 +3,7 @@ language?" (pages/fairness.py)."""
 
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
@@ -194,3 +195,29 @@ def test_a_new_training_is_compared_with_the_one_before_and_the_table_starts_wit
 
     before, after = map(float, re.search(r"Hindi ([0-9.]+)× → ([0-9.]+)×", said).groups())
     assert before > 2 * after  # left out, Hindi paid in bytes; with its share, it pays far less
+
+
+def test_the_answer_comes_first_and_the_table_finds_one_language():
+    """A phone sees who pays most under the title, before the pickers; "Rows of" shows one language's rows."""
+    at = app("pages/fairness.py", corpus="course-toy")
+    order = [getattr(e, "type", "") + ":" + str(getattr(e, "value", getattr(e, "label", ""))) for e in at.main]
+    answer = next(i for i, e in enumerate(order) if "pays the most" in e)
+    picker = next(i for i, e in enumerate(order) if e.startswith("multiselect"))
+    assert answer < picker
+    assert len(set(_table(at)["language"])) >= 25
+    at.selectbox(key="fair_find").select("Hindi").run()
+    table = _table(at)
+    assert set(table["language"]) == {"Hindi"} and len(table) == 3  # each tokenizer's row for Hindi
+
+
+def test_the_article_is_drawn_as_chips_in_three_languages_with_characters_not_byte_letters():
+    """English, the dearest language and Hindi side by side; GPT-2 cuts each Devanagari character into byte tokens,
+    drawn as one chip over the character with its count of tokens (never as the byte letters à¤)."""
+    at = app("pages/fairness.py", corpus="course-toy", tokenizers="r50k_base")
+    blocks = [h.proto.body for h in at.get("html") if "wpl-html" in h.proto.body]
+    assert len(blocks) == 3
+    assert any("Hindi" in m.value and "tokens" in m.value for m in at.markdown)
+    hindi = blocks[2]
+    assert "wpl-bytes" in hindi and '<span class="wpl-n">' in hindi
+    chip_texts = re.findall(r'class="wpl-chip[^"]*"[^>]*>([^<]*)<', hindi)
+    assert chip_texts and not any("à¤" in t for t in chip_texts)

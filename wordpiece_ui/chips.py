@@ -28,9 +28,13 @@ STYLE = """
 .wpl-new {border:2px solid #D55E00; background:rgba(213,94,0,.20); font-weight:700;}
 .wpl-arrow {opacity:.7; font-size:1.2rem; padding:0 .3rem;}
 .wpl-special {border-style:dotted; opacity:.8;}
+""" + "".join(f".wpl-c{i} {{border-color:{c}; background:{c}33; border-width:2px;}}\n"
+                for i, c in enumerate(PALETTE)) + """.wpl-chip.wpl-bytes {border-style:dashed;}
+.wpl-n {font-size:.65em; vertical-align:super; opacity:.8; margin-left:.1rem; font-family:sans-serif;}
 .wpl-unk {border:3px double currentColor; background:repeating-linear-gradient(45deg, rgba(128,128,128,.35) 0 3px, transparent 3px 7px);}
 .wpl-text {line-height:2.4; font-size:1.15rem;}
 .wpl-text .wpl-chip {margin-right:.05rem;}
+.wpl-html .wpl-chip {display:inline-block; line-height:1.5; margin-bottom:.3rem;}
 .wpl-gap {display:inline-block; width:.8rem;}
 .wpl-skipped {text-decoration:line-through; opacity:.6; overflow-wrap:anywhere;}
 .wpl-legend {font-size:.9rem; opacity:.85;}
@@ -38,15 +42,16 @@ STYLE = """
 """
 
 
-def chip(token: str, css: str = "", title: str | None = None, colour: int | None = None) -> str:
-    style = ""
-    if colour is not None:
-        c = PALETTE[colour % len(PALETTE)]
-        style = f' style="border-color:{c}; background:{c}33; border-width:2px"'
+def chip(token: str, css: str = "", title: str | None = None, colour: int | None = None, count: int = 1) -> str:
+    """A token as a chip; `count` > 1: one chip over characters that took that many tokens (a small number after
+    them)."""
+    if colour is not None:  # the palette's colours are classes (wpl-c0 …): a long text's HTML stays small
+        css += f" wpl-c{colour % len(PALETTE)}"
     tip = f' title="{html(title)}"' if title else ""
     if len(token) > LONG_CHIP:  # it may be wider than the line: it wraps (a short one never breaks)
         css += " wpl-long"
-    return f'<span class="wpl-chip {css}"{style}{tip}>{html(token)}</span>'
+    tail = f'<span class="wpl-n">{count}</span>' if count > 1 else ""
+    return f'<span class="wpl-chip {css}"{tip}>{html(token)}{tail}</span>'
 
 
 def split_with_pair(symbols: list[str], left: str, right: str) -> str:
@@ -113,13 +118,16 @@ def over_text(text: str, tokens: list[str], offsets: list[tuple[int, int]], ids:
     """The original text with each token's span drawn as a chip (hover: the token and its id); a token spelled
     `unk`, or with the id `unk_id` (Unigram's unknown runs show their own text), is drawn as unknown.
 
-    Special tokens (no span) appear as dotted chips where they occur; pieces that share
-    characters with the previous token (byte-level pieces of one character) show the token.
+    Special tokens (no span) appear as dotted chips where they occur. Tokens that share characters (byte-level
+    pieces of one character: Hindi's क is three bytes, often three tokens) are drawn as one dashed chip over
+    those characters, with the number of tokens beside them and each token in its hover text.
     """
     parts = [STYLE, '<div class="wpl-text" dir="auto">']
     pos = 0
-    for i, (tok, (s, e)) in enumerate(zip(tokens, offsets)):
-        tip = f"{tok} · id {ids[i]}" if ids is not None and ids[i] is not None else tok
+    for group in _groups(offsets):
+        i = group[0]
+        tok, (s, e) = tokens[i], offsets[i]
+        tip = _tip(tok, ids, i)
         # Byte-level BPE writes a word's leading space as Ġ, and its offsets leave the space out:
         # the space is the token's, drawn as a visible ␣ (not as text no token covers).
         space = tok.startswith(BYTE_SPACE) and pos < s <= len(text) and text[s - 1] == " "
@@ -129,16 +137,40 @@ def over_text(text: str, tokens: list[str], offsets: list[tuple[int, int]], ids:
         start = s - 1 if space else s
         if start > pos:
             parts.append(_gap(text[pos:start]))
-        # (a piece of a character the previous token began shows its bytes as spelled, a space as ␣ everywhere)
-        shown = ("␣" if space else "") + text[s:e] if s >= pos else tok.replace(BYTE_SPACE, "␣")
-        if tok == unk or (unk_id is not None and ids is not None and ids[i] == unk_id):
+        end = max(offsets[j][1] for j in group)
+        shown = ("␣" if space else "") + text[s:end]
+        if len(group) > 1:  # one chip for the characters, the count of their tokens beside them
+            spelled = " ".join(tokens[j] for j in group)
+            numbers = f" · ids {' '.join(str(ids[j]) for j in group)}" if ids is not None else ""
+            parts.append(chip(shown, "wpl-bytes", f"{text[s:end]} = {len(group)} tokens: {spelled}{numbers}",
+                              colour=i, count=len(group)))
+        elif tok == unk or (unk_id is not None and ids is not None and ids[i] == unk_id):
             parts.append(chip(shown, "wpl-unk", f"[UNK] (unknown token) for {text[s:e]!r}" + (f" · id {ids[i]}" if ids is not None and ids[i] is not None else "")))
         elif tok in specials:
             parts.append(chip(shown, "wpl-special", tip))
         else:
             parts.append(chip(shown, "", tip, colour=i))
-        pos = max(pos, e)
+        pos = max(pos, end)
     if pos < len(text):
         parts.append(_gap(text[pos:]))
     parts.append("</div>")
     return "".join(parts)
+
+
+def _groups(offsets: list[tuple[int, int]]) -> list[list[int]]:
+    """The tokens in runs drawn as one chip each: a token that begins inside the characters of the token before
+    it (a byte-level piece of a character the other began) joins that token's run."""
+    groups: list[list[int]] = []
+    end = 0
+    for i, (s, e) in enumerate(offsets):
+        if groups and s < e and s < end and offsets[groups[-1][0]][0] < offsets[groups[-1][0]][1]:
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+        end = max(end, e)
+    return groups
+
+
+def _tip(token: str, ids: list | None, i: int) -> str:
+    """A token's hover text: its spelling (as the vocabulary has it) and its id."""
+    return f"{token} · id {ids[i]}" if ids is not None and ids[i] is not None else token
