@@ -40,7 +40,7 @@ state.keep("article", "1")
 PICKS = {"tokenizers_pick": ("tokenizers", [t for t in str(st.session_state[state.kept("tokenizers")]).split(",")
                                             if t in CHOICES] or list(DEFAULT)),
          "languages_pick": ("languages", [n for n in str(st.session_state[state.kept("languages")]).split(",")
-                                          if n in names] or names)}
+                                          if n in names])}  # none picked: every language
 for widget, (_, value) in PICKS.items():
     st.session_state.setdefault(widget, value)
 raw_article = str(st.session_state[state.kept("article")])
@@ -93,9 +93,12 @@ picked = st.multiselect("Tokenizers", CHOICES, key="tokenizers_pick", format_fun
                              "trains, and a tokenizer file uploaded on the Encoder playground (Llama's, Gemma's, "
                              "BERT's, ...). Change the sidebar's corpus to see how the training corpus moves the "
                              "premium.")
-with st.expander(f"Languages: {len(st.session_state['languages_pick'])} of {len(names)}", icon=":material/translate:"):
-    chosen = st.multiselect("Languages", names, key="languages_pick", on_change=kept_pick, args=("languages_pick",),
-                            help="All by default; English is the reference.")
+PICKED = len(st.session_state["languages_pick"])
+with st.expander(f"Languages: {PICKED} of {len(names)}" if PICKED else f"Languages: all {len(names)}",
+                 icon=":material/translate:"):
+    chosen = st.multiselect("Only these languages", names, key="languages_pick", on_change=kept_pick,
+                            args=("languages_pick",), placeholder=f"all {len(names)}: pick some to see only those",
+                            help="Empty: every language. A premium is always against English, shown or not.")
 if not picked:
     st.info("Pick at least one tokenizer.")
     st.stop()
@@ -138,8 +141,9 @@ table = fairness_view.combined(frames, chosen)
 first = next(iter(tokenizers))
 order, dearest, premium = fairness_view.dearest(table, first)
 if premium is not None and first != trained_name:
-    answer.markdown(f"Through **{safe.md(first)}**, {safe.md(dearest)} pays the most: **{premium:.1f}×** "
-                f"English's tokens for the same articles.")
+    answer.markdown(f"Through **{safe.md(label(first) if first in shelf.SHELF else first)}**, {safe.md(dearest)} "
+                    f"pays the most: **{premium:.1f}×** "
+                    f"English's tokens for the same articles.")
 if trained_name in tokenizers:  # the student's own training: its dearest, and how it moved since the last one
     mine = fairness_view.premiums(table, trained_name)
     if mine:
@@ -157,7 +161,8 @@ if trained_name in tokenizers:  # the student's own training: its dearest, and h
                      f"{safe.md(fairness_view.changes(before[2], mine))}.")
         answer.markdown(line)
 st.subheader("Who pays most", anchor=False)
-caches.chart(fairness_view.premium_chart(table, order, DARK))
+caches.chart(fairness_view.premium_spec(tuple((key, name) for name, (key, _) in tokenizers.items()), table, order,
+                                        DARK))
 st.caption("Why: a tokenizer learns its merges from its training corpus, so the languages that corpus holds "
            "most get long tokens (whole words), and the others are cut into short pieces. A script the corpus "
            "barely holds (Myanmar, Ethiopic, Tibetan) falls apart into single characters or, for byte-level BPE, "

@@ -221,3 +221,23 @@ def test_the_article_is_drawn_as_chips_in_three_languages_with_characters_not_by
     assert "wpl-bytes" in hindi and '<span class="wpl-n">' in hindi
     chip_texts = re.findall(r'class="wpl-chip[^"]*"[^>]*>([^<]*)<', hindi)
     assert chip_texts and not any("à¤" in t for t in chip_texts)
+
+
+def test_the_premium_chart_is_valid_vega_lite_and_made_once_per_tokenizers_languages_and_theme(monkeypatch):
+    import pandas as pd
+
+    from wordpiece_ui import fairness_view
+
+    table = pd.DataFrame({"tokenizer": ["a", "a", "b", "b"], "language": ["English", "Hindi"] * 2,
+                          "premium": [1.0, 7.5, 1.0, 2.5], "tokens": [10, 75, 10, 25], "script": ["Latin", "Devanagari"] * 2})
+    fairness_view.premium_chart(table, ["Hindi", "English"]).to_dict(validate=True)  # the schema holds
+    made = []
+    real = fairness_view.premium_chart
+    monkeypatch.setattr(fairness_view, "premium_chart", lambda *a: made.append(1) or real(*a))
+    keys = ((("shelf", "a"), "a"), (("shelf", "b"), "b"))
+    first = fairness_view.premium_spec(keys, table, ["Hindi", "English"])
+    first["title"] = "changed by a page"
+    again = fairness_view.premium_spec(keys, table, ["Hindi", "English"])
+    assert made == [1] and "title" not in again  # made once, and a page's change stays its own
+    fairness_view.premium_spec(keys, table, ["Hindi", "English"], dark=True)
+    assert made == [1, 1]

@@ -96,6 +96,18 @@ def premium_chart(table: pd.DataFrame, order: list[str], dark: bool = False) -> 
     return (one + points).properties(height=max(200, 19 * len(order)))
 
 
+def premium_spec(keys: tuple, table: pd.DataFrame, order: list[str], dark: bool = False) -> dict:
+    """premium_chart as a Vega-Lite dict, made once for the server per tokenizers (`keys`: their keys and names),
+    languages and theme (Altair took a third of each visit's server time); a copy: the page may change its own."""
+    import copy
+
+    from .charts import spec
+
+    made = server.store().get_or_make(("premium chart", keys, tuple(order), dark),
+                                      lambda: spec(premium_chart(table, order, dark)))
+    return copy.deepcopy(made)
+
+
 def order_by_premium(table: pd.DataFrame, first: str) -> list[str]:
     mine = table[table["tokenizer"] == first].sort_values("premium", ascending=False)
     return list(mine["language"])
