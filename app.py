@@ -23,7 +23,7 @@ def main() -> None:
     page = st.navigation(navigation.pages())
     presenter.everywhere()
     classroom.enter_from_url()  # a class room's link: its settings and step, before the sidebar reads the URL
-    if page.title == navigation.TRAIN:  # presenter mode: the room sees the step, not the settings
+    if page.title in (navigation.TRAIN, navigation.FAIRNESS):  # presenter mode: the page, not settings
         st.set_page_config(initial_sidebar_state="collapsed" if state.presenting() else "auto")
     room = classroom.current()
     classroom.join_box()  # type a room's code, on any page: at the top of the sidebar (a phone's first screen)

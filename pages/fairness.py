@@ -14,10 +14,12 @@ navigation.through_app()  # first, before the imports below: a page run alone go
 from wordpiece_core import shelf
 from wordpiece_core.errors import WordPieceError
 from wordpiece_core.pipeline import Tokenizer
-from wordpiece_ui import caches, classroom, fairness_view, glossary, safe, state, trained, user_files
+from wordpiece_ui import caches, classroom, fairness_view, glossary, presenter, safe, state, trained, user_files
 from wordpiece_ui.corpora import sample_by_id
 
 DARK = st.context.theme.type == "dark"
+PRESENTING = state.presenting()  # present=1 in the link, or the Train page's toggle: big type for a projector
+presenter.style(PRESENTING)
 UPLOADED = "uploaded"  # the tokenizer file uploaded on the playground in this session
 own_file = user_files.current(user_files.TOKENIZER)
 CHOICES = (*shelf.SHELF, fairness_view.TRAINED) + ((UPLOADED,) if own_file is not None else ())
@@ -162,7 +164,7 @@ if trained_name in tokenizers:  # the student's own training: its dearest, and h
         answer.markdown(line)
 st.subheader("Who pays most", anchor=False)
 caches.chart(fairness_view.premium_spec(tuple((key, name) for name, (key, _) in tokenizers.items()), table, order,
-                                        DARK))
+                                        DARK, PRESENTING))
 st.caption("Why: a tokenizer learns its merges from its training corpus, so the languages that corpus holds "
            "most get long tokens (whole words), and the others are cut into short pieces. A script the corpus "
            "barely holds (Myanmar, Ethiopic, Tibetan) falls apart into single characters or, for byte-level BPE, "
@@ -234,4 +236,4 @@ st.caption(f"Cut by {safe.md(tok_name)}. The text of the Declaration: the Unicod
 
 state.sync_url(settings, tokenizers=",".join(picked),
                languages=None if set(chosen) == set(names) or not chosen else ",".join(chosen),
-               article=None if int(article) == 1 else int(article))
+               article=None if int(article) == 1 else int(article), present=1 if PRESENTING else None)

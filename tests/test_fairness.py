@@ -229,7 +229,8 @@ def test_the_premium_chart_is_valid_vega_lite_and_made_once_per_tokenizers_langu
     from wordpiece_ui import fairness_view
 
     table = pd.DataFrame({"tokenizer": ["a", "a", "b", "b"], "language": ["English", "Hindi"] * 2,
-                          "premium": [1.0, 7.5, 1.0, 2.5], "tokens": [10, 75, 10, 25], "script": ["Latin", "Devanagari"] * 2})
+                          "premium": [1.0, 7.5, 1.0, 2.5], "tokens": [10, 75, 10, 25],
+                          "script": ["Latin", "Devanagari"] * 2})
     fairness_view.premium_chart(table, ["Hindi", "English"]).to_dict(validate=True)  # the schema holds
     made = []
     real = fairness_view.premium_chart
@@ -241,3 +242,12 @@ def test_the_premium_chart_is_valid_vega_lite_and_made_once_per_tokenizers_langu
     assert made == [1] and "title" not in again  # made once, and a page's change stays its own
     fairness_view.premium_spec(keys, table, ["Hindi", "English"], dark=True)
     assert made == [1, 1]
+
+
+def test_presenter_mode_gives_the_page_big_type_and_keeps_it_in_the_link():
+    at = app("pages/fairness.py", corpus="course-toy", present="1")
+    assert not at.exception
+    assert any("font-size: 1.3rem" in h.proto.body for h in at.get("html"))  # presenter mode's CSS
+    assert at.query_params.get("present") == "1"
+    plain = app("pages/fairness.py", corpus="course-toy")
+    assert not any("font-size: 1.3rem" in h.proto.body for h in plain.get("html"))

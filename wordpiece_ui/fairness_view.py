@@ -77,34 +77,43 @@ def frame(key: tuple, name: str, tokenizer: Callable[[], Tokenizer]) -> pd.DataF
     return server.store().get_or_make(("fairness",) + key + (name, MEASURED), make)
 
 
-def premium_chart(table: pd.DataFrame, order: list[str], dark: bool = False) -> alt.LayerChart:
+def premium_chart(table: pd.DataFrame, order: list[str], dark: bool = False, large: bool = False) -> alt.LayerChart:
     """One row per language (sorted by the first tokenizer's premium, dearest first), one mark per tokenizer, a
-    rule at 1 (English's cost)."""
+    rule at 1 (English's cost); `large`: presenter mode's type, readable from the back of a room."""
+    from .charts import presenter_px
+
     names = list(dict.fromkeys(table["tokenizer"]))
+    labels = presenter_px(16, large) if large else 11
+    titles = presenter_px(17, large) if large else 11
     base = alt.Chart(table)
-    points = base.mark_point(filled=True, size=90, opacity=0.9).encode(
-        y=alt.Y("language:N", sort=order, title=None, axis=alt.Axis(labelLimit=0, labelOverlap=False)),
+    points = base.mark_point(filled=True, size=160 if large else 90, opacity=0.9).encode(
+        y=alt.Y("language:N", sort=order, title=None,
+                axis=alt.Axis(labelLimit=0, labelOverlap=False, labelFontSize=labels)),
         x=alt.X("premium:Q", title=f"token premium: tokens for the same articles as {REFERENCE} (log scale)",
-                scale=alt.Scale(type="log", nice=False, padding=12), axis=alt.Axis(format="~g", grid=True)),
+                scale=alt.Scale(type="log", nice=False, padding=12),
+                axis=alt.Axis(format="~g", grid=True, labelFontSize=labels, titleFontSize=titles)),
         color=alt.Color("tokenizer:N", scale=alt.Scale(domain=names, range=COLOURS[:len(names)]),
-                        legend=alt.Legend(orient="top", title=None, labelLimit=0)),
+                        legend=alt.Legend(orient="top", title=None, labelLimit=0, labelFontSize=titles,
+                                          symbolSize=160 if large else 100,  # two columns: long names fit
+                                          columns=2 if large or len(names) > 3 else len(names))),
         shape=alt.Shape("tokenizer:N", scale=alt.Scale(domain=names), legend=None),
         tooltip=["language", "tokenizer", alt.Tooltip("premium:Q", format=".2f"), alt.Tooltip("tokens:Q", format=","),
                  "script"])
     one = alt.Chart(pd.DataFrame({"premium": [1.0]})).mark_rule(
         color="#AAAAAA" if dark else "#666666", strokeDash=[4, 4]).encode(x="premium:Q")
-    return (one + points).properties(height=max(200, 19 * len(order)))
+    return (one + points).properties(height=max(200, (26 if large else 19) * len(order)))
 
 
-def premium_spec(keys: tuple, table: pd.DataFrame, order: list[str], dark: bool = False) -> dict:
+def premium_spec(keys: tuple, table: pd.DataFrame, order: list[str], dark: bool = False, large: bool = False) -> dict:
     """premium_chart as a Vega-Lite dict, made once for the server per tokenizers (`keys`: their keys and names),
-    languages and theme (Altair took a third of each visit's server time); a copy: the page may change its own."""
+    languages, theme and type size (Altair took a third of each visit's server time); a copy: the page may change
+    its own."""
     import copy
 
     from .charts import spec
 
-    made = server.store().get_or_make(("premium chart", keys, tuple(order), dark),
-                                      lambda: spec(premium_chart(table, order, dark)))
+    made = server.store().get_or_make(("premium chart", keys, tuple(order), dark, large),
+                                      lambda: spec(premium_chart(table, order, dark, large)))
     return copy.deepcopy(made)
 
 
