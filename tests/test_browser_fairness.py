@@ -56,3 +56,38 @@ def test_on_a_phone_the_answer_is_on_the_first_screen(server, browser):
     page.evaluate("window.scrollTo(0, 0)")
     box = answer.bounding_box()
     assert box is not None and box["y"] + box["height"] <= 844
+
+
+def test_a_mix_of_ones_own_survives_kill_9_and_its_link_brings_it_back(browser, tmp_path):
+    """Train on a mix made in the editor (the web's, Hindi added), kill -9 the server, start it again on the same
+    data folder: the page's link opens the same mix, named as before, with Hindi's mark in it."""
+    import signal
+
+    from browser import StreamlitServer
+
+    data = str(tmp_path / "data")
+    server = StreamlitServer(data_dir=data)
+    try:
+        page = tab(browser, {"width": 1280, "height": 720})
+        page.goto(server.url + "/fairness?tokenizers=r50k_base,trained")
+        page.get_by_text("pays the most").first.wait_for(timeout=120_000)
+        page.get_by_text("Or make your own mix").click()
+        page.get_by_role("button", name="Train the sidebar's tokenizer on this mix").click()
+        line = page.get_by_text("on udhr-mix").first
+        line.wait_for(timeout=180_000)
+        wait_idle(page, timeout=120_000)
+        link = page.url
+        assert "corpus=upload" in link
+        before = page.get_by_text("Through your").first.inner_text()
+        server.proc.send_signal(signal.SIGKILL)
+        server.proc.wait(10)
+        server.log.close()
+        server = StreamlitServer(data_dir=data, port=server.port)
+        again = tab(browser, {"width": 1280, "height": 720})
+        again.goto(link)
+        again.get_by_text("on udhr-mix").first.wait_for(timeout=180_000)
+        _settled(again, "fairness-own-mix-after-kill-9")
+        after = again.get_by_text("Through your").first.inner_text()
+        assert after.split("Since")[0].strip() == before.split("Since")[0].strip()  # the same training: the same dearest language
+    finally:
+        server.stop()
