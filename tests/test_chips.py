@@ -1,5 +1,7 @@
 """wordpiece_ui/chips.py: tokens as escaped HTML chips over the text they cover."""
 
+import re
+
 from helpers import TOY, train_wordpiece
 from wordpiece_core.loading import tokenizer_from_training
 from wordpiece_ui import chips
@@ -70,7 +72,28 @@ def test_a_character_cut_across_byte_level_tokens_is_one_chip_with_its_count_of_
     drawn = html_lib.unescape(chips.over_text(text, ["ab", "Ġà¤", "ķ"], [(0, 2), (3, 4), (3, 4)], [1, 2, 3]))
     body = drawn.split('<div class="wpl-text"', 1)[1]
     assert body.count('class="wpl-chip') == 2 and ">␣क<" in body and '"wpl-n">2<' in body
-    assert "à¤" not in body.split("title=", 1)[0] and ">ķ<" not in body  # no byte letters as chip text
+    texts = re.findall(r'class="wpl-chip[^"]*"[^>]*>([^<]*)<', body)
+    assert texts == ["ab", "␣क"]  # no byte letters (à¤, ķ) as chip text
     # tokens that do not overlap stay chips of their own
     drawn = html_lib.unescape(chips.over_text("ab", ["a", "b"], [(0, 1), (1, 2)], [1, 2]))
     assert drawn.count('class="wpl-chip') == 2 and "wpl-n" not in drawn.split('<div class="wpl-text"', 1)[1]
+
+
+def test_a_markers_own_token_stays_a_chip_of_its_own_and_an_unknown_stays_unknown():
+    """SentencePiece gives a word's ▁ alone the span of the word's first character: it joins no byte run, and an
+    unknown character after it is still drawn as [UNK] (hatched), not as a run of two tokens."""
+    import html as html_lib
+
+    drawn = html_lib.unescape(chips.over_text("क a", ["▁", "<unk>", "▁a"], [(0, 1), (0, 1), (1, 3)], [1, 0, 3],
+                                              {"<unk>"}, unk_id=0))
+    body = drawn.split('<div class="wpl-text"', 1)[1]
+    assert "wpl-bytes" not in body and "[UNK] (unknown token) for 'क' · id 0" in body
+    assert re.findall(r'class="wpl-chip[^"]*"[^>]*>([^<]*)<', body) == ["▁", "क", " a"]
+    # byte fallback: ▁, then the two bytes of é as one run of two tokens
+    drawn = html_lib.unescape(chips.over_text("é", ["▁", "<0xC3>", "<0xA9>"], [(0, 1), (0, 1), (0, 1)], [5, 6, 7]))
+    assert "é = 2 tokens: <0xC3> <0xA9> · ids 6 7" in drawn
+
+
+def test_a_token_that_begins_before_its_run_does_not_join_it():
+    drawn = chips.over_text("xyz", ["z", "x"], [(2, 3), (0, 1)], [1, 2])
+    assert "wpl-bytes" not in drawn.split('<div class="wpl-text"', 1)[1]

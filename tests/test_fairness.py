@@ -238,10 +238,15 @@ def test_the_premium_chart_is_valid_vega_lite_and_made_once_per_tokenizers_langu
     keys = ((("shelf", "a"), "a"), (("shelf", "b"), "b"))
     first = fairness_view.premium_spec(keys, table, ["Hindi", "English"])
     first["title"] = "changed by a page"
+    first["layer"][1]["mark"]["size"] = 1
     again = fairness_view.premium_spec(keys, table, ["Hindi", "English"])
     assert made == [1] and "title" not in again  # made once, and a page's change stays its own
+    assert again["layer"][1]["mark"]["size"] == 90
     fairness_view.premium_spec(keys, table, ["Hindi", "English"], dark=True)
-    assert made == [1, 1]
+    fairness_view.premium_spec(keys, table, ["English", "Hindi"])  # another order
+    fairness_view.premium_spec(keys[:1], table, ["Hindi", "English"])  # other tokenizers
+    fairness_view.premium_spec(keys, table, ["Hindi", "English"], large=True)
+    assert made == [1] * 5
 
 
 def test_presenter_mode_gives_the_page_big_type_and_keeps_it_in_the_link():

@@ -13,6 +13,7 @@ from .safe import html
 
 # Ordinary tokens take these; [UNK] is drawn differently (hatched, double border), not by a hue of its own.
 BYTE_SPACE = "Ġ"  # byte-level BPE's spelling of a space
+MARKERS = frozenset({"▁", BYTE_SPACE})  # a word's marker as a token of its own (SentencePiece's ▁, byte-level's Ġ)
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#56B4E9", "#D55E00", "#F0E442")
 LONG_CHIP = 24  # characters: a longer token's chip may wrap
 STYLE = """
@@ -124,7 +125,10 @@ def over_text(text: str, tokens: list[str], offsets: list[tuple[int, int]], ids:
     """
     parts = [STYLE, '<div class="wpl-text" dir="auto">']
     pos = 0
-    for group in _groups(offsets):
+    def unknown(j: int) -> bool:
+        return tokens[j] == unk or (unk_id is not None and ids is not None and ids[j] == unk_id)
+
+    for group in _groups(tokens, offsets):
         i = group[0]
         tok, (s, e) = tokens[i], offsets[i]
         tip = _tip(tok, ids, i)
@@ -134,18 +138,25 @@ def over_text(text: str, tokens: list[str], offsets: list[tuple[int, int]], ids:
         if s == e and not space:  # added by the post-processor: no characters behind it
             parts.append(chip(tok, "wpl-special", tip))
             continue
+        if tok in MARKERS and s < e and text[s:e].strip():  # a word's marker alone, over the word's first character
+            if s > pos:
+                parts.append(_gap(text[pos:s]))
+            parts.append(chip(tok.replace(BYTE_SPACE, "␣"), "", tip, colour=i))
+            pos = max(pos, s)  # the character is the next token's
+            continue
         start = s - 1 if space else s
         if start > pos:
             parts.append(_gap(text[pos:start]))
         end = max(offsets[j][1] for j in group)
         shown = ("␣" if space else "") + text[s:end]
-        if len(group) > 1:  # one chip for the characters, the count of their tokens beside them
+        if any(unknown(j) for j in group):
+            parts.append(chip(shown, "wpl-unk", f"[UNK] (unknown token) for {text[s:end]!r}"
+                              + (f" · id {ids[i]}" if ids is not None and ids[i] is not None else "")))
+        elif len(group) > 1:  # one chip for the characters, the count of their tokens beside them
             spelled = " ".join(tokens[j] for j in group)
             numbers = f" · ids {' '.join(str(ids[j]) for j in group)}" if ids is not None else ""
             parts.append(chip(shown, "wpl-bytes", f"{text[s:end]} = {len(group)} tokens: {spelled}{numbers}",
                               colour=i, count=len(group)))
-        elif tok == unk or (unk_id is not None and ids is not None and ids[i] == unk_id):
-            parts.append(chip(shown, "wpl-unk", f"[UNK] (unknown token) for {text[s:e]!r}" + (f" · id {ids[i]}" if ids is not None and ids[i] is not None else "")))
         elif tok in specials:
             parts.append(chip(shown, "wpl-special", tip))
         else:
@@ -157,13 +168,18 @@ def over_text(text: str, tokens: list[str], offsets: list[tuple[int, int]], ids:
     return "".join(parts)
 
 
-def _groups(offsets: list[tuple[int, int]]) -> list[list[int]]:
+def _groups(tokens: list[str], offsets: list[tuple[int, int]]) -> list[list[int]]:
     """The tokens in runs drawn as one chip each: a token that begins inside the characters of the token before
-    it (a byte-level piece of a character the other began) joins that token's run."""
+    it (a byte-level piece of a character the other began) joins that token's run. A word's marker alone (▁, Ġ)
+    and a token without characters neither join a run nor start one; nor does a token that begins before its run."""
+    def starts_run(j: int) -> bool:
+        return offsets[j][0] < offsets[j][1] and tokens[j] not in MARKERS
+
     groups: list[list[int]] = []
     end = 0
     for i, (s, e) in enumerate(offsets):
-        if groups and s < e and s < end and offsets[groups[-1][0]][0] < offsets[groups[-1][0]][1]:
+        if (groups and s < end and starts_run(i) and starts_run(groups[-1][0])
+                and s >= offsets[groups[-1][0]][0]):
             groups[-1].append(i)
         else:
             groups.append([i])
