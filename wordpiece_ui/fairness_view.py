@@ -93,7 +93,7 @@ def premium_chart(table: pd.DataFrame, order: list[str], dark: bool = False, lar
                 scale=alt.Scale(type="log", nice=False, padding=12),
                 axis=alt.Axis(format="~g", grid=True, labelFontSize=labels, titleFontSize=titles)),
         color=alt.Color("tokenizer:N", scale=alt.Scale(domain=names, range=COLOURS[:len(names)]),
-                        legend=alt.Legend(orient="top", title=None, labelLimit=300, labelFontSize=titles,
+                        legend=alt.Legend(orient="top", title=None, labelLimit=230, labelFontSize=titles,
                                           symbolSize=160 if large else 100,  # a long name: a line of its own
                                           columns=1 if max(map(len, names)) > 28 else 2 if large or len(names) > 3
                                           else len(names))),
