@@ -28,6 +28,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests"))
 sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
 
 from bench_unigram_browser import IDLE, cold_visit  # noqa: E402
+from process_memory import tree_pss_bytes  # noqa: E402
 from browser import CHROMIUM, CHROMIUM_ARGS, StreamlitServer  # noqa: E402
 
 PAGE = "/fairness?corpus=udhr-web&algorithm=bpe&tokenizers=r50k_base,cl100k_base,o200k_base,trained"
@@ -46,11 +47,11 @@ def _ready(page, text: str, timeout_s: float, chart: bool = True) -> None:
 WARM_TABS = 3  # warm tabs per server: a lone tab's time on two shared cores varies by ±0.4 s
 
 
-def page_times(timeout_s: float = 180) -> tuple[float, list[float], list[float], list[float]]:
+def page_times(timeout_s: float = 180) -> tuple[float, list[float], list[float], list[float], float]:
     """On one new server: the page's link cold (seconds), then warm in new tabs: in a fresh browser profile (no
     cached files: a first visit to the app), in the profile that opened it (the app's scripts cached, as a
     student's browser has them), and the floor: the Corpora page (text, no computation) in a fresh profile, what
-    any page costs a first visit here."""
+    any page costs a first visit here. Last: the server tree's PSS (MB) after them, its tabs closed."""
     from playwright.sync_api import sync_playwright
 
     server = StreamlitServer()
@@ -77,8 +78,9 @@ def page_times(timeout_s: float = 180) -> tuple[float, list[float], list[float],
                 fresh.append(visit(fresh_profile, PAGE, "pays the most", True))
                 cached.append(visit(profile.new_page, PAGE, "pays the most", True))
                 floor.append(visit(fresh_profile, "/corpora", "Glossary", False))
+            memory = tree_pss_bytes(server.proc.pid) / 2**20
             browser.close()
-            return cold, fresh, cached, floor
+            return cold, fresh, cached, floor, memory
     finally:
         server.stop()
 
@@ -92,8 +94,10 @@ def main() -> None:
     cached: list[float] = []
     floor: list[float] = []
     mixed: list[float] = []
+    memory: list[float] = []
     for _ in range(args.repeat):
-        c, f, k, b = page_times()
+        c, f, k, b, m = page_times()
+        memory.append(m)
         cold.append(c)
         fresh += f
         cached += k
@@ -112,6 +116,10 @@ def main() -> None:
         verdict = "" if target is None else "holds" if median <= target else "MISSED"
         shown_target = "" if target is None else f"≤ {target:.0f} s"
         print(f"| {name} | {median:.1f} s | {runs} | {shown_target} | {verdict} |")
+    runs = ", ".join(f"{v:.0f}" for v in memory)
+    verdict = "holds" if max(memory) <= 1200 else "MISSED"
+    print(f"| the server tree's PSS after the visits (4 tokenizers, the parallel text) | "
+          f"{statistics.median(memory):.0f} MB | {runs} | ≤ 1.2 GB | {verdict} |")
 
 
 if __name__ == "__main__":
