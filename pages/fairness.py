@@ -59,6 +59,7 @@ BEFORE_TRAINED = "fair_trained_before"  # the same for the training before it, o
 MIX_BUTTONS = {"udhr-english": "English only", "udhr-web": "As the web has them", "udhr-equal": "Every language equally"}
 
 
+HINDI_ADDED = 20  # copies of Hindi's articles in "As the web has them, Hindi added"
 MIX_SETTINGS = {"normalizer": "none", "pre_tokenizer": "byte-level", "specials": "endoftext", "min_frequency": 0}
 
 
@@ -72,14 +73,26 @@ def choose_mix(corpus_id: str) -> None:
 def choose_own_mix(editor: str, preset: str) -> None:
     # The editor's edits as its state holds them now: an edit still open when the button is clicked counts too
     # (the frame the button was drawn with would be the one before it).
-    edited = fairness_view.with_edits(fairness_view.mix_frame(preset), st.session_state.get(editor))
+    train_mix(fairness_view.with_edits(fairness_view.mix_frame(preset), st.session_state.get(editor)))
+
+
+def choose_web_with(language: str, copies: int) -> None:
+    """The web's mix with `language` added (`copies` times): the lesson's second training, in one click."""
+    frame = fairness_view.mix_frame("web")
+    frame.loc[frame["language"] == language, "copies"] = copies
+    train_mix(frame, f"udhr-web+{language.lower()}.txt")
+
+
+def train_mix(edited, name: str | None = None) -> None:
+    """Train the sidebar's tokenizer on the mix `edited` (each language's copies), kept as the session's corpus
+    (named `name`, or by the languages it holds)."""
     try:
-        name, data = fairness_view.mix_file(edited)
+        made_name, data = fairness_view.mix_file(edited)
     except WordPieceError as error:
         st.session_state[MIX_PROBLEM] = str(error)
         return
     st.session_state.pop(MIX_PROBLEM, None)
-    user_files.made(user_files.UPLOAD, name, data)
+    user_files.made(user_files.UPLOAD, name or made_name, data)
     state.use_corpus("upload", algorithm="bpe", vocab_size=8000, **MIX_SETTINGS)  # the presets' own settings
     if fairness_view.TRAINED not in st.session_state["tokenizers_pick"]:
         st.session_state["tokenizers_pick"] = [*st.session_state["tokenizers_pick"], fairness_view.TRAINED]
@@ -167,7 +180,7 @@ if trained_name in tokenizers:  # the student's own training: its dearest, and h
             change = fairness_view.changes(before[2], mine)
             line += f" Since the training before ({safe.md(before[1])}): {safe.md(change)}."
             if moved:  # said where the student looks, wherever the page is scrolled (a phone's button is far down)
-                st.toast(f"{safe.md(trained_name)}: {safe.md(change)}", icon=":material/swap_vert:")
+                st.toast(f"{safe.md(trained_name)}: {safe.md(change)}", icon=":material/swap_vert:", duration="long")
         answer.markdown(line)
         if not on_declaration:
             answer.info(f"Your training's corpus ({safe.md(sample.title if sample else settings.corpus)}) holds little "
@@ -196,9 +209,14 @@ locked = classroom.lock_reason(classroom.current())
 for mix, title in MIX_BUTTONS.items():
     row.button(title, on_click=choose_mix, args=(mix,), type="primary" if settings.corpus == mix else "secondary",
                key=f"mix {mix}", disabled=bool(locked), help=locked or None)
+row.button("As the web has them, Hindi added", on_click=choose_web_with, args=("Hindi", HINDI_ADDED),
+           key="mix web+hindi", disabled=bool(locked), icon=":material/add:",
+           help=locked or f"The web's mix with Hindi's articles {HINDI_ADDED} times: train the web's mix first, "
+                          "then this, and the line at the top says how Hindi's premium moved.")
 st.caption("*English only*: one language. *As the web has them*: 20 languages, each repeated in proportion to its "
            "rough share of web pages (English about half; Hindi, Tamil, Amharic, Shan under 0.25 % are left out, as "
-           "they nearly are from a web crawl). *Every language equally*: all 40, once each. The Train page steps "
+           "they nearly are from a web crawl). *Every language equally*: all 40, once each. *Hindi added*: the web's "
+           f"mix with Hindi {HINDI_ADDED} times (train the web's mix first, then this). The Train page steps "
            "through the training on the mix like on any corpus.")
 with st.expander("Or make your own mix: how many times each language goes in", icon=":material/tune:"):
     start = st.segmented_control("Start from", list(fairness_view.PRESETS), key="mix_start", default="web",

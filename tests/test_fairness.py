@@ -289,3 +289,20 @@ def test_presenter_mode_gives_the_page_big_type_and_keeps_it_in_the_link():
     assert at.query_params.get("present") == "1"
     plain = app("pages/fairness.py", corpus="course-toy")
     assert not any("font-size: 1.3rem" in h.proto.body for h in plain.get("html"))
+
+
+def test_hindi_added_to_the_webs_mix_in_one_click_and_the_page_says_how_it_moved():
+    """The lesson's two trainings as two buttons: the web's mix, then the same with Hindi added."""
+    at = app("pages/fairness.py", corpus="course-toy", tokenizers="r50k_base,trained")
+    for label in ("As the web has them", "As the web has them, Hindi added"):
+        next(b for b in at.button if b.label == label).click().run()
+        for _ in range(60):
+            if any("tokenizer" in d.value.columns for d in at.dataframe):
+                break
+            time.sleep(0.5)
+            at.run()
+    assert not at.exception
+    said = " ".join(shown(m.value) for m in at.markdown)
+    assert "your BPE on udhr-web+hindi.txt" in said
+    before, after = map(float, re.search(r"Hindi ([0-9.]+)× → ([0-9.]+)×", said).groups())
+    assert before > 2 * after
