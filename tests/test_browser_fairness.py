@@ -89,7 +89,7 @@ def test_a_mix_of_ones_own_counts_an_open_edit_and_survives_kill_9(browser, tmp_
         page = tab(browser, {"width": 1280, "height": 900})
         page.goto(server.url + "/fairness?tokenizers=r50k_base,trained")
         page.get_by_text("pays the most").first.wait_for(timeout=120_000)
-        page.get_by_role("button", name="As the web has them").click()
+        page.get_by_role("button", name="As the web has them", exact=True).click()
         page.get_by_text("languages as the web has them, ").first.wait_for(timeout=180_000)
         wait_idle(page, timeout=120_000)
         page.get_by_text("Or make your own mix").click()
