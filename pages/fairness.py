@@ -60,11 +60,15 @@ MIX_BUTTONS = {"udhr-english": "English only", "udhr-web": "As the web has them"
 
 
 HINDI_ADDED = 20  # copies of Hindi's articles in "As the web has them, Hindi added"
-MIX_SETTINGS = {"normalizer": "none", "pre_tokenizer": "byte-level", "specials": "endoftext", "min_frequency": 0}
 
 
 def choose_mix(corpus_id: str) -> None:
     state.use_corpus(corpus_id, algorithm="bpe")  # byte-level BPE, as GPT-2's: a left-out script pays in bytes
+    _show_training()
+
+
+def _show_training() -> None:
+    """The sidebar's training among the tokenizers measured (a mix was just chosen to train it)."""
     if fairness_view.TRAINED not in st.session_state["tokenizers_pick"]:
         st.session_state["tokenizers_pick"] = [*st.session_state["tokenizers_pick"], fairness_view.TRAINED]
         kept_pick("tokenizers_pick")
@@ -93,10 +97,11 @@ def train_mix(edited, name: str | None = None) -> None:
         return
     st.session_state.pop(MIX_PROBLEM, None)
     user_files.made(user_files.UPLOAD, name or made_name, data)
-    state.use_corpus("upload", algorithm="bpe", vocab_size=8000, **MIX_SETTINGS)  # the presets' own settings
-    if fairness_view.TRAINED not in st.session_state["tokenizers_pick"]:
-        st.session_state["tokenizers_pick"] = [*st.session_state["tokenizers_pick"], fairness_view.TRAINED]
-        kept_pick("tokenizers_pick")
+    web = sample_by_id("udhr-web")  # the presets' own settings (byte-level BPE at 8,000), from the catalog
+    assert web is not None
+    state.use_corpus("upload", algorithm="bpe", vocab_size=web.vocab_size, normalizer=web.normalizer,
+                     pre_tokenizer=web.pre_tokenizer, specials=web.specials, min_frequency=web.min_frequency)
+    _show_training()
 
 
 def label(choice: str) -> str:
