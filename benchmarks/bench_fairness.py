@@ -38,8 +38,7 @@ MIX = "/?corpus=udhr-equal&algorithm=bpe&vocab_size=8000"
 def _ready(page, text: str, timeout_s: float, chart: bool = True) -> None:
     page.get_by_text(text).first.wait_for(timeout=timeout_s * 1000)
     if chart:
-        page.locator("[data-testid='stVegaLiteChart'] canvas, [data-testid='stVegaLiteChart'] svg").first.wait_for(
-            timeout=timeout_s * 1000)
+        page.locator(".wpl-premium svg:visible").first.wait_for(timeout=timeout_s * 1000)  # the chart (SVG)
     while not page.evaluate(IDLE):
         page.wait_for_timeout(50)
 

@@ -17,6 +17,8 @@ from wordpiece_core.pipeline import Tokenizer
 from wordpiece_ui import caches, classroom, fairness_view, glossary, presenter, safe, state, trained, user_files
 from wordpiece_ui.corpora import sample_by_id
 
+fairness_view.start_chart_engine()  # the chart's SVG needs an engine (about 1 s to start): it starts while the
+# page trains and counts
 DARK = st.context.theme.type == "dark"
 PRESENTING = state.presenting()  # present=1 in the link, or the Train page's toggle: big type for a projector
 presenter.style(PRESENTING)
@@ -194,8 +196,8 @@ if trained_name in tokenizers:  # the student's own training: its dearest, and h
                         "of the Declaration below, then on another, and this line says how each language moved.",
                         icon=":material/info:")
 st.subheader("Who pays most", anchor=False)
-caches.chart(fairness_view.premium_spec(tuple((key, name) for name, (key, _) in tokenizers.items()), table, order,
-                                        DARK, PRESENTING))
+st.markdown(fairness_view.premium_html(tuple((key, name) for name, (key, _) in tokenizers.items()), table, order,
+                                   DARK, PRESENTING), unsafe_allow_html=True)
 st.caption("Why: a tokenizer learns its merges from its training corpus, so the languages that corpus holds "
            "most get long tokens (whole words), and the others are cut into short pieces. A script the corpus "
            "barely holds (Myanmar, Ethiopic, Tibetan) falls apart into single characters or, for byte-level BPE, "

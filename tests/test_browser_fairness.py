@@ -16,7 +16,7 @@ if not os.path.exists(CHROMIUM):
     pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium); .ci/run installs it", allow_module_level=True)
 
 LINK = "/fairness?corpus=udhr-web&algorithm=bpe&tokenizers=r50k_base,cl100k_base,trained"
-CHART = "[data-testid='stVegaLiteChart'] canvas, [data-testid='stVegaLiteChart'] svg"
+CHART = ".wpl-premium svg:visible"  # the chart, drawn on the server as SVG (a screen's or a phone's)
 
 
 def _settled(page, name):
@@ -33,6 +33,14 @@ def test_the_answer_the_chart_and_the_chips_then_a_mix_moves_hindi(server, brows
     page.locator(CHART).first.wait_for(timeout=60_000)
     _settled(page, "fairness-1280")
     assert "Through r50k_base (GPT-2" in page.get_by_text("pays the most").first.inner_text()
+    # The chart: the screen's drawing, inside its column, one mark a language and tokenizer, each saying its figures.
+    chart = page.locator(".wpl-premium .wpl-wide svg")
+    assert chart.is_visible() and not page.locator(".wpl-premium .wpl-narrow svg").is_visible()
+    width = chart.evaluate("s => [s.getBoundingClientRect().width, s.closest('[data-testid=stVerticalBlock]')"
+                           ".getBoundingClientRect().width]")
+    assert 400 < width[0] <= width[1]
+    hover = chart.locator("path[aria-roledescription=point] title").evaluate_all("ts => ts.map(t => t.textContent)")
+    assert len(hover) == 40 * 3 and any(t.startswith("Hindi through r50k_base: ") for t in hover), hover[:3]
     blocks = page.locator(".wpl-html")
     assert blocks.count() == 3  # English, the dearest language, Hindi
     hindi = blocks.nth(2)
@@ -57,6 +65,11 @@ def test_on_a_phone_the_answer_is_on_the_first_screen(server, browser):
     page.evaluate("window.scrollTo(0, 0)")
     box = answer.bounding_box()
     assert box is not None and box["y"] + box["height"] <= 844
+    # The chart: the phone's drawing, as wide as the screen at most (never scaled down to unreadable type).
+    chart = page.locator(".wpl-premium .wpl-narrow svg")
+    assert chart.is_visible() and not page.locator(".wpl-premium .wpl-wide svg").is_visible()
+    drawn, wanted = chart.evaluate("s => [s.getBoundingClientRect().width, +s.getAttribute('width')]")
+    assert drawn == wanted and drawn <= 390 - 2 * 16
 
 
 def _edit_copies(page, language: str, copies: int) -> None:

@@ -261,30 +261,35 @@ def test_the_article_is_drawn_as_chips_in_three_languages_with_characters_not_by
     assert chip_texts and not any("à¤" in t for t in chip_texts)
 
 
-def test_the_premium_chart_is_valid_vega_lite_and_made_once_per_tokenizers_languages_and_theme(monkeypatch):
+def test_the_premium_chart_is_valid_vega_lite_drawn_as_svg_once_per_tokenizers_languages_and_theme(monkeypatch):
     import pandas as pd
 
     from wordpiece_ui import fairness_view
 
-    table = pd.DataFrame({"tokenizer": ["a", "a", "b", "b"], "language": ["English", "Hindi"] * 2,
+    table = pd.DataFrame({"tokenizer": ["a", "a", "<b>x</b> & y", "<b>x</b> & y"], "language": ["English", "Hindi"] * 2,
                           "premium": [1.0, 7.5, 1.0, 2.5], "tokens": [10, 75, 10, 25],
                           "script": ["Latin", "Devanagari"] * 2})
     fairness_view.premium_chart(table, ["Hindi", "English"]).to_dict(validate=True)  # the schema holds
     made = []
     real = fairness_view.premium_chart
-    monkeypatch.setattr(fairness_view, "premium_chart", lambda *a: made.append(1) or real(*a))
-    keys = ((("shelf", "a"), "a"), (("shelf", "b"), "b"))
-    first = fairness_view.premium_spec(keys, table, ["Hindi", "English"])
-    first["title"] = "changed by a page"
-    first["layer"][1]["mark"]["size"] = 1
-    again = fairness_view.premium_spec(keys, table, ["Hindi", "English"])
-    assert made == [1] and "title" not in again  # made once, and a page's change stays its own
-    assert again["layer"][1]["mark"]["size"] == 90
-    fairness_view.premium_spec(keys, table, ["Hindi", "English"], dark=True)
-    fairness_view.premium_spec(keys, table, ["English", "Hindi"])  # another order
-    fairness_view.premium_spec(keys[:1], table, ["Hindi", "English"])  # other tokenizers
-    fairness_view.premium_spec(keys, table, ["Hindi", "English"], large=True)
-    assert made == [1] * 5
+    monkeypatch.setattr(fairness_view, "premium_chart", lambda *a: made.append(a[-1]) or real(*a))
+    keys = ((("shelf", "a"), "a"), (("uploaded", "b"), "<b>x</b> & y"))
+    html = fairness_view.premium_html(keys, table, ["Hindi", "English"])
+    assert made == [fairness_view.WIDE[False], fairness_view.NARROW]  # a screen's drawing and a phone's
+    assert html.count("<svg") == 2 and 'class="wpl-wide"' in html and 'class="wpl-narrow"' in html
+    assert "\n\n" not in html  # one HTML block for Markdown: a blank line would end it
+    # Each mark says its figures on hover; a name from a file is text, never markup.
+    titles = re.findall(r"<title>([^<]*)</title>", html)
+    assert "Hindi through a: 7.50× English's tokens (75 tokens, Devanagari)" in titles, titles[:4]
+    assert len(titles) == 2 * 4 and "<b>" not in html and "&lt;b&gt;x&lt;/b&gt; &amp; y" in html
+    assert 'fill="white"' not in html  # drawn on the page's background (light or dark)
+    assert fairness_view.premium_html(keys, table, ["Hindi", "English"]) == html and len(made) == 2  # made once
+    dark = fairness_view.premium_html(keys, table, ["Hindi", "English"], dark=True)
+    assert dark != html and "#FAFAFA" in dark
+    fairness_view.premium_html(keys, table, ["English", "Hindi"])  # another order
+    fairness_view.premium_html(keys[:1], table, ["Hindi", "English"])  # other tokenizers
+    fairness_view.premium_html(keys, table, ["Hindi", "English"], large=True)
+    assert len(made) == 2 * 5
 
 
 def test_presenter_mode_gives_the_page_big_type_and_keeps_it_in_the_link():

@@ -77,45 +77,73 @@ def frame(key: tuple, name: str, tokenizer: Callable[[], Tokenizer]) -> pd.DataF
     return server.store().get_or_make(("fairness",) + key + (name, MEASURED), make)
 
 
-def premium_chart(table: pd.DataFrame, order: list[str], dark: bool = False, large: bool = False) -> alt.LayerChart:
+def premium_chart(table: pd.DataFrame, order: list[str], dark: bool = False, large: bool = False,
+                  width: int = 520) -> alt.LayerChart:
     """One row per language (sorted by the first tokenizer's premium, dearest first), one mark per tokenizer, a
-    rule at 1 (English's cost); `large`: presenter mode's type, readable from the back of a room."""
+    rule at 1 (English's cost); `large`: presenter mode's type, readable from the back of a room; `width`: the
+    plot's, in pixels (the language names are left of it). Each mark says its figures on hover."""
     from .charts import presenter_px
 
     names = list(dict.fromkeys(table["tokenizer"]))
-    labels = presenter_px(16, large) if large else 11
-    titles = presenter_px(17, large) if large else 11
-    base = alt.Chart(table)
-    points = base.mark_point(filled=True, size=160 if large else 90, opacity=0.9).encode(
+    narrow = width < 300  # a phone's drawing: bigger type (it is not scaled up), long names cut (whole on hover)
+    labels = presenter_px(16, large) if large else 13 if narrow else 12
+    titles = presenter_px(17, large) if large else 13 if narrow else 12
+    data = table[["language", "tokenizer", "premium", "tokens", "script"]].copy()
+    data["says"] = [f"{language} through {tokenizer}: {premium:.2f}× English's tokens ({tokens:,} tokens, {script})"
+                    for language, tokenizer, premium, tokens, script in
+                    zip(data["language"], data["tokenizer"], data["premium"], data["tokens"], data["script"])]
+    points = alt.Chart(data).mark_point(filled=True, size=160 if large else 90, opacity=0.9).encode(
         y=alt.Y("language:N", sort=order, title=None,
                 axis=alt.Axis(labelLimit=0, labelOverlap=False, labelFontSize=labels)),
         x=alt.X("premium:Q", title=f"token premium ({REFERENCE} = 1, log scale)",
                 scale=alt.Scale(type="log", nice=False, padding=12),
-                axis=alt.Axis(format="~g", grid=True, labelFontSize=labels, titleFontSize=titles)),
+                axis=alt.Axis(format="~g", grid=True, labelFontSize=labels, titleFontSize=titles,
+                              tickCount=4 if narrow else alt.Undefined)),
         color=alt.Color("tokenizer:N", scale=alt.Scale(domain=names, range=COLOURS[:len(names)]),
-                        legend=alt.Legend(orient="top", title=None, labelLimit=230, labelFontSize=titles,
-                                          symbolSize=160 if large else 100,  # a long name: a line of its own
-                                          columns=1 if max(map(len, names)) > 28 else 2 if large or len(names) > 3
-                                          else len(names))),
+                        legend=alt.Legend(orient="top", title=None, labelLimit=NARROW_NAME if narrow else 0,
+                                          labelFontSize=titles, symbolSize=160 if large else 100,
+                                          # a long name: a line of its own
+                                          columns=1 if narrow or max(map(len, names)) > 28 else
+                                          2 if large or len(names) > 3 else len(names))),
         shape=alt.Shape("tokenizer:N", scale=alt.Scale(domain=names), legend=None),
-        tooltip=["language", "tokenizer", alt.Tooltip("premium:Q", format=".2f"), alt.Tooltip("tokens:Q", format=","),
-                 "script"])
+        description="says:N")
     one = alt.Chart(pd.DataFrame({"premium": [1.0]})).mark_rule(
         color="#AAAAAA" if dark else "#666666", strokeDash=[4, 4]).encode(x="premium:Q")
-    return (one + points).properties(height=max(200, (26 if large else 19) * len(order)))
+    return (one + points).properties(width=width, height=max(200, (26 if large else 19) * len(order)))
 
 
-def premium_spec(keys: tuple, table: pd.DataFrame, order: list[str], dark: bool = False, large: bool = False) -> dict:
-    """premium_chart as a Vega-Lite dict, made once for the server per tokenizers (`keys`: their keys and names),
-    languages, theme and type size (Altair took a third of each visit's server time); a copy: the page may change
-    its own."""
-    import copy
+def start_chart_engine() -> None:
+    """Start the engine premium_html draws with, in the background (static_chart.start_engine)."""
+    from .static_chart import start_engine
 
-    from .charts import spec
+    start_engine()
 
-    made = server.store().get_or_make(("premium chart", keys, tuple(order), dark, large),
-                                      lambda: spec(premium_chart(table, order, dark, large)))
-    return copy.deepcopy(made)
+
+# The chart's two drawings: a screen's and a phone's (the page shows the one that fits, by CSS).
+WIDE, NARROW = {False: 520, True: 760}, 180
+NARROW_NAME = 190  # pixels of a tokenizer's name in the phone's legend
+PHONE_PX = 640  # a viewport at most this wide shows the narrow drawing
+
+
+def premium_html(keys: tuple, table: pd.DataFrame, order: list[str], dark: bool = False, large: bool = False) -> str:
+    """premium_chart drawn as SVG on the server (static_chart: the browser draws it without starting Vega), wide
+    and narrow, as one line of HTML for st.markdown (st.html's sanitizer drops SVG); made once for the server per
+    tokenizers (`keys`: their keys and names), languages, theme and type size."""
+    from .static_chart import chart_svg
+
+    def make() -> str:
+        # On one line: the page passes it through Markdown, where a blank line (a file's name may hold one) would
+        # end the HTML block.
+        wide, narrow = (" ".join(chart_svg(premium_chart(table, order, dark, large, width), dark).splitlines())
+                        for width in (WIDE[large], NARROW))
+        return (f"<style>.wpl-premium svg {{display: block; max-width: 100%; height: auto}}"
+                f" .wpl-premium .wpl-narrow {{display: none}}"
+                f" @media (max-width: {PHONE_PX}px) {{.wpl-premium .wpl-wide {{display: none}}"
+                f" .wpl-premium .wpl-narrow {{display: block}}}}</style>"
+                f'<div class="wpl-premium" role="figure" aria-label="Token premium by language">'
+                f'<div class="wpl-wide">{wide}</div><div class="wpl-narrow">{narrow}</div></div>')
+
+    return server.store().get_or_make(("premium chart", keys, tuple(order), dark, large), make)
 
 
 def order_by_premium(table: pd.DataFrame, first: str) -> list[str]:

@@ -1,0 +1,75 @@
+"""An Altair chart drawn on the server as inline SVG (Vega's own SVG renderer, through vl-convert), for a chart a page
+must show at once: the browser then draws plain SVG instead of loading and starting Vega (about 0.8 s of a visit on
+this machine, benchmarks/README.md). Each mark's `description` becomes its hover text (an SVG <title>).
+
+What a static chart gives up against st.altair_chart: it does not stretch to its column (it is drawn at a width and
+shrinks, never grows) and has no Vega menu; a page that draws one offers its data another way.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+
+from .charts import spec
+
+# Streamlit's own text colours and the page's font (an inline SVG's text takes the page's fonts: nothing fetched).
+THEMES = {False: {"text": "#31333F", "grid": "#E6E6E6", "domain": "#888888"},
+          True: {"text": "#FAFAFA", "grid": "#3A3D45", "domain": "#9A9A9A"}}
+FONT = '"Source Sans", "Source Sans Pro", sans-serif'
+
+
+def config(dark: bool) -> dict:
+    """Vega-Lite config for a chart on the page's background: transparent, the theme's text and grid colours."""
+    colours = THEMES[dark]
+    axis = {"labelColor": colours["text"], "titleColor": colours["text"], "gridColor": colours["grid"],
+            "domainColor": colours["domain"], "tickColor": colours["domain"], "labelFont": FONT, "titleFont": FONT}
+    return {"background": None, "font": FONT, "axis": axis, "view": {"stroke": colours["grid"]},
+            "legend": {"labelColor": colours["text"], "titleColor": colours["text"], "labelFont": FONT}}
+
+
+_MARK = re.compile(r'<path aria-label="([^"]*)"([^>]*?)/>')
+
+
+def with_titles(svg: str) -> str:
+    """Vega's SVG with each labelled mark's aria-label also as its <title> (a browser shows it on hover). The label
+    is already escaped as an attribute, so it is escaped as text too."""
+    return _MARK.sub(r'<path aria-label="\1"\2><title>\1</title></path>', svg)
+
+
+def to_svg(chart_spec: dict) -> str:
+    """A Vega-Lite dict as SVG text: no data or font is fetched (inline data only), hover titles added."""
+    import vl_convert
+
+    return with_titles(vl_convert.vegalite_to_svg(chart_spec, allowed_base_urls=[]))
+
+
+def chart_svg(chart, dark: bool) -> str:  # chart: an Altair chart
+    """An Altair chart as SVG text in the page's theme."""
+    made = spec(chart)
+    made["config"] = _merged(config(dark), made.get("config", {}))
+    return to_svg(made)
+
+
+def _merged(base: dict, over: dict) -> dict:
+    """`base` with `over`'s settings on top, key by key inside nested settings."""
+    out = dict(base)
+    for key, value in over.items():
+        out[key] = _merged(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+    return out
+
+
+_started = threading.Lock()
+_STARTED: list[threading.Thread] = []
+
+
+def start_engine() -> None:
+    """Start vl-convert's engine (about 1 s, once per process) in the background, so that a page's first chart does
+    not wait for it while the page computes its data."""
+    with _started:
+        if _STARTED:
+            return
+        thread = threading.Thread(target=lambda: to_svg({"mark": "point", "data": {"values": [{}]}}),
+                                  name="vl-convert start", daemon=True)
+        _STARTED.append(thread)
+        thread.start()
