@@ -24,7 +24,9 @@ PRESENTING = state.presenting()  # present=1 in the link, or the Train page's to
 presenter.style(PRESENTING)
 UPLOADED = "uploaded"  # the tokenizer file uploaded on the playground in this session
 own_file = user_files.current(user_files.TOKENIZER)
-CHOICES = (*shelf.SHELF, fairness_view.TRAINED) + ((UPLOADED,) if own_file is not None else ())
+BEFORE = fairness_view.BEFORE  # the sidebar's training before the last one, once there is one
+CHOICES = ((*shelf.SHELF, fairness_view.TRAINED) + ((BEFORE,) if fairness_view.LAST_TRAINED in st.session_state else ())
+           + ((UPLOADED,) if own_file is not None else ()))
 DEFAULT = ("r50k_base", "cl100k_base", fairness_view.TRAINED)
 
 st.title("Fair to every language?")
@@ -56,8 +58,6 @@ def kept_pick(widget: str) -> None:
 
 
 MIX_PROBLEM = "mix_problem"  # why the mix of one's own was not made
-LAST_TRAINED = "fair_last_trained"  # (its key, its name, its premiums): the training the page last measured
-BEFORE_TRAINED = "fair_trained_before"  # the same for the training before it, or None
 MIX_BUTTONS = {"udhr-english": "English only", "udhr-web": "As the web has them", "udhr-equal": "Every language equally"}
 
 
@@ -70,9 +70,12 @@ def choose_mix(corpus_id: str) -> None:
 
 
 def _show_training() -> None:
-    """The sidebar's training among the tokenizers measured (a mix was just chosen to train it)."""
-    if fairness_view.TRAINED not in st.session_state["tokenizers_pick"]:
-        st.session_state["tokenizers_pick"] = [*st.session_state["tokenizers_pick"], fairness_view.TRAINED]
+    """The sidebar's training among the tokenizers measured (a mix was just chosen to train it), and the training
+    before it once there is one (the one measured last becomes it): both on the chart, side by side."""
+    wanted = [fairness_view.TRAINED] + ([BEFORE] if fairness_view.LAST_TRAINED in st.session_state else [])
+    missing = [choice for choice in wanted if choice not in st.session_state["tokenizers_pick"]]
+    if missing:
+        st.session_state["tokenizers_pick"] = [*st.session_state["tokenizers_pick"], *missing]
         kept_pick("tokenizers_pick")
 
 
@@ -109,15 +112,18 @@ def train_mix(edited, name: str | None = None) -> None:
 def label(choice: str) -> str:
     if choice == UPLOADED and own_file is not None:
         return f"the playground's file: {own_file.name}"
+    if choice == BEFORE:  # its name is on the chart ("before: ..."); here it may be about to change
+        return "your training before"
     return "your training (the sidebar's)" if choice == fairness_view.TRAINED else shelf.title(choice)
 
 
 picked = st.multiselect("Tokenizers", CHOICES, key="tokenizers_pick", format_func=label, on_change=kept_pick,
                         args=("tokenizers_pick",),
                         help="OpenAI's encodings from the shelf (shipped with the app), the tokenizer the sidebar "
-                             "trains, and a tokenizer file uploaded on the Encoder playground (Llama's, Gemma's, "
-                             "BERT's, ...). Change the sidebar's corpus to see how the training corpus moves the "
-                             "premium.")
+                             "trains (and, after a second training on the Declaration, the one before it, drawn "
+                             "beside it as \"before: ...\"), and a tokenizer file uploaded on the Encoder playground "
+                             "(Llama's, Gemma's, BERT's, ...). Change the sidebar's corpus to see how the training "
+                             "corpus moves the premium.")
 PICKED = len(st.session_state["languages_pick"])
 with st.expander(f"Languages: {PICKED} of {len(names)}" if PICKED else f"Languages: all {len(names)}",
                  icon=":material/translate:"):
@@ -131,8 +137,11 @@ if not picked:
 # name -> (its key, a function giving it: a shelf tokenizer is read only if the page draws with it)
 tokenizers: dict[str, tuple[tuple, Callable[[], Tokenizer]]] = {}
 trained_name = ""
+on_declaration = settings.corpus in MIX_BUTTONS or settings.corpus == "upload"
 for choice in picked:
     try:
+        if choice == BEFORE:
+            continue  # measured already: its rows are kept (below)
         if choice == fairness_view.TRAINED:
             ready = trained.sidebar_training(settings)
             if ready is None:
@@ -152,17 +161,27 @@ for choice in picked:
     except WordPieceError as error:
         st.error(f"Cannot use {safe.md(label(choice))}: {safe.md(error)}")
 
-frames = []
+frames = {}
 with st.spinner("Tokenizing every language (once per tokenizer for the server)…"):
     for name, (key, make) in list(tokenizers.items()):
         try:
-            frames.append(fairness_view.frame(key, name, make))
+            frames[name] = fairness_view.frame(key, name, make)
         except WordPieceError as error:
             st.error(f"Cannot use {safe.md(name)}: {safe.md(error)}")
             del tokenizers[name]
 if not frames:
+    if BEFORE in picked:
+        st.info("The training before is drawn beside the others: pick another tokenizer too.")
     st.stop()
-table = fairness_view.combined(frames, chosen)
+# A new training on the Declaration: the one measured before it becomes "before" (drawn beside it, when picked).
+moved = trained_name in frames and on_declaration and fairness_view.remember(
+    st.session_state, str(tokenizers[trained_name][0]), trained_name, frames[trained_name])
+before = fairness_view.before(st.session_state) if on_declaration else None
+chart_keys = tuple((key, name) for name, (key, _) in tokenizers.items())
+if before is not None and BEFORE in picked:
+    frames[BEFORE] = before.as_before()
+    chart_keys += ((("before", before.key), f"before: {before.name}"),)
+table = fairness_view.combined(list(frames.values()), chosen)
 first = next(iter(tokenizers))
 order, dearest, premium = fairness_view.dearest(table, first)
 if premium is not None and first != trained_name:
@@ -173,19 +192,11 @@ if trained_name in tokenizers:  # the student's own training: its dearest, and h
     mine = fairness_view.premiums(table, trained_name)
     if mine:
         worst_mine = max(mine, key=mine.__getitem__)
-        training_key = str(tokenizers[trained_name][0])
-        now = st.session_state.get(LAST_TRAINED)
-        on_declaration = settings.corpus in MIX_BUTTONS or settings.corpus == "upload"
-        moved = on_declaration and (now is None or now[0] != training_key)  # a new training on the Declaration
-        if moved:  # the one before becomes "before"
-            st.session_state[BEFORE_TRAINED] = now
-            st.session_state[LAST_TRAINED] = (training_key, trained_name, mine)
-        before = st.session_state.get(BEFORE_TRAINED) if on_declaration else None
         line = (f"Through **{safe.md(trained_name)}**, {safe.md(worst_mine)} pays the most: "
                 f"**{mine[worst_mine]:.1f}×**.")
         if before is not None:
-            change = fairness_view.changes(before[2], mine)
-            line += f" Since the training before ({safe.md(before[1])}): {safe.md(change)}."
+            change = fairness_view.changes(before.premiums(), mine)
+            line += f" Since the training before ({safe.md(before.name)}): {safe.md(change)}."
             if moved:  # said where the student looks, wherever the page is scrolled (a phone's button is far down)
                 st.toast(f"{safe.md(trained_name)}: {safe.md(change)}", icon=":material/swap_vert:", duration="long")
         answer.markdown(line)
@@ -196,15 +207,15 @@ if trained_name in tokenizers:  # the student's own training: its dearest, and h
                         "of the Declaration below, then on another, and this line says how each language moved.",
                         icon=":material/info:")
 st.subheader("Who pays most", anchor=False)
-st.markdown(fairness_view.premium_html(tuple((key, name) for name, (key, _) in tokenizers.items()), table, order,
-                                   DARK, PRESENTING), unsafe_allow_html=True)
+st.markdown(fairness_view.premium_html(chart_keys, table, order, DARK, PRESENTING), unsafe_allow_html=True)
 st.caption("Why: a tokenizer learns its merges from its training corpus, so the languages that corpus holds "
            "most get long tokens (whole words), and the others are cut into short pieces. A script the corpus "
            "barely holds (Myanmar, Ethiopic, Tibetan) falls apart into single characters or, for byte-level BPE, "
            "into the bytes of each character: byte-level BPE never gives [UNK], it pays in bytes instead. "
            "Languages written without spaces (Chinese, Japanese, Thai) show no fertility: a \"word\" there is a "
            "phrase. A tokenizer that turns a whole script into [UNK] looks cheap here (one token a word): read its "
-           "*lost* column below. Train the sidebar's tokenizer on another corpus and come back: its marks move.")
+           "*lost* column below. Train the sidebar's tokenizer on another mix below: its marks move, and the training "
+           "before stays beside them (\"before: ...\").")
 
 st.subheader("Change the training corpus, watch the premium move", anchor=False)
 st.markdown("Train the sidebar's tokenizer on a mix of the Declaration's languages (articles 1 to 20; the page "

@@ -310,3 +310,12 @@ def test_hindi_added_to_the_webs_mix_in_one_click_and_the_page_says_how_it_moved
     assert "your BPE on udhr-web+hindi.txt" in said
     before, after = map(float, re.search(r"Hindi ([0-9.]+)× → ([0-9.]+)×", said).groups())
     assert before > 2 * after
+    # Both trainings on the chart and in the table, side by side: the one before is picked for the student.
+    assert "before" in at.multiselect(key="tokenizers_pick").value
+    chart = next(m.value for m in at.markdown if "wpl-premium" in m.value)
+    marks = dict(re.findall(r"<title>Hindi through (.*?): ([0-9.]+)×", chart))
+    web = "before: your BPE on UDHR, languages as the web has them"
+    assert set(marks) >= {"r50k_base", web, "your BPE on udhr-web+hindi.txt"}, marks
+    assert float(marks[web]) == pytest.approx(before, abs=0.051)  # the marks are the line's figures
+    assert float(marks["your BPE on udhr-web+hindi.txt"]) == pytest.approx(after, abs=0.051)
+    assert web in set(_table(at)["tokenizer"])

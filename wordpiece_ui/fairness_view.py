@@ -4,7 +4,8 @@ an Altair chart), the parallel text and the shelf's tokenizers cached for the se
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, MutableMapping
+from dataclasses import dataclass
 
 import altair as alt
 import pandas as pd
@@ -248,6 +249,43 @@ def premiums(table: pd.DataFrame, name: str) -> dict[str, float]:
     """Language → premium through the tokenizer `name`."""
     mine = table[table["tokenizer"] == name]
     return dict(zip(mine["language"], mine["premium"].astype(float)))
+
+
+BEFORE = "before"  # the sidebar's training before its last one on the Declaration, among the tokenizers to compare
+LAST_TRAINED = "fair_last_trained"  # session key: the Measured training the page last measured
+BEFORE_TRAINED = "fair_trained_before"  # session key: the Measured training before it, or None
+
+
+@dataclass(frozen=True)
+class Measured:
+    """A training of the sidebar's as the page measured it: its key, its name and every language's row."""
+
+    key: str
+    name: str
+    rows: pd.DataFrame
+
+    def premiums(self) -> dict[str, float]:
+        return premiums(self.rows, self.name)
+
+    def as_before(self) -> pd.DataFrame:
+        """Its rows named as the training before (the chart's and the table's tokenizer)."""
+        return self.rows.assign(tokenizer=f"before: {self.name}")
+
+
+def remember(session: MutableMapping, key: str, name: str, rows: pd.DataFrame) -> bool:
+    """Note the training `key` as the one the page measured last; True when it is a new one (then the one measured
+    last before it becomes the training before)."""
+    now = session.get(LAST_TRAINED)
+    if isinstance(now, Measured) and now.key == key:
+        return False
+    session[BEFORE_TRAINED] = now if isinstance(now, Measured) else None
+    session[LAST_TRAINED] = Measured(key, name, rows)
+    return True
+
+
+def before(session: Mapping) -> Measured | None:
+    made = session.get(BEFORE_TRAINED)
+    return made if isinstance(made, Measured) else None
 
 
 def changes(before: dict[str, float], after: dict[str, float], watch: str = "Hindi", most: int = 3) -> str:
