@@ -3,6 +3,7 @@ Declaration of Human Rights, against English's) through the tokenizers picked: t
 sidebar's training. A chart sorted by premium, the table (and its CSV), one article as chips in three languages."""
 
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
 
 import streamlit as st
@@ -14,7 +15,9 @@ navigation.through_app()  # first, before the imports below: a page run alone go
 from wordpiece_core import shelf
 from wordpiece_core.errors import WordPieceError
 from wordpiece_core.pipeline import Tokenizer
-from wordpiece_ui import caches, classroom, fairness_view, glossary, presenter, safe, state, trained, user_files
+from wordpiece_ui import (caches, classroom, corpus_loading, fairness_view, glossary, presenter, safe, state, trained,
+                          user_files)
+from wordpiece_ui.settings import Settings
 from wordpiece_ui.corpora import sample_by_id
 
 fairness_view.start_chart_engine()  # the chart's SVG needs an engine (about 1 s to start): it starts while the
@@ -25,7 +28,9 @@ presenter.style(PRESENTING)
 UPLOADED = "uploaded"  # the tokenizer file uploaded on the playground in this session
 own_file = user_files.current(user_files.TOKENIZER)
 BEFORE = fairness_view.BEFORE  # the sidebar's training before the last one, once there is one
-CHOICES = ((*shelf.SHELF, fairness_view.TRAINED) + ((BEFORE,) if fairness_view.LAST_TRAINED in st.session_state else ())
+WEB_ADDED = "fair_web_added"  # the name of the last "web's mix with a language added" file made
+CHOICES = ((*shelf.SHELF, fairness_view.TRAINED)
+           + ((BEFORE,) if fairness_view.LAST_TRAINED in st.session_state or WEB_ADDED in st.session_state else ())
            + ((UPLOADED,) if own_file is not None else ()))
 DEFAULT = ("r50k_base", "cl100k_base", fairness_view.TRAINED)
 
@@ -71,8 +76,10 @@ def choose_mix(corpus_id: str) -> None:
 
 def _show_training() -> None:
     """The sidebar's training among the tokenizers measured (a mix was just chosen to train it), and the training
-    before it once there is one (the one measured last becomes it): both on the chart, side by side."""
-    wanted = [fairness_view.TRAINED] + ([BEFORE] if fairness_view.LAST_TRAINED in st.session_state else [])
+    before it once there is one (the one measured last becomes it, or the web's mix for a language added to it):
+    both on the chart, side by side."""
+    has_before = fairness_view.LAST_TRAINED in st.session_state or WEB_ADDED in st.session_state
+    wanted = [fairness_view.TRAINED] + ([BEFORE] if has_before else [])
     missing = [choice for choice in wanted if choice not in st.session_state["tokenizers_pick"]]
     if missing:
         st.session_state["tokenizers_pick"] = [*st.session_state["tokenizers_pick"], *missing]
@@ -86,10 +93,37 @@ def choose_own_mix(editor: str, preset: str) -> None:
 
 
 def choose_web_with(language: str, copies: int) -> None:
-    """The web's mix with `language` added (`copies` times): the lesson's second training, in one click."""
+    """The web's mix with `language` added (`copies` times): the lesson's second training, in one click (compared
+    with the web's mix itself, trained too when it was not: web_baseline)."""
     frame = fairness_view.mix_frame("web")
     frame.loc[frame["language"] == language, "copies"] = copies
-    train_mix(frame, f"udhr-web+{language.lower()}.txt")
+    st.session_state[WEB_ADDED] = f"the web's mix + {language}.txt"
+    train_mix(frame, st.session_state[WEB_ADDED])
+
+
+def web_baseline() -> fairness_view.Measured | None:
+    """When the sidebar trains on the web's mix with a language added: the web's mix itself as the page measures
+    it (its training from the store, or trained now under a progress view: then the page stops and runs again), the
+    training the added language is compared with, whichever was trained before. Otherwise None."""
+    own = user_files.current(user_files.UPLOAD)
+    if settings.corpus != "upload" or own is None or own.name != st.session_state.get(WEB_ADDED):
+        return None
+    web = replace(settings, corpus="udhr-web", corpus_id="")
+    counts = corpus_loading.word_counts(web)
+    ready = trained.training(web, counts) if counts else None
+    if ready is None:
+        st.stop()
+    name = trained_title(ready.config, web)
+    return fairness_view.Measured(ready.key, name, fairness_view.frame(("trained", ready.key), name,
+                                                                        partial(caches.tokenizer, ready)))
+
+
+def trained_title(config, on: Settings) -> str:
+    """A training's name on the page: "your BPE on <its corpus>"."""
+    sample = sample_by_id(on.corpus)
+    own_corpus = user_files.current(user_files.UPLOAD) if on.corpus == "upload" else None
+    where = f" on {sample.title}" if sample else f" on {own_corpus.name}" if own_corpus else ""
+    return f"your {state.training_label(config)}{where}"
 
 
 def train_mix(edited, name: str | None = None) -> None:
@@ -146,10 +180,7 @@ for choice in picked:
             ready = trained.sidebar_training(settings)
             if ready is None:
                 st.stop()
-            sample = sample_by_id(settings.corpus)
-            own_corpus = user_files.current(user_files.UPLOAD) if settings.corpus == "upload" else None
-            on = f" on {sample.title}" if sample else f" on {own_corpus.name}" if own_corpus else ""
-            trained_name = f"your {state.training_label(ready.config)}{on}"
+            trained_name = trained_title(ready.config, settings)
             tokenizers[trained_name] = (("trained", ready.key), partial(caches.tokenizer, ready))
         elif choice == UPLOADED and own_file is not None:
             case = st.session_state.get(f"cased {own_file.name}")  # the playground's cased/uncased choice
@@ -173,9 +204,13 @@ if not frames:
     if BEFORE in picked:
         st.info("The training before is drawn beside the others: pick another tokenizer too.")
     st.stop()
-# A new training on the Declaration: the one measured before it becomes "before" (drawn beside it, when picked).
+# A new training on the Declaration: the one measured before it becomes "before" (drawn beside it, when picked);
+# the web's mix with a language added is compared with the web's mix.
+baseline = web_baseline() if trained_name in frames else None
 moved = trained_name in frames and on_declaration and fairness_view.remember(
     st.session_state, str(tokenizers[trained_name][0]), trained_name, frames[trained_name])
+if baseline is not None:
+    st.session_state[fairness_view.BEFORE_TRAINED] = baseline
 before = fairness_view.before(st.session_state) if on_declaration else None
 chart_keys = tuple((key, name) for name, (key, _) in tokenizers.items())
 if before is not None and BEFORE in picked:
@@ -199,13 +234,15 @@ if trained_name in tokenizers:  # the student's own training: its dearest, and h
             line += f" Since the training before ({safe.md(before.name)}): {safe.md(change)}."
             if moved:  # said where the student looks, wherever the page is scrolled (a phone's button is far down)
                 st.toast(f"{safe.md(trained_name)}: {safe.md(change)}", icon=":material/swap_vert:", duration="long")
-        answer.markdown(line)
-        if not on_declaration:
-            answer.info(f"Your training's corpus ({safe.md(sample.title if sample else settings.corpus)}) holds little "
-                        "or none of these languages, so its marks say more about that corpus than about the "
-                        "languages (a script it never saw is mostly [UNK]: see the *lost* column). Train it on a mix "
-                        "of the Declaration below, then on another, and this line says how each language moved.",
-                        icon=":material/info:")
+        if on_declaration:
+            answer.markdown(line)
+        else:  # its "dearest" would mislead: a script it never saw is one [UNK] a word, and looks cheap
+            own_sample = sample_by_id(settings.corpus)
+            answer.info(f"Your training's corpus ({safe.md(own_sample.title if own_sample else settings.corpus)}) "
+                        "holds little or none of these languages, so its marks say more about that corpus than about "
+                        "the languages (a script it never saw is mostly [UNK]: see the *lost* column). Train it on a "
+                        "mix of the Declaration below (one click) and a line here says who pays most through it; "
+                        "train on another mix and it says how each language moved.", icon=":material/info:")
 st.subheader("Who pays most", anchor=False)
 st.markdown(fairness_view.premium_html(chart_keys, table, order, DARK, PRESENTING), unsafe_allow_html=True)
 st.caption("Why: a tokenizer learns its merges from its training corpus, so the languages that corpus holds "

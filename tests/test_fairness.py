@@ -301,13 +301,16 @@ def test_presenter_mode_gives_the_page_big_type_and_keeps_it_in_the_link():
     assert not any("font-size: 1.3rem" in h.proto.body for h in plain.get("html"))
 
 
+HINDI_MIX = "the web's mix + Hindi.txt"
+
+
 def test_hindi_added_to_the_webs_mix_in_one_click_and_the_page_says_how_it_moved():
     """The lesson's two trainings as two buttons: the web's mix, then the same with Hindi added."""
     at = app("pages/fairness.py", corpus="course-toy", tokenizers="r50k_base,trained")
     _train_mixes(at, "As the web has them", "As the web has them, Hindi added")
     assert not at.exception
     said = " ".join(shown(m.value) for m in at.markdown)
-    assert "your BPE on udhr-web+hindi.txt" in said
+    assert f"your BPE on {HINDI_MIX}" in said
     before, after = map(float, re.search(r"Hindi ([0-9.]+)× → ([0-9.]+)×", said).groups())
     assert before > 2 * after
     # Both trainings on the chart and in the table, side by side: the one before is picked for the student.
@@ -315,7 +318,29 @@ def test_hindi_added_to_the_webs_mix_in_one_click_and_the_page_says_how_it_moved
     chart = next(m.value for m in at.markdown if "wpl-premium" in m.value)
     marks = dict(re.findall(r"<title>Hindi through (.*?): ([0-9.]+)×", chart))
     web = "before: your BPE on UDHR, languages as the web has them"
-    assert set(marks) >= {"r50k_base", web, "your BPE on udhr-web+hindi.txt"}, marks
+    assert set(marks) >= {"r50k_base", web, f"your BPE on {HINDI_MIX}"}, marks
     assert float(marks[web]) == pytest.approx(before, abs=0.051)  # the marks are the line's figures
-    assert float(marks["your BPE on udhr-web+hindi.txt"]) == pytest.approx(after, abs=0.051)
+    assert float(marks[f"your BPE on {HINDI_MIX}"]) == pytest.approx(after, abs=0.051)
     assert web in set(_table(at)["tokenizer"])
+
+
+def test_hindi_added_first_is_still_compared_with_the_webs_mix():
+    """A newcomer clicks "Hindi added" before anything else (the sidebar on the toy words, then equal's mix): the page
+    trains the web's mix too and compares with it, not with nothing or with the equal mix."""
+    at = app("pages/fairness.py", corpus="course-toy", tokenizers="r50k_base,trained")
+    _train_mixes(at, "Every language equally", "As the web has them, Hindi added")
+    for _ in range(60):  # the web's mix trains after the Hindi mix (its progress view, then the page again)
+        if any("Since the training before" in m.value for m in at.markdown):
+            break
+        time.sleep(0.5)
+        at.run()
+    assert not at.exception
+    said = " ".join(shown(m.value) for m in at.markdown)
+    assert "Since the training before (your BPE on UDHR, languages as the web has them)" in said, said[:600]
+    before, after = map(float, re.search(r"Hindi ([0-9.]+)× → ([0-9.]+)×", said).groups())
+    assert before > 2 * after
+    from wordpiece_ui.state import setting_key
+
+    assert f"Your file: {HINDI_MIX}" in at.selectbox(key=setting_key("corpus")).options  # not "Upload a file…"
+    chart = next(m.value for m in at.markdown if "wpl-premium" in m.value)
+    assert "<title>Hindi through before: your BPE on UDHR, languages as the web has them: " in chart

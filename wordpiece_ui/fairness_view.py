@@ -93,24 +93,30 @@ def premium_chart(table: pd.DataFrame, order: list[str], dark: bool = False, lar
     data["says"] = [f"{language} through {tokenizer}: {premium:.2f}× English's tokens ({tokens:,} tokens, {script})"
                     for language, tokenizer, premium, tokens, script in
                     zip(data["language"], data["tokenizer"], data["premium"], data["tokens"], data["script"])]
+    scale = alt.Scale(type="log", nice=False, padding=12)
+    ticks = 4 if narrow else alt.Undefined
     points = alt.Chart(data).mark_point(filled=True, size=160 if large else 90, opacity=0.9).encode(
         y=alt.Y("language:N", sort=order, title=None,
                 axis=alt.Axis(labelLimit=0, labelOverlap=False, labelFontSize=labels)),
-        x=alt.X("premium:Q", title=f"token premium ({REFERENCE} = 1, log scale)",
-                scale=alt.Scale(type="log", nice=False, padding=12),
-                axis=alt.Axis(format="~g", grid=True, labelFontSize=labels, titleFontSize=titles,
-                              tickCount=4 if narrow else alt.Undefined)),
+        x=alt.X("premium:Q", title=f"token premium ({REFERENCE} = 1, log scale)", scale=scale,
+                axis=alt.Axis(format="~g", grid=True, labelFontSize=labels, titleFontSize=titles, tickCount=ticks)),
         color=alt.Color("tokenizer:N", scale=alt.Scale(domain=names, range=COLOURS[:len(names)]),
                         legend=alt.Legend(orient="top", title=None, labelLimit=NARROW_NAME if narrow else 0,
+                                          # a phone: a long name on lines of their own
+                                          labelExpr=NARROW_LABEL if narrow else alt.Undefined,
                                           labelFontSize=titles, symbolSize=160 if large else 100,
                                           # a long name: a line of its own
                                           columns=1 if narrow or max(map(len, names)) > 28 else
                                           2 if large or len(names) > 3 else len(names))),
         shape=alt.Shape("tokenizer:N", scale=alt.Scale(domain=names), legend=None),
         description="says:N")
+    # The rule at 1 carries the same axis on top: a tall chart is read without scrolling to its foot.
     one = alt.Chart(pd.DataFrame({"premium": [1.0]})).mark_rule(
-        color="#AAAAAA" if dark else "#666666", strokeDash=[4, 4]).encode(x="premium:Q")
-    return (one + points).properties(width=width, height=max(200, (26 if large else 19) * len(order)))
+        color="#AAAAAA" if dark else "#666666", strokeDash=[4, 4]).encode(
+        x=alt.X("premium:Q", scale=scale, axis=alt.Axis(orient="top", format="~g", grid=False, title=None,
+                                                        labelFontSize=labels, tickCount=ticks)))
+    return (one + points).resolve_axis(x="independent").properties(
+        width=width, height=max(200, (26 if large else 19) * len(order)))
 
 
 def start_chart_engine() -> None:
@@ -121,9 +127,12 @@ def start_chart_engine() -> None:
 
 
 # The chart's two drawings: a screen's and a phone's (the page shows the one that fits, by CSS).
-WIDE, NARROW = {False: 520, True: 760}, 180
-NARROW_NAME = 190  # pixels of a tokenizer's name in the phone's legend
+WIDE, NARROW = {False: 600, True: 760}, 180
+NARROW_NAME = 260  # pixels of a line of a tokenizer's name in the phone's legend
+NARROW_LABEL = ("length(datum.label) > 30 ? split(replace(replace(datum.label, ' on ', ' on|'), ', ', ',|'), '|')"
+                " : datum.label")  # lines after " on " and ", "
 PHONE_PX = 640  # a viewport at most this wide shows the narrow drawing
+BIG_SCREEN_PX, BIG_SCREEN_WIDTH = 1600, 1000  # a viewport this wide shows the wide drawing larger (1920 px screens)
 
 
 def premium_html(keys: tuple, table: pd.DataFrame, order: list[str], dark: bool = False, large: bool = False) -> str:
@@ -140,7 +149,9 @@ def premium_html(keys: tuple, table: pd.DataFrame, order: list[str], dark: bool 
         return (f"<style>.wpl-premium svg {{display: block; max-width: 100%; height: auto}}"
                 f" .wpl-premium .wpl-narrow {{display: none}}"
                 f" @media (max-width: {PHONE_PX}px) {{.wpl-premium .wpl-wide {{display: none}}"
-                f" .wpl-premium .wpl-narrow {{display: block}}}}</style>"
+                f" .wpl-premium .wpl-narrow {{display: block}}}}"
+                f" @media (min-width: {BIG_SCREEN_PX}px) {{.wpl-premium .wpl-wide svg {{width: {BIG_SCREEN_WIDTH}px}}}}"
+                "</style>"
                 f'<div class="wpl-premium" role="figure" aria-label="Token premium by language">'
                 f'<div class="wpl-wide">{wide}</div><div class="wpl-narrow">{narrow}</div></div>')
 
