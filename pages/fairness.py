@@ -266,13 +266,14 @@ for mix, title in MIX_BUTTONS.items():
                key=f"mix {mix}", disabled=bool(locked), help=locked or None)
 row.button("As the web has them, Hindi added", on_click=choose_web_with, args=("Hindi", HINDI_ADDED),
            key="mix web+hindi", disabled=bool(locked), icon=":material/add:",
-           help=locked or f"The web's mix with Hindi's articles {HINDI_ADDED} times: train the web's mix first, "
-                          "then this, and the line at the top says how Hindi's premium moved.")
+           help=locked or f"The web's mix with Hindi's articles {HINDI_ADDED} times, compared with the web's mix "
+                          "(trained too when it was not): the line at the top says how Hindi's premium moved, and "
+                          "the chart draws both.")
 st.caption("*English only*: one language. *As the web has them*: 20 languages, each repeated in proportion to its "
            "rough share of web pages (English about half; Hindi, Tamil, Amharic, Shan under 0.25 % are left out, as "
            "they nearly are from a web crawl). *Every language equally*: all 40, once each. *Hindi added*: the web's "
-           f"mix with Hindi {HINDI_ADDED} times (train the web's mix first, then this). The Train page steps "
-           "through the training on the mix like on any corpus.")
+           f"mix with Hindi {HINDI_ADDED} times, compared with the web's mix (trained too when it was not). The "
+           "Train page steps through the training on the mix like on any corpus.")
 with st.expander("Or make your own mix: how many times each language goes in", icon=":material/tune:"):
     start = st.segmented_control("Start from", list(fairness_view.PRESETS), key="mix_start", default="web",
                                  format_func=lambda preset: fairness_view.PRESETS[preset])
