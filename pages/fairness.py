@@ -97,25 +97,30 @@ def choose_web_with(language: str, copies: int) -> None:
     with the web's mix itself, trained too when it was not: web_baseline)."""
     frame = fairness_view.mix_frame("web")
     frame.loc[frame["language"] == language, "copies"] = copies
-    st.session_state[WEB_ADDED] = f"the web's mix + {language}.txt"
-    train_mix(frame, st.session_state[WEB_ADDED])
+    st.session_state[WEB_ADDED] = ""  # known before the picks are made (train_mix): "before" is among them
+    made = train_mix(frame, f"the web's mix + {language}.txt")
+    st.session_state[WEB_ADDED] = made.digest if made is not None else ""
 
 
 def web_baseline() -> fairness_view.Measured | None:
     """When the sidebar trains on the web's mix with a language added: the web's mix itself as the page measures
-    it (its training from the store, or trained now under a progress view: then the page stops and runs again), the
-    training the added language is compared with, whichever was trained before. Otherwise None."""
+    it, the training the added language is compared with, whichever was trained before (the training before, when
+    it was the web's mix; else its training from the store, or trained now: then a progress view is drawn here,
+    which runs the page again when it ends, and the page goes on without it). Otherwise None."""
     own = user_files.current(user_files.UPLOAD)
-    if settings.corpus != "upload" or own is None or own.name != st.session_state.get(WEB_ADDED):
+    if settings.corpus != "upload" or own is None or own.digest != st.session_state.get(WEB_ADDED):
         return None
+    was = fairness_view.before(st.session_state)
+    if was is not None and was.corpus == "udhr-web":
+        return was
     web = replace(settings, corpus="udhr-web", corpus_id="")
     counts = corpus_loading.word_counts(web)
     ready = trained.training(web, counts) if counts else None
-    if ready is None:
-        st.stop()
+    if ready is None:  # training (its progress view), stopped or refused: said in its place
+        return None
     name = trained_title(ready.config, web)
     return fairness_view.Measured(ready.key, name, fairness_view.frame(("trained", ready.key), name,
-                                                                        partial(caches.tokenizer, ready)))
+                                                                        partial(caches.tokenizer, ready)), "udhr-web")
 
 
 def trained_title(config, on: Settings) -> str:
@@ -126,21 +131,22 @@ def trained_title(config, on: Settings) -> str:
     return f"your {state.training_label(config)}{where}"
 
 
-def train_mix(edited, name: str | None = None) -> None:
+def train_mix(edited, name: str | None = None) -> user_files.StoredFile | None:
     """Train the sidebar's tokenizer on the mix `edited` (each language's copies), kept as the session's corpus
-    (named `name`, or by the languages it holds)."""
+    (named `name`, or by the languages it holds); the file kept, or None when the mix could not be made."""
     try:
         made_name, data = fairness_view.mix_file(edited)
     except WordPieceError as error:
         st.session_state[MIX_PROBLEM] = str(error)
-        return
+        return None
     st.session_state.pop(MIX_PROBLEM, None)
-    user_files.made(user_files.UPLOAD, name or made_name, data)
+    made = user_files.made(user_files.UPLOAD, name or made_name, data)
     web = sample_by_id("udhr-web")  # the presets' own settings (byte-level BPE at 8,000), from the catalog
     assert web is not None
     state.use_corpus("upload", algorithm="bpe", vocab_size=web.vocab_size, normalizer=web.normalizer,
                      pre_tokenizer=web.pre_tokenizer, specials=web.specials, min_frequency=web.min_frequency)
     _show_training()
+    return made
 
 
 def label(choice: str) -> str:
@@ -170,7 +176,7 @@ if not picked:
 
 # name -> (its key, a function giving it: a shelf tokenizer is read only if the page draws with it)
 tokenizers: dict[str, tuple[tuple, Callable[[], Tokenizer]]] = {}
-trained_name = ""
+trained_name, trained_key = "", ""
 on_declaration = settings.corpus in MIX_BUTTONS or settings.corpus == "upload"
 for choice in picked:
     try:
@@ -180,7 +186,7 @@ for choice in picked:
             ready = trained.sidebar_training(settings)
             if ready is None:
                 st.stop()
-            trained_name = trained_title(ready.config, settings)
+            trained_name, trained_key = trained_title(ready.config, settings), ready.key
             tokenizers[trained_name] = (("trained", ready.key), partial(caches.tokenizer, ready))
         elif choice == UPLOADED and own_file is not None:
             case = st.session_state.get(f"cased {own_file.name}")  # the playground's cased/uncased choice
@@ -208,13 +214,13 @@ if not frames:
 # the web's mix with a language added is compared with the web's mix.
 baseline = web_baseline() if trained_name in frames else None
 moved = trained_name in frames and on_declaration and fairness_view.remember(
-    st.session_state, str(tokenizers[trained_name][0]), trained_name, frames[trained_name])
+    st.session_state, fairness_view.Measured(trained_key, trained_name, frames[trained_name], settings.corpus))
 if baseline is not None:
     st.session_state[fairness_view.BEFORE_TRAINED] = baseline
 before = fairness_view.before(st.session_state) if on_declaration else None
 chart_keys = tuple((key, name) for name, (key, _) in tokenizers.items())
 if before is not None and BEFORE in picked:
-    frames[BEFORE] = before.as_before()
+    frames[f"before: {before.name}"] = before.as_before()
     chart_keys += ((("before", before.key), f"before: {before.name}"),)
 table = fairness_view.combined(list(frames.values()), chosen)
 first = next(iter(tokenizers))
@@ -241,10 +247,24 @@ if trained_name in tokenizers:  # the student's own training: its dearest, and h
             answer.info(f"Your training's corpus ({safe.md(own_sample.title if own_sample else settings.corpus)}) "
                         "holds little or none of these languages, so its marks say more about that corpus than about "
                         "the languages (a script it never saw is mostly [UNK]: see the *lost* column). Train it on a "
-                        "mix of the Declaration below (one click) and a line here says who pays most through it; "
-                        "train on another mix and it says how each language moved.", icon=":material/info:")
+                        "mix of the Declaration (the button here, or the mixes below) and a line here says who pays "
+                        "most through it, and how each language moved.", icon=":material/info:")
+locked = classroom.lock_reason(classroom.current())
+own_upload = user_files.current(user_files.UPLOAD)
+if not (settings.corpus == "upload" and own_upload is not None
+        and own_upload.digest == st.session_state.get(WEB_ADDED)):  # the lesson's question, one click from its answer
+    answer.button("Add Hindi to a web-like training corpus", on_click=choose_web_with, args=("Hindi", HINDI_ADDED),
+                  key="mix web+hindi top", disabled=bool(locked), icon=":material/add:", type="primary",
+                  help=locked or f"Trains the sidebar's tokenizer (byte-level BPE, 8,000 tokens) on the languages "
+                                 f"as the web has them with Hindi's articles {HINDI_ADDED} times, and compares it "
+                                 "with the same mix without Hindi (trained too when it was not): the line above then "
+                                 "says how Hindi's premium moved. The mixes, and one of your own, are further down.")
 st.subheader("Who pays most", anchor=False)
-st.markdown(fairness_view.premium_html(chart_keys, table, order, DARK, PRESENTING), unsafe_allow_html=True)
+drawing = fairness_view.premium_drawing(chart_keys, table, order, DARK, PRESENTING)
+if isinstance(drawing, str):  # SVG drawn on the server (its names escaped by Vega): shown as HTML
+    st.markdown(drawing, unsafe_allow_html=True)
+else:
+    caches.chart(drawing)
 st.caption("Why: a tokenizer learns its merges from its training corpus, so the languages that corpus holds "
            "most get long tokens (whole words), and the others are cut into short pieces. A script the corpus "
            "barely holds (Myanmar, Ethiopic, Tibetan) falls apart into single characters or, for byte-level BPE, "
@@ -260,7 +280,6 @@ st.markdown("Train the sidebar's tokenizer on a mix of the Declaration's languag
             "pays most. Each button trains byte-level BPE at 8,000 tokens, as GPT-2's tokenizer was trained, so a "
             "script it has not seen pays in bytes rather than hiding as [UNK].")
 row = st.container(horizontal=True)
-locked = classroom.lock_reason(classroom.current())
 for mix, title in MIX_BUTTONS.items():
     row.button(title, on_click=choose_mix, args=(mix,), type="primary" if settings.corpus == mix else "secondary",
                key=f"mix {mix}", disabled=bool(locked), help=locked or None)

@@ -266,22 +266,24 @@ def test_the_premium_chart_is_valid_vega_lite_drawn_as_svg_once_per_tokenizers_l
 
     from wordpiece_ui import fairness_view
 
-    table = pd.DataFrame({"tokenizer": ["a", "a", "<b>x</b> & y", "<b>x</b> & y"], "language": ["English", "Hindi"] * 2,
+    hostile = "<b>x</b> & y\n\n</title><script>alert('\"1\"')</script>"  # a file's name: a blank line, markup
+    table = pd.DataFrame({"tokenizer": ["a", "a", hostile, hostile], "language": ["English", "Hindi"] * 2,
                           "premium": [1.0, 7.5, 1.0, 2.5], "tokens": [10, 75, 10, 25],
                           "script": ["Latin", "Devanagari"] * 2})
     fairness_view.premium_chart(table, ["Hindi", "English"]).to_dict(validate=True)  # the schema holds
     made = []
     real = fairness_view.premium_chart
     monkeypatch.setattr(fairness_view, "premium_chart", lambda *a: made.append(a[-1]) or real(*a))
-    keys = ((("shelf", "a"), "a"), (("uploaded", "b"), "<b>x</b> & y"))
+    keys = ((("shelf", "a"), "a"), (("uploaded", "b"), hostile))
     html = fairness_view.premium_html(keys, table, ["Hindi", "English"])
     assert made == [fairness_view.WIDE[False], fairness_view.NARROW]  # a screen's drawing and a phone's
     assert html.count("<svg") == 2 and 'class="wpl-wide"' in html and 'class="wpl-narrow"' in html
-    assert "\n\n" not in html  # one HTML block for Markdown: a blank line would end it
+    assert "\n" not in html and "\r" not in html  # one HTML block for Markdown: a blank line would end it
     # Each mark says its figures on hover; a name from a file is text, never markup.
     titles = re.findall(r"<title>([^<]*)</title>", html)
     assert "Hindi through a: 7.50× English's tokens (75 tokens, Devanagari)" in titles, titles[:4]
     assert len(titles) == 2 * 4 and "<b>" not in html and "&lt;b&gt;x&lt;/b&gt; &amp; y" in html
+    assert "<script" not in html and html.count("</title>") == len(titles)  # the name stays text
     assert 'fill="white"' not in html  # drawn on the page's background (light or dark)
     assert fairness_view.premium_html(keys, table, ["Hindi", "English"]) == html and len(made) == 2  # made once
     dark = fairness_view.premium_html(keys, table, ["Hindi", "English"], dark=True)
@@ -344,3 +346,55 @@ def test_hindi_added_first_is_still_compared_with_the_webs_mix():
     assert f"Your file: {HINDI_MIX}" in at.selectbox(key=setting_key("corpus")).options  # not "Upload a file…"
     chart = next(m.value for m in at.markdown if "wpl-premium" in m.value)
     assert "<title>Hindi through before: your BPE on UDHR, languages as the web has them: " in chart
+
+
+def test_the_training_before_is_the_one_measured_last_and_moves_list_real_changes():
+    import pandas as pd
+
+    from wordpiece_ui import fairness_view
+    from wordpiece_ui.fairness_view import Measured, before, changes, remember
+
+    rows = pd.DataFrame({"tokenizer": ["t"], "language": ["Hindi"], "premium": [9.0]})
+    session: dict = {}
+    assert remember(session, Measured("k1", "web", rows)) and before(session) is None  # a first: nothing before
+    assert not remember(session, Measured("k1", "web", rows)) and before(session) is None  # the same: no move
+    assert remember(session, Measured("k2", "hindi", rows)) and before(session).name == "web"
+    assert remember(session, Measured("k3", "equal", rows)) and before(session).name == "hindi"
+    assert before(session).as_before()["tokenizer"].tolist() == ["before: hindi"]
+    assert before({fairness_view.BEFORE_TRAINED: "stale"}) is None
+    said = changes({"Hindi": 9.2, "Korean": 1.6, "Shan": 14.0, "Thai": 8.0}, {"Hindi": 2.5, "Korean": 1.7,
+                                                                           "Shan": 14.2, "Thai": 4.0})
+    assert said == "Hindi 9.2× → 2.5×, Thai 8.0× → 4.0×"  # Korean and Shan moved by less than a tenth
+    assert changes({"Shan": 14.0}, {"Shan": 14.2}) == "no language moved by a tenth"
+
+
+def test_the_chart_is_drawn_by_the_browser_when_the_svg_engine_fails(monkeypatch):
+    from wordpiece_ui import static_chart
+
+    def broken(spec):
+        raise RuntimeError("the engine died")
+
+    monkeypatch.setattr(static_chart, "to_svg", broken)
+    at = app("pages/fairness.py", corpus="course-toy", tokenizers="r50k_base,cl100k_base", languages="Hindi,Tamil")
+    assert not at.exception
+    charts = at.get("vega_lite_chart")
+    assert len(charts) == 1 and "token premium" in charts[0].proto.spec  # Vega in the browser draws it instead
+    assert not any("wpl-premium" in m.value for m in at.markdown)
+
+
+def test_the_newcomers_first_click_adds_hindi_and_says_how_it_moved():
+    """From the page as it opens (the toy training), the button under the answer: the web's mix with Hindi, compared
+    with the web's mix (both trained), the answer in the line at the top and both marks on the chart."""
+    at = app("pages/fairness.py", corpus="course-toy")
+    at.button(key="mix web+hindi top").click().run()
+    for _ in range(90):
+        if any("Since the training before" in m.value for m in at.markdown):
+            break
+        time.sleep(0.5)
+        at.run()
+    assert not at.exception
+    said = " ".join(shown(m.value) for m in at.markdown)
+    assert "Since the training before (your BPE on UDHR, languages as the web has them): Hindi" in said, said[:500]
+    chart = next(m.value for m in at.markdown if "wpl-premium" in m.value)
+    assert "<title>Hindi through before: your BPE on UDHR" in chart and f"<title>Hindi through your BPE on {HINDI_MIX}" in chart
+    assert not any(b.key == "mix web+hindi top" for b in at.button)  # done: the button is gone from the top

@@ -96,12 +96,15 @@ def premium_chart(table: pd.DataFrame, order: list[str], dark: bool = False, lar
     scale = alt.Scale(type="log", nice=False, padding=12)
     ticks = 4 if narrow else alt.Undefined
     points = alt.Chart(data).mark_point(filled=True, size=160 if large else 90, opacity=0.9).encode(
-        y=alt.Y("language:N", sort=order, title=None,
+        y=alt.Y("language:N", sort=order, title=None, scale=alt.Scale(type="band", paddingInner=0.1),
                 axis=alt.Axis(labelLimit=0, labelOverlap=False, labelFontSize=labels)),
+        # each tokenizer a little lower in its language's row: equal premiums (a training and the one before it,
+        # for a language neither holds) show both marks instead of one hiding the other
+        yOffset=alt.YOffset("tokenizer:N", scale=alt.Scale(domain=names, paddingInner=0)),
         x=alt.X("premium:Q", title=f"token premium ({REFERENCE} = 1, log scale)", scale=scale,
                 axis=alt.Axis(format="~g", grid=True, labelFontSize=labels, titleFontSize=titles, tickCount=ticks)),
         color=alt.Color("tokenizer:N", scale=alt.Scale(domain=names, range=COLOURS[:len(names)]),
-                        legend=alt.Legend(orient="top", title=None, labelLimit=NARROW_NAME if narrow else 0,
+                        legend=alt.Legend(orient="top", title=None, labelLimit=NARROW_NAME if narrow else WIDE_NAME,
                                           # a phone: a long name on lines of their own
                                           labelExpr=NARROW_LABEL if narrow else alt.Undefined,
                                           labelFontSize=titles, symbolSize=160 if large else 100,
@@ -128,7 +131,8 @@ def start_chart_engine() -> None:
 
 # The chart's two drawings: a screen's and a phone's (the page shows the one that fits, by CSS).
 WIDE, NARROW = {False: 600, True: 760}, 180
-NARROW_NAME = 260  # pixels of a line of a tokenizer's name in the phone's legend
+NARROW_NAME = 230  # pixels of a line of a tokenizer's name in the phone's legend (longer: cut, whole on hover)
+WIDE_NAME = 420  # pixels of a tokenizer's name in the screen's legend (a file's name may be any length)
 NARROW_LABEL = ("length(datum.label) > 30 ? split(replace(replace(datum.label, ' on ', ' on|'), ', ', ',|'), '|')"
                 " : datum.label")  # lines after " on " and ", "
 PHONE_PX = 640  # a viewport at most this wide shows the narrow drawing
@@ -156,6 +160,18 @@ def premium_html(keys: tuple, table: pd.DataFrame, order: list[str], dark: bool 
                 f'<div class="wpl-wide">{wide}</div><div class="wpl-narrow">{narrow}</div></div>')
 
     return server.store().get_or_make(("premium chart", keys, tuple(order), dark, large), make)
+
+
+def premium_drawing(keys: tuple, table: pd.DataFrame, order: list[str], dark: bool = False,
+                    large: bool = False) -> str | dict:
+    """premium_html; or, when the SVG engine fails (a runtime of its own, vl-convert's), the chart as a Vega-Lite
+    dict for the browser to draw: slower to show, the same chart."""
+    from .charts import spec
+
+    try:
+        return premium_html(keys, table, order, dark, large)
+    except Exception:  # noqa: BLE001 - any failure of the engine: the browser draws the chart instead
+        return spec(premium_chart(table, order, dark, large, WIDE[large]))
 
 
 def order_by_premium(table: pd.DataFrame, first: str) -> list[str]:
@@ -269,11 +285,13 @@ BEFORE_TRAINED = "fair_trained_before"  # session key: the Measured training bef
 
 @dataclass(frozen=True)
 class Measured:
-    """A training of the sidebar's as the page measured it: its key, its name and every language's row."""
+    """A training of the sidebar's as the page measured it: its key, its name, every language's row and the
+    sidebar's corpus it was trained on (an id: "udhr-web", "upload", ...)."""
 
     key: str
     name: str
     rows: pd.DataFrame
+    corpus: str = ""
 
     def premiums(self) -> dict[str, float]:
         return premiums(self.rows, self.name)
@@ -283,14 +301,14 @@ class Measured:
         return self.rows.assign(tokenizer=f"before: {self.name}")
 
 
-def remember(session: MutableMapping, key: str, name: str, rows: pd.DataFrame) -> bool:
-    """Note the training `key` as the one the page measured last; True when it is a new one (then the one measured
+def remember(session: MutableMapping, measured: Measured) -> bool:
+    """Note `measured` as the training the page measured last; True when it is a new one (then the one measured
     last before it becomes the training before)."""
     now = session.get(LAST_TRAINED)
-    if isinstance(now, Measured) and now.key == key:
+    if isinstance(now, Measured) and now.key == measured.key:
         return False
     session[BEFORE_TRAINED] = now if isinstance(now, Measured) else None
-    session[LAST_TRAINED] = Measured(key, name, rows)
+    session[LAST_TRAINED] = measured
     return True
 
 
@@ -299,9 +317,14 @@ def before(session: Mapping) -> Measured | None:
     return made if isinstance(made, Measured) else None
 
 
+MOVED = 0.1  # a premium that changed by less than a tenth did not move (the line does not list it)
+
+
 def changes(before: dict[str, float], after: dict[str, float], watch: str = "Hindi", most: int = 3) -> str:
-    """The languages whose premium moved most between two trainings (and `watch`), as "Hindi 9.2× → 2.4×"."""
+    """The languages whose premium moved most between two trainings, by a tenth at least (and `watch`), as
+    "Hindi 9.2× → 2.4×"; "no language moved by a tenth" when none did."""
     common = [n for n in after if n in before]
-    moved = sorted(common, key=lambda n: -abs(after[n] - before[n]))[:most]
+    moved = sorted((n for n in common if abs(after[n] - before[n]) >= MOVED * before[n]),
+                   key=lambda n: -abs(after[n] - before[n]))[:most]
     shown = ([watch] if watch in common else []) + [n for n in moved if n != watch]
-    return ", ".join(f"{n} {before[n]:.1f}× → {after[n]:.1f}×" for n in shown)
+    return ", ".join(f"{n} {before[n]:.1f}× → {after[n]:.1f}×" for n in shown) or "no language moved by a tenth"
