@@ -4,6 +4,11 @@ this machine, benchmarks/README.md). Each mark's `description` becomes its hover
 
 What a static chart gives up against st.altair_chart: it does not stretch to its column (it is drawn at a width and
 shrinks, never grows) and has no Vega menu; a page that draws one offers its data another way.
+
+vl-convert holds Python's GIL while it works: starting its engine stops the server's other threads for about
+0.75 s (once per process), and each drawing for 70-150 ms. A page therefore caches what it draws (the fairness
+chart: once per tokenizers, languages, theme and type size for the server), and a starting engine overlaps only
+with work in other processes (a training's worker).
 """
 
 from __future__ import annotations
