@@ -115,8 +115,10 @@ def web_baseline() -> fairness_view.Measured | None:
         return was
     web = replace(settings, corpus="udhr-web", corpus_id="")
     counts = corpus_loading.word_counts(web)
+    note = st.empty()
     ready = trained.training(web, counts) if counts else None
     if ready is None:  # training (its progress view), stopped or refused: said in its place
+        note.caption("The second training: the web's mix as it is, to compare with.")
         return None
     name = trained_title(ready.config, web)
     return fairness_view.Measured(ready.key, name, fairness_view.frame(("trained", ready.key), name,
@@ -127,7 +129,10 @@ def trained_title(config, on: Settings) -> str:
     """A training's name on the page: "your BPE on <its corpus>"."""
     sample = sample_by_id(on.corpus)
     own_corpus = user_files.current(user_files.UPLOAD) if on.corpus == "upload" else None
-    where = f" on {sample.title}" if sample else f" on {own_corpus.name}" if own_corpus else ""
+    if own_corpus is not None and own_corpus.digest == st.session_state.get(WEB_ADDED):
+        where = f" on {own_corpus.name.removesuffix('.txt')}"  # a mix the page made: no file to speak of
+    else:
+        where = f" on {sample.title}" if sample else f" on {own_corpus.name}" if own_corpus else ""
     return f"your {state.training_label(config)}{where}"
 
 
@@ -194,7 +199,7 @@ for choice in picked:
             tokenizers[own_file.name] = (("uploaded", own_file.digest, lowercase),
                                          partial(caches.uploaded_tokenizer, own_file, lowercase))
         else:
-            tokenizers[choice] = (("shelf", choice), partial(caches.shelf_tokenizer, choice))
+            tokenizers[shelf.title(choice)] = (("shelf", choice), partial(caches.shelf_tokenizer, choice))
     except WordPieceError as error:
         st.error(f"Cannot use {safe.md(label(choice))}: {safe.md(error)}")
 
@@ -226,7 +231,7 @@ table = fairness_view.combined(list(frames.values()), chosen)
 first = next(iter(tokenizers))
 order, dearest, premium = fairness_view.dearest(table, first)
 if premium is not None and first != trained_name:
-    answer.markdown(f"Through **{safe.md(label(first) if first in shelf.SHELF else first)}**, {safe.md(dearest)} "
+    answer.markdown(f"Through **{safe.md(first)}**, {safe.md(dearest)} "
                     f"pays the most: **{premium:.1f}×** "
                     f"English's tokens for the same articles.")
 if trained_name in tokenizers:  # the student's own training: its dearest, and how it moved since the last one

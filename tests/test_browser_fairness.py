@@ -40,7 +40,7 @@ def test_the_answer_the_chart_and_the_chips_then_a_mix_moves_hindi(server, brows
                            ".getBoundingClientRect().width]")
     assert 400 < width[0] <= width[1]
     hover = chart.locator("path[aria-roledescription=point] title").evaluate_all("ts => ts.map(t => t.textContent)")
-    assert len(hover) == 40 * 3 and any(t.startswith("Hindi through r50k_base: ") for t in hover), hover[:3]
+    assert len(hover) == 40 * 3 and any(t.startswith("Hindi through r50k_base (GPT-2, GPT-3): ") for t in hover), hover[:3]
     blocks = page.locator(".wpl-html")
     assert blocks.count() == 3  # English, the dearest language, Hindi
     hindi = blocks.nth(2)

@@ -73,8 +73,8 @@ def frame(key: tuple, name: str, tokenizer: Callable[[], Tokenizer]) -> pd.DataF
     """Every language's cost through `tokenizer()` (named `name` in the table), made once per `key` for the
     server; a shelf tokenizer's (key ("shelf", name)) read from COSTS_FILE when it is current."""
     def make() -> pd.DataFrame:
-        kept = _kept_shelf_rows(name) if key[0] == "shelf" else None
-        return pd.DataFrame(kept if kept is not None else _rows(name, tokenizer()))[COLUMNS]
+        kept = _kept_shelf_rows(key[1]) if key[0] == "shelf" else None
+        return pd.DataFrame(kept if kept is not None else _rows(name, tokenizer()))[COLUMNS].assign(tokenizer=name)
     return server.store().get_or_make(("fairness",) + key + (name, MEASURED), make)
 
 
@@ -96,11 +96,12 @@ def premium_chart(table: pd.DataFrame, order: list[str], dark: bool = False, lar
     scale = alt.Scale(type="log", nice=False, padding=12)
     ticks = 4 if narrow else alt.Undefined
     points = alt.Chart(data).mark_point(filled=True, size=160 if large else 90, opacity=0.9).encode(
-        y=alt.Y("language:N", sort=order, title=None, scale=alt.Scale(type="band", paddingInner=0.1),
+        y=alt.Y("language:N", sort=order, title=None, scale=alt.Scale(type="band", paddingInner=0.1, paddingOuter=0.4),
                 axis=alt.Axis(labelLimit=0, labelOverlap=False, labelFontSize=labels)),
         # each tokenizer a little lower in its language's row: equal premiums (a training and the one before it,
         # for a language neither holds) show both marks instead of one hiding the other
-        yOffset=alt.YOffset("tokenizer:N", scale=alt.Scale(domain=names, paddingInner=0)),
+        # (near its middle: a mark never looks like the next row's)
+        yOffset=alt.YOffset("tokenizer:N", scale=alt.Scale(domain=names, paddingInner=0, paddingOuter=1)),
         x=alt.X("premium:Q", title=f"token premium ({REFERENCE} = 1, log scale)", scale=scale,
                 axis=alt.Axis(format="~g", grid=True, labelFontSize=labels, titleFontSize=titles, tickCount=ticks)),
         color=alt.Color("tokenizer:N", scale=alt.Scale(domain=names, range=COLOURS[:len(names)]),

@@ -203,9 +203,6 @@ def sidebar(locked: str = "") -> Settings:
     # In the box, the title without its source ("Turkish, 10,000 words"): the whole title is cut short at the
     # sidebar's width; the description under the box names the source.
     titles = {s.id: s.title.removesuffix(" (wordfreq)") for s in samples()} | CUSTOM_LABELS
-    own_upload = user_files.current(user_files.UPLOAD)
-    if own_upload is not None:  # the file trained on (uploaded, or a mix the fairness page made), by its name
-        titles["upload"] = f"Your file: {own_upload.name}"
     sb = st.sidebar
     lock = bool(locked)
     if lock:
