@@ -28,7 +28,7 @@ presenter.style(PRESENTING)
 UPLOADED = "uploaded"  # the tokenizer file uploaded on the playground in this session
 own_file = user_files.current(user_files.TOKENIZER)
 BEFORE = fairness_view.BEFORE  # the sidebar's training before the last one, once there is one
-WEB_ADDED = "fair_web_added"  # the name of the last "web's mix with a language added" file made
+WEB_ADDED = "fair_web_added"  # the digest of the last "web's mix with a language added" file made
 CHOICES = ((*shelf.SHELF, fairness_view.TRAINED)
            + ((BEFORE,) if fairness_view.LAST_TRAINED in st.session_state or WEB_ADDED in st.session_state else ())
            + ((UPLOADED,) if own_file is not None else ()))

@@ -163,30 +163,45 @@ def test_a_mix_of_ones_own_holds_each_language_as_many_times_as_asked(languages)
         fairness_view.mix_file(fairness_view.mix_frame("english").assign(copies=0))
 
 
-def test_the_own_mix_button_trains_the_sidebar_on_the_mix():
-    at = app("pages/fairness.py", corpus="course-toy", algorithm="bpe", tokenizers="r50k_base")
-    next(b for b in at.button if b.label == "Train the sidebar's tokenizer on this mix").click().run()
-    assert not at.exception
-    assert at.session_state["s_corpus"] == "upload" and at.session_state["s_vocab_size"] == 8000
-    assert (at.session_state["s_algorithm"], at.session_state["s_pre_tokenizer"]) == ("bpe", "byte-level")
-    for _ in range(60):  # the training runs in a worker; the page shows its progress meanwhile
-        if any("tokenizer" in d.value.columns for d in at.dataframe):
-            break
+def _rerun_until(at, done, tries: int = 60) -> None:
+    """Run the page again every half second until `done(at)` (a training runs in a worker meanwhile)."""
+    for _ in range(tries):
+        if done(at):
+            return
         time.sleep(0.5)
         at.run()
-    names = set(_table(at)["tokenizer"])
-    assert GPT2 in names and any(name.startswith("your BPE") for name in names)
+
+
+def _said(text: str):
+    return lambda at: any(text in m.value for m in at.markdown)
+
+
+def _chart(at) -> str:
+    """The premium chart's HTML (its SVG drawings)."""
+    return next(m.value for m in at.markdown if "wpl-premium" in m.value)
+
+
+def _table_back(at) -> bool:
+    """The training is measured: the page drew its table again."""
+    return any("tokenizer" in d.value.columns for d in at.dataframe)
 
 
 def _train_mixes(at, *buttons: str) -> None:
     """Click each mix button in turn, each time until its training is measured (the table is back)."""
     for label in buttons:
         next(b for b in at.button if b.label == label).click().run()
-        for _ in range(60):
-            if any("tokenizer" in d.value.columns for d in at.dataframe):
-                break
-            time.sleep(0.5)
-            at.run()
+        _rerun_until(at, _table_back)
+
+
+def test_the_own_mix_button_trains_the_sidebar_on_the_mix():
+    at = app("pages/fairness.py", corpus="course-toy", algorithm="bpe", tokenizers="r50k_base")
+    next(b for b in at.button if b.label == "Train the sidebar's tokenizer on this mix").click().run()
+    assert not at.exception
+    assert at.session_state["s_corpus"] == "upload" and at.session_state["s_vocab_size"] == 8000
+    assert (at.session_state["s_algorithm"], at.session_state["s_pre_tokenizer"]) == ("bpe", "byte-level")
+    _rerun_until(at, _table_back)  # the training runs in a worker; the page shows its progress meanwhile
+    names = set(_table(at)["tokenizer"])
+    assert GPT2 in names and any(name.startswith("your BPE") for name in names)
 
 
 def test_a_new_training_is_compared_with_the_one_before_and_the_table_starts_with_its_names():
@@ -212,11 +227,7 @@ def test_a_training_on_a_corpus_without_these_languages_is_not_the_baseline():
     at = app("pages/fairness.py", corpus="course-toy", tokenizers="trained")
     assert any("holds little or none of these languages" in i.value for i in at.info)
     next(b for b in at.button if b.label == "Every language equally").click().run()
-    for _ in range(60):
-        if any("udhr" in m.value.lower() or "UDHR" in m.value for m in at.markdown if "Through" in m.value):
-            break
-        time.sleep(0.5)
-        at.run()
+    _rerun_until(at, lambda at: any("udhr" in m.value.lower() for m in at.markdown if "Through" in m.value))
     said = " ".join(shown(m.value) for m in at.markdown)
     assert "every language equally" in said and "Since the training before" not in said
     assert not any("holds little or none" in i.value for i in at.info)
@@ -320,7 +331,7 @@ def test_hindi_added_to_the_webs_mix_in_one_click_and_the_page_says_how_it_moved
     assert before > 2 * after
     # Both trainings on the chart and in the table, side by side: the one before is picked for the student.
     assert "before" in at.multiselect(key="tokenizers_pick").value
-    chart = next(m.value for m in at.markdown if "wpl-premium" in m.value)
+    chart = _chart(at)
     marks = dict(re.findall(r"<title>Hindi through (.*?): ([0-9.]+)×", chart))
     web = "before: your BPE on UDHR, languages as the web has them"
     assert set(marks) >= {GPT2, web, f"your BPE on {HINDI_MIX}"}, marks
@@ -334,17 +345,13 @@ def test_hindi_added_first_is_still_compared_with_the_webs_mix():
     trains the web's mix too and compares with it, not with nothing or with the equal mix."""
     at = app("pages/fairness.py", corpus="course-toy", tokenizers="r50k_base,trained")
     _train_mixes(at, "Every language equally", "As the web has them, Hindi added")
-    for _ in range(60):  # the web's mix trains after the Hindi mix (its progress view, then the page again)
-        if any("Since the training before" in m.value for m in at.markdown):
-            break
-        time.sleep(0.5)
-        at.run()
+    _rerun_until(at, _said("Since the training before"))  # the web's mix trains after the Hindi mix
     assert not at.exception
     said = " ".join(shown(m.value) for m in at.markdown)
     assert "Since the training before (your BPE on UDHR, languages as the web has them)" in said, said[:600]
     before, after = map(float, re.search(r"Hindi ([0-9.]+)× → ([0-9.]+)×", said).groups())
     assert before > 2 * after
-    chart = next(m.value for m in at.markdown if "wpl-premium" in m.value)
+    chart = _chart(at)
     assert "<title>Hindi through before: your BPE on UDHR, languages as the web has them: " in chart
 
 
@@ -387,14 +394,10 @@ def test_the_newcomers_first_click_adds_hindi_and_says_how_it_moved():
     with the web's mix (both trained), the answer in the line at the top and both marks on the chart."""
     at = app("pages/fairness.py", corpus="course-toy")
     at.button(key="mix web+hindi top").click().run()
-    for _ in range(90):
-        if any("Since the training before" in m.value for m in at.markdown):
-            break
-        time.sleep(0.5)
-        at.run()
+    _rerun_until(at, _said("Since the training before"), tries=90)  # two trainings: the mix, then the web's
     assert not at.exception
     said = " ".join(shown(m.value) for m in at.markdown)
     assert "Since the training before (your BPE on UDHR, languages as the web has them): Hindi" in said, said[:500]
-    chart = next(m.value for m in at.markdown if "wpl-premium" in m.value)
+    chart = _chart(at)
     assert "<title>Hindi through before: your BPE on UDHR" in chart and f"<title>Hindi through your BPE on {HINDI_MIX}" in chart
     assert not any(b.key == "mix web+hindi top" for b in at.button)  # done: the button is gone from the top

@@ -256,11 +256,16 @@ def shared_scatter(frame: pd.DataFrame, a: str, b: str, selected: str | None, da
 ROUND_COLOURS = [OTHER, BPE_PICK, TIED, "#CC79A7", "#56B4E9", "#F0E442", "#999999", CHOSEN, "#000000"]
 
 
+def text_colour(dark: bool) -> str:
+    """Streamlit's text colour in the light or dark theme (for text a chart draws itself)."""
+    return "#FAFAFA" if dark else "#31333F"
+
+
 def votes(frame: pd.DataFrame, dark: bool = False, large: bool = False, answer: str | None = None) -> alt.Chart:
     """A class's votes: one bar per choice and round, the rounds side by side (columns choice, round, votes).
     With `answer` (after the reveal): its label marked ✓ and bold, its bars drawn full, the others faded."""
     size = 18 if large else 13
-    text_colour = "#FAFAFA" if dark else "#31333F"
+    ink = text_colour(dark)
     rounds = sorted(frame["round"].unique(), key=lambda r: int(str(r).split()[-1]))
     axis = alt.Axis(labelFontSize=presenter_px(size, large), labelLimit=260)
     if answer is not None:
@@ -282,5 +287,5 @@ def votes(frame: pd.DataFrame, dark: bool = False, large: bool = False, answer: 
     if answer is not None:
         bars = bars.encode(opacity=alt.condition("datum.right", alt.value(1.0), alt.value(0.35)))
     labels = base.transform_filter("datum.votes > 0").mark_text(  # no "0" beside every empty bar
-        align="left", dx=3, fontSize=presenter_px(size - 1, large), color=text_colour).encode(text="votes:Q")
+        align="left", dx=3, fontSize=presenter_px(size - 1, large), color=ink).encode(text="votes:Q")
     return alt.layer(bars, labels).properties(height=alt.Step(16 if len(rounds) > 1 else 26))

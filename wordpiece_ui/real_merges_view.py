@@ -133,7 +133,7 @@ def kinds_chart(vocabulary: pd.DataFrame, name: str, dark: bool = False) -> alt.
                 axis=alt.Axis(values=ticks, format=",d", grid=True)),
         tooltip=["kind", alt.Tooltip("tokens:Q", format=",")])
     bars = base.mark_bar(color=charts.BPE_PICK)
-    labels = base.mark_text(align="left", dx=4, color="#FAFAFA" if dark else "#31333F").encode(text="label:N")
+    labels = base.mark_text(align="left", dx=4, color=charts.text_colour(dark)).encode(text="label:N")
     return (bars + labels).properties(height=24 * len(order))
 
 

@@ -16,21 +16,21 @@ from __future__ import annotations
 import re
 import threading
 
-from .charts import spec
+from .charts import spec, text_colour
 
-# Streamlit's own text colours and the page's font (an inline SVG's text takes the page's fonts: nothing fetched).
-THEMES = {False: {"text": "#31333F", "grid": "#E6E6E6", "domain": "#888888"},
-          True: {"text": "#FAFAFA", "grid": "#3A3D45", "domain": "#9A9A9A"}}
+# The grid and axis lines of each theme, and the page's font (an inline SVG's text takes the page's fonts: nothing
+# fetched); the text in Streamlit's own colour (charts.text_colour).
+THEMES = {False: {"grid": "#E6E6E6", "domain": "#888888"}, True: {"grid": "#3A3D45", "domain": "#9A9A9A"}}
 FONT = '"Source Sans", "Source Sans Pro", sans-serif'
 
 
 def config(dark: bool) -> dict:
     """Vega-Lite config for a chart on the page's background: transparent, the theme's text and grid colours."""
-    colours = THEMES[dark]
-    axis = {"labelColor": colours["text"], "titleColor": colours["text"], "gridColor": colours["grid"],
+    colours, text = THEMES[dark], text_colour(dark)
+    axis = {"labelColor": text, "titleColor": text, "gridColor": colours["grid"],
             "domainColor": colours["domain"], "tickColor": colours["domain"], "labelFont": FONT, "titleFont": FONT}
     return {"background": None, "font": FONT, "axis": axis, "view": {"stroke": colours["grid"]},
-            "legend": {"labelColor": colours["text"], "titleColor": colours["text"], "labelFont": FONT}}
+            "legend": {"labelColor": text, "titleColor": text, "labelFont": FONT}}
 
 
 _MARK = re.compile(r'<path aria-label="([^"]*)"([^>]*?)/>')
