@@ -12,7 +12,7 @@ import os
 
 import streamlit as st
 
-from wordpiece_ui import classroom, navigation, phone_room, presenter, state, trained
+from wordpiece_ui import classroom, fairness_picks, navigation, phone_room, presenter, state, trained
 
 # The icon is a file of ours: a Material icon name would make every browser fetch it from a font server.
 ICON = os.path.join(os.path.dirname(os.path.abspath(__file__)), "assets", "icon.png")
@@ -31,7 +31,9 @@ def main() -> None:
     if (room is not None and room.is_student and room.open
             and page.title in (navigation.COMPARE, navigation.PLAYGROUND, navigation.FAIRNESS)):
         classroom.not_while_in_class(room, settings)  # these pages would show the merges the class has not seen
-    if page.title in (navigation.TRAIN, navigation.COMPARE):  # its trainings run while the page imports them
+    if page.title in (navigation.TRAIN, navigation.COMPARE) or (  # its trainings run while the page imports them
+            page.title == navigation.FAIRNESS
+            and fairness_picks.measures_training(st.session_state, st.query_params, state.kept(fairness_picks.LINK))):
         trained.start_early(settings, pair=page.title == navigation.COMPARE)
     navigation.run(page)
 

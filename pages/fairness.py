@@ -15,8 +15,8 @@ navigation.through_app()  # first, before the imports below: a page run alone go
 from wordpiece_core import shelf
 from wordpiece_core.errors import WordPieceError
 from wordpiece_core.pipeline import Tokenizer
-from wordpiece_ui import (caches, classroom, corpus_loading, fairness_view, glossary, presenter, safe, state, trained,
-                          user_files)
+from wordpiece_ui import (caches, classroom, corpus_loading, fairness_picks, fairness_view, glossary, presenter, safe,
+                          state, trained, user_files)
 from wordpiece_ui.settings import Settings
 from wordpiece_ui.corpora import sample_by_id
 
@@ -32,7 +32,8 @@ WEB_ADDED = "fair_web_added"  # the digest of the last "web's mix with a languag
 CHOICES = ((*shelf.SHELF, fairness_view.TRAINED)
            + ((BEFORE,) if fairness_view.LAST_TRAINED in st.session_state or WEB_ADDED in st.session_state else ())
            + ((UPLOADED,) if own_file is not None else ()))
-DEFAULT = ("r50k_base", "cl100k_base", fairness_view.TRAINED)
+DEFAULT = fairness_picks.DEFAULT  # GPT-2's and GPT-4's tokenizers, and the sidebar's training
+PICK = fairness_picks.PICK  # the tokenizers picked (a widget)
 
 st.title("Fair to every language?")
 st.markdown("The same text costs readers of different languages different numbers of tokens. A language's **token "
@@ -45,11 +46,11 @@ settings = st.session_state[state.SETTINGS]
 languages = fairness_view.languages()
 names = [language.name for language in languages]
 # The link's choices on a first visit (tokenizers, languages, article), then the session's, across page switches.
-state.keep("tokenizers", ",".join(DEFAULT))
+state.keep(fairness_picks.LINK, ",".join(DEFAULT))
 state.keep("languages", "")
 state.keep("article", "1")
-PICKS = {"tokenizers_pick": ("tokenizers", [t for t in str(st.session_state[state.kept("tokenizers")]).split(",")
-                                            if t in CHOICES] or list(DEFAULT)),
+LINKED = str(st.session_state[state.kept(fairness_picks.LINK)]).split(",")
+PICKS = {PICK: (fairness_picks.LINK, [t for t in LINKED if t in CHOICES] or list(DEFAULT)),
          "languages_pick": ("languages", [n for n in str(st.session_state[state.kept("languages")]).split(",")
                                           if n in names])}  # none picked: every language
 for widget, (_, value) in PICKS.items():
@@ -80,10 +81,10 @@ def _show_training() -> None:
     both on the chart, side by side."""
     has_before = fairness_view.LAST_TRAINED in st.session_state or WEB_ADDED in st.session_state
     wanted = [fairness_view.TRAINED] + ([BEFORE] if has_before else [])
-    missing = [choice for choice in wanted if choice not in st.session_state["tokenizers_pick"]]
+    missing = [choice for choice in wanted if choice not in st.session_state[PICK]]
     if missing:
-        st.session_state["tokenizers_pick"] = [*st.session_state["tokenizers_pick"], *missing]
-        kept_pick("tokenizers_pick")
+        st.session_state[PICK] = [*st.session_state[PICK], *missing]
+        kept_pick(PICK)
 
 
 def choose_own_mix(editor: str, preset: str) -> None:
@@ -162,8 +163,8 @@ def label(choice: str) -> str:
     return "your training (the sidebar's)" if choice == fairness_view.TRAINED else shelf.title(choice)
 
 
-picked = st.multiselect("Tokenizers", CHOICES, key="tokenizers_pick", format_func=label, on_change=kept_pick,
-                        args=("tokenizers_pick",),
+picked = st.multiselect("Tokenizers", CHOICES, key=PICK, format_func=label, on_change=kept_pick,
+                        args=(PICK,),
                         help="OpenAI's encodings from the shelf (shipped with the app), the tokenizer the sidebar "
                              "trains (and, after a second training on the Declaration, the one before it, drawn "
                              "beside it as \"before: ...\"), and a tokenizer file uploaded on the Encoder playground "

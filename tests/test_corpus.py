@@ -116,6 +116,20 @@ def test_metaspace_counts_the_words_tokenizers_pre_tokenizer_makes_of_each_line(
     assert list(count_text(text, TextSettings(normalizer, name)).items()) == list(expected.items())
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["the cat", " the  dog ", "мир мир", "", "a\tb ▁c", "the"]), max_size=12),
+       st.sampled_from(["byte-level", "metaspace", "metaspace-never", "metaspace-first"]), st.booleans())
+def test_a_text_that_repeats_its_lines_counts_as_each_line_counted_in_turn(lines, pre, prefix_space):
+    """count_text counts each distinct line once and multiplies (a mix of the Declaration repeats English 92
+    times): the same words, counts and order of first appearance as counting every line in turn."""
+    from wordpiece_core.corpus import count_text, count_words
+
+    text = "\n".join(lines)
+    settings_ = TextSettings("none", pre, prefix_space if pre == "byte-level" else False)
+    once_each = count_words(text.split("\n") if text else [], settings_)
+    assert list(count_text(text, settings_).items()) == list(once_each.items())
+
+
 def test_metaspace_keeps_a_tab_in_its_word_and_makes_a_word_of_each_extra_space():
     from wordpiece_core.corpus import count_text
 

@@ -7,8 +7,10 @@ import re
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from helpers import app, shown
+from helpers import app, shown, train_bpe
 from wordpiece_core import shelf
 from wordpiece_core.errors import WordPieceError
 from wordpiece_core.fairness import costs, count
@@ -78,6 +80,42 @@ def test_words_split_and_characters_lost_are_counted_from_the_offsets():
     assert split == 2 and lost == 4
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="ab \n", max_size=30), st.lists(st.tuples(st.integers(0, 30), st.integers(0, 6)), max_size=8))
+def test_characters_lost_are_the_union_of_the_lost_spans_without_white_space(text, spans):
+    """_lost_chars (merged spans, white space counted by prefix sums) against the plain definition: the set of the
+    characters the spans cover, white space left out. Byte-level's pieces of one character share its span."""
+    from wordpiece_core.fairness import _lost_chars
+
+    spans = [(min(start, len(text)), min(start + width, len(text))) for start, width in spans]
+    spans = [(start, end) for start, end in spans if end > start]
+    plain = {i for start, end in spans for i in range(start, end) if not text[i].isspace()}
+    assert _lost_chars(text, spans) == len(plain)
+
+
+@pytest.mark.parametrize("prefix_space", [False, True])
+def test_byte_level_offsets_of_repeated_words_are_tokenizers_own(languages, prefix_space):
+    """Differential: a byte-level BPE's offsets (a word's worked out once, wherever it occurs; the first word with
+    the added prefix space the other way) equal `tokenizers`' on three languages' articles (multi-byte characters,
+    repeated words, characters never trained on)."""
+    tokenizers = pytest.importorskip("tokenizers")
+    import json
+
+    from wordpiece_core.corpus import TextSettings, count_text
+    from wordpiece_core.formats import tokenizer_json
+    from wordpiece_core.loading import tokenizer_from_json
+
+    three = [language for language in languages if language.name in ("English", "Hindi", "Amharic")]
+    corpus = "\n".join(language.text(tuple(range(1, 6))) for language in three[:2])  # Amharic: never trained on
+    counts = count_text(corpus, TextSettings("none", "byte-level", prefix_space))
+    doc = tokenizer_json(train_bpe(counts, 600, full_byte_alphabet=True), "none", "byte-level", prefix_space)
+    ours, theirs = tokenizer_from_json(doc, "test"), tokenizers.Tokenizer.from_str(json.dumps(doc))
+    for language in three:
+        text = language.text(MEASURED[:3])
+        a, b = ours.encode(text, add_special_tokens=False), theirs.encode(text, add_special_tokens=False)
+        assert a.tokens == b.tokens and a.offsets == [tuple(o) for o in b.offsets], language.name
+
+
 GPT2 = "r50k_base (GPT-2, GPT-3)"  # the shelf's tokenizer in the page's table, chart and answer
 
 
@@ -92,6 +130,28 @@ def test_the_page_opens_on_gpt2_cl100k_and_the_sidebars_training():
     shan = table[(table["tokenizer"] == GPT2) & (table["language"] == "Shan")].iloc[0]
     assert shan["premium"] > 10 and shan["fertility"] == ""  # no fertility: Shan's words are not spaced
     assert any("pays the most" in m.value for m in at.markdown)
+
+
+def test_the_sidebars_training_starts_before_the_page_runs_when_the_page_will_measure_it(monkeypatch):
+    """app.py starts the sidebar's training before the fairness page imports and draws (trained.start_early), when
+    the page's picks hold it: the link's, the session's, or the default."""
+    from wordpiece_ui import fairness_picks, state, trained
+
+    kept = state.kept(fairness_picks.LINK)
+    assert fairness_picks.measures_training({}, {}, kept)  # a first visit: the default holds it
+    assert fairness_picks.measures_training({}, {"tokenizers": "r50k_base,trained"}, kept)
+    assert not fairness_picks.measures_training({}, {"tokenizers": "r50k_base"}, kept)
+    assert not fairness_picks.measures_training({kept: "o200k_base"}, {"tokenizers": "trained"}, kept)
+    assert not fairness_picks.measures_training({fairness_picks.PICK: ["r50k_base"]}, {}, kept)
+    assert fairness_picks.measures_training({fairness_picks.PICK: ["trained"]}, {"tokenizers": "r50k_base"}, kept)
+
+    started = []
+    monkeypatch.setattr(trained, "start_early", lambda settings, pair: started.append((settings.corpus, pair)))
+    app("pages/fairness.py", corpus="course-toy", tokenizers="r50k_base")
+    assert started == []
+    at = app("pages/fairness.py", corpus="course-toy")
+    assert started and started[0] == ("course-toy", False)
+    assert at.session_state[fairness_picks.PICK] == list(fairness_picks.DEFAULT)  # the page's own picks: the same
 
 
 def test_the_pages_choices_come_from_its_link():

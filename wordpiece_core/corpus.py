@@ -46,6 +46,11 @@ _SPLIT_ONLY_SPACE = ("\x1c", "\x1d", "\x1e", "\x1f")
 
 def count_words(lines: Iterable[str], settings: TextSettings) -> dict[str, int]:
     """Count the words of `lines` (one document each), in order of first appearance."""
+    return _count_lines(((line, 1) for line in lines), settings)
+
+
+def _count_lines(lines: Iterable[tuple[str, int]], settings: TextSettings) -> dict[str, int]:
+    """count_words of lines given with how many times each occurs: (line, times)."""
     norm, pre, prefix = settings.normalizer, settings.pre_tokenizer, settings.add_prefix_space
     if pre in METASPACE:
         pieces: Counter[str] = Counter()
@@ -53,18 +58,26 @@ def count_words(lines: Iterable[str], settings: TextSettings) -> dict[str, int]:
         return _metaspace_words(pieces)
     if pre == "byte-level":
         counts: Counter[str] = Counter()
-        for line in lines:
-            counts.update(words_of(normalize(line, norm), pre, prefix))
+        for line, times in lines:
+            words = words_of(normalize(line, norm), pre, prefix)
+            if times == 1:
+                counts.update(words)
+            else:
+                for word, n in Counter(words).items():
+                    counts[word] += n * times
         return dict(counts)
     # The other pre-tokenizers never join across whitespace, and lines are
     # separated by whitespace, so the whole text is one document to them.
-    return _count_chunked(normalize("\n".join(lines), norm), pre)
+    return _count_chunked(normalize("\n".join(line for line, times in lines for _ in range(times)), norm), pre)
 
 
 def count_text(text: str, settings: TextSettings) -> dict[str, int]:
     """Count the words of a whole file's text (one document per line)."""
     if settings.pre_tokenizer == "byte-level" or settings.pre_tokenizer in METASPACE:
-        return count_words(split_lines(text), settings)
+        # Each distinct line counted once, its words times its copies: a corpus that repeats its lines (a mix
+        # of the Declaration holds English's articles 92 times) is counted at the cost of its distinct lines.
+        # The words keep their order of first appearance: a line's first copy comes before its others.
+        return _count_lines(Counter(split_lines(text)).items(), settings)
     # Line endings are whitespace to every other pre-tokenizer: no need to split.
     return _count_chunked(normalize(text, settings.normalizer), settings.pre_tokenizer)
 
@@ -130,16 +143,17 @@ def _count_file_forked(path: str, settings: TextSettings) -> dict[str, int] | No
     return counts
 
 
-def _count_metaspace_pieces(lines: Iterable[str], settings: TextSettings, pieces: Counter[str]) -> None:
+def _count_metaspace_pieces(lines: Iterable[tuple[str, int]], settings: TextSettings, pieces: Counter[str]) -> None:
     """Count into `pieces` what Metaspace (split, as tokenizers' pre-tokenizer) makes of each line, one document
     each: the line is normalized, every plain space (" " only: a tab, a no-break space or U+3000 stays inside its
     word) becomes ▁, and every ▁ begins a word, and a line that does not start with a space gets one ▁ before it (not under
     prepend_scheme never; "first" prepends to each line, as each is an input of its own). So a run of k spaces
     makes k - 1 words "▁". A key is the word without its ▁, or, for a first word left without one (never), the
-    word after a space (a piece never holds a space): _metaspace_words reads them back."""
+    word after a space (a piece never holds a space): _metaspace_words reads them back. Each line comes with the
+    times it occurs: its pieces count that many times."""
     never = settings.pre_tokenizer == "metaspace-never"
     norm = settings.normalizer
-    for line in lines:
+    for line, times in lines:
         if norm != "none":
             line = normalize(line, norm)  # (a line at a time: the bert normalizer turns line breaks into spaces)
         if not line:
@@ -150,9 +164,13 @@ def _count_metaspace_pieces(lines: Iterable[str], settings: TextSettings, pieces
         if not split[0]:  # the line starts with a space: that space is its first ▁
             del split[0]
         elif never:
-            pieces[" " + split[0]] += 1
+            pieces[" " + split[0]] += times
             del split[0]
-        pieces.update(split)
+        if times == 1:
+            pieces.update(split)
+        else:
+            for piece, n in Counter(split).items():
+                pieces[piece] += n * times
 
 
 def _metaspace_words(pieces: Counter[str]) -> dict[str, int]:
@@ -254,7 +272,7 @@ def _count_file_streamed(path: str, start: int, end: int, settings: TextSettings
             text = _decode_block(data, binary_head, start == 0)
             start = -1  # later blocks are not the file's start
             if metaspace:
-                _count_metaspace_pieces(split_lines(text), settings, chunks)
+                _count_metaspace_pieces(Counter(split_lines(text)).items(), settings, chunks)
                 continue
             text = normalize(text, settings.normalizer)
             if any(ch in text for ch in _SPLIT_ONLY_SPACE):

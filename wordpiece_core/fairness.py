@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from itertools import accumulate
 from dataclasses import dataclass
 
 from .parallel_text import Language
@@ -73,24 +74,37 @@ def count(tokenizer: Tokenizer, text: str) -> tuple[int, int, int, int]:
 
     encoding = tokenizer.encode(text, add_special_tokens=False)
     byte_level = is_byte_level(tokenizer.pre_tokenizer)
-    spans = sorted((start, end) for start, end in encoding.offsets if end > start)
-    starts, ends = [s for s, _ in spans], sorted(e for _, e in spans)
-    lost: set[int] = set()
+    spans = sorted(span for span in encoding.offsets if span[1] > span[0])
+    starts, ends = [span[0] for span in spans], sorted(span[1] for span in spans)
     lost_token: dict[str, bool] = {}
-    for token, (start, end) in zip(encoding.tokens, encoding.offsets):
-        if end <= start:
-            continue
+    lost_spans = []
+    for token, span in zip(encoding.tokens, encoding.offsets):
         if (is_lost := lost_token.get(token)) is None:
             is_lost = lost_token[token] = _lost(token, tokenizer, byte_level)
-        if is_lost:  # (a byte-level token's span may hold the space before its word: not lost)
-            lost.update(i for i in range(start, end) if not text[i].isspace())
+        if is_lost and span[1] > span[0]:
+            lost_spans.append(span)
     words = split = 0
     for m in _WORD.finditer(text):
         words += 1
         # the tokens that overlap the word (a byte-level token starts at the space before its word)
         inside = bisect.bisect_left(starts, m.end()) - bisect.bisect_right(ends, m.start())
         split += inside > 1
-    return len(encoding.ids), words, split, len(lost)
+    return len(encoding.ids), words, split, _lost_chars(text, lost_spans)
+
+
+def _lost_chars(text: str, spans: list[tuple[int, int]]) -> int:
+    """How many characters of `text` the spans cover, white space left out (a byte-level token's span may hold the
+    space before its word: not lost). Spans may overlap: byte-level's pieces of one character share its span."""
+    if not spans:
+        return 0
+    spaces = list(accumulate(map(str.isspace, text), initial=0))  # white space before each position
+    covered, at = 0, 0  # characters covered so far; where the spans counted so far end
+    for start, end in sorted(spans):
+        start = max(start, at)
+        if end > start:
+            covered += (end - start) - (spaces[end] - spaces[start])
+            at = end
+    return covered
 
 
 def costs(tokenizer: Tokenizer, languages: tuple[Language, ...], articles: tuple[int, ...]) -> list[Cost]:

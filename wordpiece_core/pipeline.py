@@ -251,7 +251,20 @@ class Tokenizer:
             return traces, offsets
         source = list(range(len(normalized))) if sources is None else sources
         added_space = byte_level and self.add_prefix_space and bool(normalized) and not normalized.startswith(" ")
+        spans_in: dict[str, list[tuple[int, int] | None]] = {}  # a byte-level word's token spans, in its characters
         for (word, (start, end)), result in zip(words, results):
+            if byte_level and sources is None and end > start and not (added_space and start == 0):
+                # Each character its own source: a token's offsets are its span in the word's characters, the same
+                # wherever the word occurs (worked out once a word: most of a text's words are repeats).
+                where = spans_in.get(word)
+                if where is None:
+                    chars = _byte_level_sources(normalized, start, end, False)
+                    where = spans_in[word] = [(chars[s] - start, chars[e - 1] + 1 - start) if e > s else None
+                                              for s, e in result.spans]
+                at = base + start
+                offsets += [(at + span[0], at + span[1]) if span is not None else (base, base) for span in where]
+                traces.append(WordTrace(word, (at, base + end), result))
+                continue
             if byte_level:
                 # Each byte-level character maps back to the normalized character it came from.
                 chars = _byte_level_sources(normalized, start, end, added_space and start == 0)

@@ -14,12 +14,12 @@ from wordpiece_core.fairness import REFERENCE, costs
 from wordpiece_core.parallel_text import ARTICLES, MAX_COPIES, Language, read
 from wordpiece_core.pipeline import Tokenizer
 
-from . import server
+from . import fairness_picks, server
 from .corpora import SAMPLES_DIR
 
 PARALLEL_FILE = os.path.join(SAMPLES_DIR, "udhr.json.xz")
 MEASURED = tuple(range(21, ARTICLES + 1))  # the articles measured: 21 to 30 (the mixes train on 1 to 20)
-TRAINED = "trained"  # the sidebar's training, among the tokenizers to compare
+TRAINED = fairness_picks.TRAINED  # the sidebar's training, among the tokenizers to compare
 PRESETS = {"english": "English only", "web": "As the web has them", "equal": "Every language equally"}
 COLOURS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9"]
 
