@@ -228,15 +228,15 @@ chart_keys = tuple((key, name) for name, (key, _) in tokenizers.items())
 if before is not None and BEFORE in picked:
     frames[f"before: {before.name}"] = before.as_before()
     chart_keys += ((("before", before.key), f"before: {before.name}"),)
-table = fairness_view.combined(list(frames.values()), chosen)
 first = next(iter(tokenizers))
-order, dearest, premium = fairness_view.dearest(table, first)
+summary = fairness_view.summary(chart_keys, list(frames.values()), chosen, first)
+table, order, dearest, premium = summary.table, summary.order, summary.dearest, summary.premium
 if premium is not None and first != trained_name:
     answer.markdown(f"Through **{safe.md(first)}**, {safe.md(dearest)} "
                     f"pays the most: **{premium:.1f}×** "
                     f"English's tokens for the same articles.")
 if trained_name in tokenizers:  # the student's own training: its dearest, and how it moved since the last one
-    mine = fairness_view.premiums(table, trained_name)
+    mine = summary.premiums(trained_name)
     if mine:
         worst_mine = max(mine, key=mine.__getitem__)
         line = (f"Through **{safe.md(trained_name)}**, {safe.md(worst_mine)} pays the most: "
@@ -315,13 +315,16 @@ with st.expander("Or make your own mix: how many times each language goes in", i
         st.error(safe.md(st.session_state[MIX_PROBLEM]))
 
 st.subheader("The numbers", anchor=False)
-shown = fairness_view.in_order(table, order)
+shown = summary.shown
 EVERY = "every language"
 tools = st.container(horizontal=True, vertical_alignment="bottom")
 find = tools.selectbox("Rows of", [EVERY, *order], key="fair_find", width=260,
                        help="One language's rows: how each tokenizer treats it (the CSV keeps every row).")
-glossary.table(shown if find == EVERY or find not in order else shown[shown["language"] == find])
-tools.download_button("The table (CSV)", fairness_view.csv(shown), file_name="token-premium.csv", mime="text/csv",
+if find == EVERY or find not in order:
+    glossary.show(*summary.readable)
+else:
+    glossary.table(shown[shown["language"] == find])
+tools.download_button("The table (CSV)", summary.csv, file_name="token-premium.csv", mime="text/csv",
                       icon=":material/download:")
 st.caption("Premium: tokens over English's for the same articles. Fertility: tokens per space-separated word "
            "(empty where words are not separated by spaces). Words split: words cut into more than one token. "
@@ -341,9 +344,9 @@ tok_name: str | None = pick_row.selectbox("Cut by", list(tokenizers), key="fair_
 if tok_name is None or tok_name not in tokenizers:
     tok_name = next(iter(tokenizers))
 try:
-    tok = tokenizers[tok_name][1]()
+    tok_key, tok = tokenizers[tok_name]
     for column, language_name in zip(st.columns(3), fairness_view.three_languages(order, names)):
-        html, count = fairness_view.article_chips(tok, by_name[language_name], int(article))
+        html, count = fairness_view.chips(tok_key, tok, by_name[language_name], int(article))
         column.markdown(f"**{safe.md(language_name)}**: {count:,} tokens")
         column.html(html)
 except WordPieceError as error:

@@ -368,6 +368,33 @@ def test_the_premium_chart_is_valid_vega_lite_drawn_as_svg_once_per_tokenizers_l
     assert len(made) == 2 * 5
 
 
+def test_a_second_session_reads_the_tables_and_chips_the_first_made(monkeypatch):
+    """A class opening the page at once: the table, its order, CSV and the article's chips are made once for the
+    server (fairness_view.summary, chips), then read; the page shows the same numbers to each."""
+    from wordpiece_ui import fairness_view
+
+    made = {"summary": 0, "chips": 0}
+    real_order, real_chips = fairness_view.in_order, fairness_view.article_chips
+
+    def counting(name, real):
+        return lambda *a: made.__setitem__(name, made[name] + 1) or real(*a)
+
+    monkeypatch.setattr(fairness_view, "in_order", counting("summary", real_order))
+    monkeypatch.setattr(fairness_view, "article_chips", counting("chips", real_chips))
+    link = dict(corpus="course-toy", tokenizers="r50k_base,trained", languages="English,Hindi,Thai,Greek",
+                article="7")
+    first = app("pages/fairness.py", **link)
+    assert made == {"summary": 1, "chips": 3}  # three languages' chips
+    second = app("pages/fairness.py", **link)
+    assert made == {"summary": 1, "chips": 3}  # read, not made again
+    assert _table(second).equals(_table(first)) and len(_table(first)) == 2 * 4
+    assert [m.value for m in second.markdown] == [m.value for m in first.markdown]
+    second.number_input[0].set_value(8).run()  # another article: its chips
+    assert made == {"summary": 1, "chips": 6}
+    second.multiselect[1].set_value(["English", "Hindi"]).run()  # other languages: another summary
+    assert made["summary"] == 2 and set(_table(second)["language"]) == {"English", "Hindi"}
+
+
 def test_presenter_mode_gives_the_page_big_type_and_keeps_it_in_the_link():
     at = app("pages/fairness.py", corpus="course-toy", present="1")
     assert not at.exception

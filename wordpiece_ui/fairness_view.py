@@ -217,6 +217,51 @@ def in_order(table: pd.DataFrame, order: list[str]) -> pd.DataFrame:
     return shown.sort_values(["_order", "tokenizer"]).drop(columns="_order")
 
 
+@dataclass(frozen=True)
+class Summary:
+    """What the page shows of its tokenizers' rows, worked out once for the server per tokenizers and languages (a
+    class opening the page runs it 30 times at once: each run then only reads this)."""
+
+    table: pd.DataFrame  # every tokenizer's rows, for the languages chosen
+    order: list[str]  # the languages by the first tokenizer's premium, dearest first
+    dearest: str  # the first of them ("" when none)
+    premium: float | None  # its premium
+    shown: pd.DataFrame  # the table as shown (in_order): its numbers rounded
+    readable: tuple[pd.DataFrame, dict]  # `shown` as glossary.readable writes it, and its columns' config
+    csv: str  # `shown` as CSV
+    by_tokenizer: dict[str, dict[str, float]]  # each tokenizer's premiums: language → premium
+
+    def premiums(self, name: str) -> dict[str, float]:
+        return self.by_tokenizer.get(name, {})
+
+    @property
+    def nbytes(self) -> int:  # for the store's budget
+        from .stores import size_of
+
+        return sum(size_of(part) for part in (self.table, self.shown, self.readable[0], self.csv))
+
+
+def summary(keys: tuple, frames: list[pd.DataFrame], chosen: list[str], first: str) -> Summary:
+    """The page's Summary of `frames` (one per tokenizer) for the languages `chosen` (all when none are), ordered by
+    the tokenizer `first`'s premiums; stored for the server under `keys` (the tokenizers' keys and names)."""
+    def make() -> Summary:
+        from .glossary import readable
+
+        table = combined(frames, chosen)
+        order, dear, premium = dearest(table, first)
+        shown = in_order(table, order)
+        by_tokenizer = {name: premiums(table, name) for name in dict.fromkeys(table["tokenizer"])}
+        return Summary(table, order, dear, premium, shown, readable(shown), csv(shown), by_tokenizer)
+
+    return server.store().get_or_make(("fairness summary", keys, tuple(chosen), first), make)
+
+
+def chips(key: tuple, tokenizer: Callable[[], Tokenizer], language: Language, article: int) -> tuple[str, int]:
+    """article_chips through the tokenizer `key` names (`tokenizer()` gives it), made once for the server."""
+    return server.store().get_or_make(("fairness chips", key, language.name, article),
+                                      lambda: article_chips(tokenizer(), language, article))
+
+
 def three_languages(order: list[str], names: list[str]) -> list[str]:
     """The article's three columns: English, the dearest language, and Hindi (or Chinese when Hindi is dearest)."""
     dear = next((n for n in order if n != REFERENCE), None)
@@ -236,12 +281,15 @@ def article_chips(tokenizer: Tokenizer, language: Language, article: int) -> tup
 
 
 def mix_frame(preset: str) -> pd.DataFrame:
-    """The languages and their copies in a preset mix ("english", "web", "equal"), to edit."""
+    """The languages and their copies in a preset mix ("english", "web", "equal"), to edit (a copy of the server's)."""
     from wordpiece_core.parallel_text import mix_weights
 
-    weights = mix_weights(preset, languages())
-    return pd.DataFrame([{"language": language.name, "script": language.script, "copies": weights[language.name]}
-                         for language in languages()])
+    def make() -> pd.DataFrame:
+        weights = mix_weights(preset, languages())
+        return pd.DataFrame([{"language": language.name, "script": language.script,
+                              "copies": weights[language.name]} for language in languages()])
+
+    return server.store().get_or_make(("mix frame", preset), make).copy()
 
 
 def with_edits(frame: pd.DataFrame, state: object) -> pd.DataFrame:

@@ -150,7 +150,11 @@ def readable(frame: pd.DataFrame | list[dict], config: dict | None = None) -> tu
 def table(frame: pd.DataFrame | list[dict], config: dict | None = None, rows: int = MAX_SHOWN_ROWS) -> None:
     """st.dataframe of `frame` as `readable` writes it, as tall as its rows (up to `rows`, then it scrolls): no
     empty padding rows under a short table."""
-    shown, config = readable(frame, config)
+    show(*readable(frame, config), rows=rows)
+
+
+def show(shown: pd.DataFrame, config: dict, rows: int = MAX_SHOWN_ROWS) -> None:
+    """`table`, of a frame and config `readable` gave (a page that keeps them for the server)."""
     st.dataframe(shown, hide_index=True, width="stretch", column_config=config,
                  height=HEADER_PX + ROW_PX * max(1, min(len(shown), rows)))
 

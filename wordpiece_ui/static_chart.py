@@ -13,6 +13,7 @@ with work in other processes (a training's worker).
 
 from __future__ import annotations
 
+import html
 import re
 import threading
 
@@ -34,19 +35,32 @@ def config(dark: bool) -> dict:
 
 
 _MARK = re.compile(r'<path aria-label="([^"]*)"([^>]*?)/>')
+_LONG = re.compile(r"(\d\.\d\d)\d+")  # a coordinate's digits past the hundredths (Vega writes 12.000000000000018)
 
 
 def with_titles(svg: str) -> str:
-    """Vega's SVG with each labelled mark's aria-label also as its <title> (a browser shows it on hover). The label
-    is already escaped as an attribute, so it is escaped as text too."""
-    return _MARK.sub(r'<path aria-label="\1"\2><title>\1</title></path>', svg)
+    """Vega's SVG with each labelled mark's aria-label as its <title> instead: a browser shows it on hover, and a
+    screen reader reads it as the mark's name (the same text twice would double what the page sends). The label is
+    already escaped as an attribute, so it is escaped as text too."""
+    return _MARK.sub(r'<path\2><title>\1</title></path>', svg)
+
+
+def compact(svg: str) -> str:
+    """The SVG with its coordinates cut to hundredths of a pixel (a fifth of the chart's text was digits no screen
+    shows) and the page's font named once, on the drawing, for every text in it: less for the page to send and the
+    browser to parse."""
+    font = ' font-family="' + html.escape(FONT) + '"'
+    if font in svg:
+        svg = svg.replace(font, "").replace("<svg ", "<svg" + font + " ", 1)
+    return _LONG.sub(r"\1", svg)
 
 
 def to_svg(chart_spec: dict) -> str:
-    """A Vega-Lite dict as SVG text: no data or font is fetched (inline data only), hover titles added."""
+    """A Vega-Lite dict as SVG text: no data or font is fetched (inline data only), hover titles added, coordinates
+    to a hundredth."""
     import vl_convert
 
-    return with_titles(vl_convert.vegalite_to_svg(chart_spec, allowed_base_urls=[]))
+    return compact(with_titles(vl_convert.vegalite_to_svg(chart_spec, allowed_base_urls=[])))
 
 
 def chart_svg(chart, dark: bool) -> str:  # chart: an Altair chart
