@@ -25,7 +25,7 @@ fairness_view.start_chart_engine()  # the chart's SVG needs an engine (about 1 s
 DARK = st.context.theme.type == "dark"
 PRESENTING = state.presenting()  # present=1 in the link, or the Train page's toggle: big type for a projector
 presenter.style(PRESENTING)
-UPLOADED = "uploaded"  # the tokenizer file uploaded on the playground in this session
+UPLOADED = fairness_picks.UPLOADED  # the tokenizer file uploaded on the playground in this session
 own_file = user_files.current(user_files.TOKENIZER)
 BEFORE = fairness_view.BEFORE  # the sidebar's training before the last one, once there is one
 WEB_ADDED = "fair_web_added"  # the digest of the last "web's mix with a language added" file made

@@ -117,16 +117,19 @@ def test_metaspace_counts_the_words_tokenizers_pre_tokenizer_makes_of_each_line(
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.sampled_from(["the cat", " the  dog ", "мир мир", "", "a\tb ▁c", "the"]), max_size=12),
-       st.sampled_from(["byte-level", "metaspace", "metaspace-never", "metaspace-first"]), st.booleans())
-def test_a_text_that_repeats_its_lines_counts_as_each_line_counted_in_turn(lines, pre, prefix_space):
-    """count_text counts each distinct line once and multiplies (a mix of the Declaration repeats English 92
-    times): the same words, counts and order of first appearance as counting every line in turn."""
-    from wordpiece_core.corpus import count_text, count_words
+@given(st.lists(st.sampled_from(["the cat", " the  dog ", "мир мир", "", "a\tb ▁c", "the", "x\r", "Ünï"]), max_size=12),
+       st.sampled_from(["byte-level", "metaspace", "metaspace-never", "metaspace-first"]), st.booleans(),
+       st.sampled_from(["none", "bert"]))
+def test_a_text_that_repeats_its_lines_counts_as_each_line_counted_in_turn(lines, pre, prefix_space, normalizer):
+    """count_text with repeated_lines (the app's texts: a mix of the Declaration repeats English 92 times) counts
+    each distinct line once and multiplies: the same words, counts and order of first appearance as counting every
+    line in turn."""
+    from wordpiece_core.corpus import count_text, count_words, split_lines
 
     text = "\n".join(lines)
-    settings_ = TextSettings("none", pre, prefix_space if pre == "byte-level" else False)
-    once_each = count_words(text.split("\n") if text else [], settings_)
+    settings_ = TextSettings(normalizer, pre, prefix_space if pre == "byte-level" else False)
+    once_each = count_words(split_lines(text), settings_)
+    assert list(count_text(text, settings_, repeated_lines=True).items()) == list(once_each.items())
     assert list(count_text(text, settings_).items()) == list(once_each.items())
 
 

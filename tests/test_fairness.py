@@ -144,6 +144,8 @@ def test_the_sidebars_training_starts_before_the_page_runs_when_the_page_will_me
     assert not fairness_picks.measures_training({kept: "o200k_base"}, {"tokenizers": "trained"}, kept)
     assert not fairness_picks.measures_training({fairness_picks.PICK: ["r50k_base"]}, {}, kept)
     assert fairness_picks.measures_training({fairness_picks.PICK: ["trained"]}, {"tokenizers": "r50k_base"}, kept)
+    assert fairness_picks.measures_training({kept: ""}, {}, kept)  # nothing the page knows: its default
+    assert fairness_picks.measures_training({}, {"tokenizers": "gpt5,<b>"}, kept)
 
     started = []
     monkeypatch.setattr(trained, "start_early", lambda settings, pair: started.append((settings.corpus, pair)))
@@ -359,6 +361,7 @@ def test_the_premium_chart_is_valid_vega_lite_drawn_as_svg_once_per_tokenizers_l
     assert len(titles) == 2 * 4 and "<b>" not in html and "&lt;b&gt;x&lt;/b&gt; &amp; y" in html
     assert "<script" not in html and html.count("</title>") == len(titles)  # the name stays text
     assert 'fill="white"' not in html  # drawn on the page's background (light or dark)
+    assert html.count("font-family") == 2 and not re.search(r' d="[^"]*\d\.\d{3}', html)  # compact
     assert fairness_view.premium_html(keys, table, ["Hindi", "English"]) == html and len(made) == 2  # made once
     dark = fairness_view.premium_html(keys, table, ["Hindi", "English"], dark=True)
     assert dark != html and "#FAFAFA" in dark
@@ -393,6 +396,23 @@ def test_a_second_session_reads_the_tables_and_chips_the_first_made(monkeypatch)
     assert made == {"summary": 1, "chips": 6}
     second.multiselect[1].set_value(["English", "Hindi"]).run()  # other languages: another summary
     assert made["summary"] == 2 and set(_table(second)["language"]) == {"English", "Hindi"}
+
+
+def test_the_svg_is_sent_compact_its_texts_as_they_are():
+    """static_chart.compact: coordinates cut to hundredths, the font named once on the drawing; a text (a file's
+    name in a title or a label) keeps every digit."""
+    from wordpiece_ui.static_chart import FONT, compact
+
+    font = ' font-family="&quot;Source Sans&quot;, &quot;Source Sans Pro&quot;, sans-serif"'
+    assert FONT.replace('"', "&quot;") in font
+    svg = (f'<svg class="marks" width="725.5"><path transform="translate(12.000000000000018,739.085995)" '
+           f'd="M4.7434,0A4.7434,4.7434,0,1,1,-4.7434,0"><title>tok-0.12345.json: 7.50× (1,547 tokens)</title>'
+           f'</path><text{font} x="3.14159" fill="#0072B2">v1.23456</text></svg>')
+    small = compact(svg)
+    assert small.count("font-family") == 1 and small.startswith("<svg" + font + " ")
+    assert 'transform="translate(12.00,739.08)"' in small and 'd="M4.74,0A4.74,4.74,0,1,1,-4.74,0"' in small
+    assert 'x="3.14"' in small and 'width="725.5"' in small
+    assert "<title>tok-0.12345.json: 7.50× (1,547 tokens)</title>" in small and ">v1.23456</text>" in small
 
 
 def test_presenter_mode_gives_the_page_big_type_and_keeps_it_in_the_link():

@@ -71,13 +71,17 @@ def _count_lines(lines: Iterable[tuple[str, int]], settings: TextSettings) -> di
     return _count_chunked(normalize("\n".join(line for line, times in lines for _ in range(times)), norm), pre)
 
 
-def count_text(text: str, settings: TextSettings) -> dict[str, int]:
-    """Count the words of a whole file's text (one document per line)."""
+def count_text(text: str, settings: TextSettings, repeated_lines: bool = False) -> dict[str, int]:
+    """Count the words of a whole file's text (one document per line).
+
+    `repeated_lines`: each distinct line is counted once, its words times its copies, so a text that repeats its
+    lines (a mix of the Declaration holds English's articles 92 times) costs what its distinct lines cost; the
+    words keep their order of first appearance (a line's first copy comes before its others). It holds a table of
+    the distinct lines meanwhile: the app's texts are capped (MAX_UPLOAD_MB); the command line's files are not, and
+    their lines seldom repeat."""
     if settings.pre_tokenizer == "byte-level" or settings.pre_tokenizer in METASPACE:
-        # Each distinct line counted once, its words times its copies: a corpus that repeats its lines (a mix
-        # of the Declaration holds English's articles 92 times) is counted at the cost of its distinct lines.
-        # The words keep their order of first appearance: a line's first copy comes before its others.
-        return _count_lines(Counter(split_lines(text)).items(), settings)
+        lines = split_lines(text)
+        return _count_lines(Counter(lines).items() if repeated_lines else ((line, 1) for line in lines), settings)
     # Line endings are whitespace to every other pre-tokenizer: no need to split.
     return _count_chunked(normalize(text, settings.normalizer), settings.pre_tokenizer)
 
@@ -272,7 +276,7 @@ def _count_file_streamed(path: str, start: int, end: int, settings: TextSettings
             text = _decode_block(data, binary_head, start == 0)
             start = -1  # later blocks are not the file's start
             if metaspace:
-                _count_metaspace_pieces(Counter(split_lines(text)).items(), settings, chunks)
+                _count_metaspace_pieces(((line, 1) for line in split_lines(text)), settings, chunks)
                 continue
             text = normalize(text, settings.normalizer)
             if any(ch in text for ch in _SPLIT_ONLY_SPACE):

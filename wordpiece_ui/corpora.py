@@ -128,7 +128,7 @@ def word_counts_from_bytes(data: bytes, name: str, is_tsv: bool, settings: TextS
         raise WordPieceError(f"{name} is empty: there are no words to train on")
     text = decode_text(data, name)
     notes: list[str] = []
-    counts = parse_word_counts(text, name, notes) if is_tsv else count_text(text, settings)
+    counts = parse_word_counts(text, name, notes) if is_tsv else count_text(text, settings, repeated_lines=True)
     if not counts:
         raise WordPieceError(f"{name} has no words once {'parsed' if is_tsv else 'pre-tokenized'}")
     if len(counts) > MAX_WORD_TYPES:

@@ -220,7 +220,8 @@ def in_order(table: pd.DataFrame, order: list[str]) -> pd.DataFrame:
 @dataclass(frozen=True)
 class Summary:
     """What the page shows of its tokenizers' rows, worked out once for the server per tokenizers and languages (a
-    class opening the page runs it 30 times at once: each run then only reads this)."""
+    class opening the page runs it 30 times at once: each run then only reads this). Every session is handed the
+    same one: read it, never change it (copy a frame first)."""
 
     table: pd.DataFrame  # every tokenizer's rows, for the languages chosen
     order: list[str]  # the languages by the first tokenizer's premium, dearest first
@@ -327,7 +328,7 @@ def premiums(table: pd.DataFrame, name: str) -> dict[str, float]:
     return dict(zip(mine["language"], mine["premium"].astype(float)))
 
 
-BEFORE = "before"  # the sidebar's training before its last one on the Declaration, among the tokenizers to compare
+BEFORE = fairness_picks.BEFORE  # the sidebar's training before its last one, among the tokenizers to compare
 LAST_TRAINED = "fair_last_trained"  # session key: the Measured training the page last measured
 BEFORE_TRAINED = "fair_trained_before"  # session key: the Measured training before it, or None
 

@@ -35,6 +35,7 @@ def config(dark: bool) -> dict:
 
 
 _MARK = re.compile(r'<path aria-label="([^"]*)"([^>]*?)/>')
+_GEOMETRY = re.compile(r'( (?:d|transform|x|y|x1|x2|y1|y2|width|height)=")([^"]*)"')  # attributes of coordinates
 _LONG = re.compile(r"(\d\.\d\d)\d+")  # a coordinate's digits past the hundredths (Vega writes 12.000000000000018)
 
 
@@ -47,12 +48,12 @@ def with_titles(svg: str) -> str:
 
 def compact(svg: str) -> str:
     """The SVG with its coordinates cut to hundredths of a pixel (a fifth of the chart's text was digits no screen
-    shows) and the page's font named once, on the drawing, for every text in it: less for the page to send and the
-    browser to parse."""
+    shows; a text, such as a file's name in a title, is left as it is) and the page's font named once, on the
+    drawing, for every text in it: less for the page to send and the browser to parse."""
     font = ' font-family="' + html.escape(FONT) + '"'
     if font in svg:
         svg = svg.replace(font, "").replace("<svg ", "<svg" + font + " ", 1)
-    return _LONG.sub(r"\1", svg)
+    return _GEOMETRY.sub(lambda m: m.group(1) + _LONG.sub(r"\1", m.group(2)) + '"', svg)  # (never a text's)
 
 
 def to_svg(chart_spec: dict) -> str:
