@@ -150,7 +150,8 @@ def train_mix(edited, name: str | None = None) -> user_files.StoredFile | None:
     web = sample_by_id("udhr-web")  # the presets' own settings (byte-level BPE at 8,000), from the catalog
     assert web is not None
     state.use_corpus("upload", algorithm="bpe", vocab_size=web.vocab_size, normalizer=web.normalizer,
-                     pre_tokenizer=web.pre_tokenizer, specials=web.specials, min_frequency=web.min_frequency)
+                     pre_tokenizer=web.pre_tokenizer, specials=web.specials, min_frequency=web.min_frequency,
+                     byte_alphabet=web.byte_alphabet)
     _show_training()
     return made
 
@@ -283,8 +284,9 @@ st.caption("Why: a tokenizer learns its merges from its training corpus, so the 
 st.subheader("Change the training corpus, watch the premium move", anchor=False)
 st.markdown("Train the sidebar's tokenizer on a mix of the Declaration's languages (articles 1 to 20; the page "
             "measures 21 to 30, which no mix holds), then look at its marks above: a language the corpus leaves out "
-            "pays most. Each button trains byte-level BPE at 8,000 tokens, as GPT-2's tokenizer was trained, so a "
-            "script it has not seen pays in bytes rather than hiding as [UNK].")
+            "pays most. Each button trains byte-level BPE with all 256 bytes in its alphabet, as GPT-2's tokenizer "
+            "was trained, at 8,000 tokens (English only: 2,000, about all its text holds), so a script it has not "
+            "seen pays in bytes rather than hiding as [UNK].")
 row = st.container(horizontal=True)
 for mix, title in MIX_BUTTONS.items():
     row.button(title, on_click=choose_mix, args=(mix,), type="primary" if settings.corpus == mix else "secondary",
@@ -328,7 +330,8 @@ tools.download_button("The table (CSV)", summary.csv, file_name="token-premium.c
                       icon=":material/download:")
 st.caption("Premium: tokens over English's for the same articles. Fertility: tokens per space-separated word "
            "(empty where words are not separated by spaces). Words split: words cut into more than one token. "
-           "Lost: characters that became [UNK], or bytes (a byte-level token holding part of a character). "
+           "Lost: characters that became [UNK], or bytes (a byte-level token holding part of a character), or no "
+           "token at all (a byte-level tokenizer trained without every byte drops the bytes it never saw). "
            "Petrov et al. (2023, \"Language Model Tokenizers Introduce Unfairness Between Languages\") measure the "
            "premium on FLORES-200 sentences; this page uses the Declaration, so its figures differ from theirs, "
            "but the order of the languages is the one they report.")

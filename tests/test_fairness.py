@@ -83,14 +83,29 @@ def test_words_split_and_characters_lost_are_counted_from_the_offsets():
 @settings(max_examples=200, deadline=None)
 @given(st.text(alphabet="ab \n", max_size=30), st.lists(st.tuples(st.integers(0, 30), st.integers(0, 6)), max_size=8))
 def test_characters_lost_are_the_union_of_the_lost_spans_without_white_space(text, spans):
-    """_lost_chars (merged spans, white space counted by prefix sums) against the plain definition: the set of the
+    """_covered (merged spans, white space counted by prefix sums) against the plain definition: the set of the
     characters the spans cover, white space left out. Byte-level's pieces of one character share its span."""
-    from wordpiece_core.fairness import _lost_chars
+    from wordpiece_core.fairness import _covered
 
     spans = [(min(start, len(text)), min(start + width, len(text))) for start, width in spans]
     spans = [(start, end) for start, end in spans if end > start]
     plain = {i for start, end in spans for i in range(start, end) if not text[i].isspace()}
-    assert _lost_chars(text, spans) == len(plain)
+    assert _covered(text, spans) == len(plain)
+
+
+def test_characters_no_token_holds_are_lost():
+    """A byte-level BPE trained on English alone without every byte drops the bytes of a script it never saw:
+    Hindi then looks cheap (few tokens), and its lost column says why."""
+    from wordpiece_core.corpus import TextSettings, count_text
+    from wordpiece_core.formats import tokenizer_json
+    from wordpiece_core.loading import tokenizer_from_json
+
+    counts = count_text("all human beings are born free and equal in dignity and rights", TextSettings("none",
+                                                                                                        "byte-level"))
+    tok = tokenizer_from_json(tokenizer_json(train_bpe(counts, 60), "none", "byte-level"), "test")
+    tokens, words, split, lost = count(tok, "सभी मनुष्य free")
+    assert lost == len("सभीमनुष्य") and tokens <= 4  # only " free" (and the spaces) remain
+    assert count(tok, "free and equal")[3] == 0
 
 
 @pytest.mark.parametrize("prefix_space", [False, True])
@@ -261,9 +276,25 @@ def test_the_own_mix_button_trains_the_sidebar_on_the_mix():
     assert not at.exception
     assert at.session_state["s_corpus"] == "upload" and at.session_state["s_vocab_size"] == 8000
     assert (at.session_state["s_algorithm"], at.session_state["s_pre_tokenizer"]) == ("bpe", "byte-level")
+    assert at.session_state["s_byte_alphabet"]  # all 256 bytes, as GPT-2's: an unseen script pays in bytes
     _rerun_until(at, _table_back)  # the training runs in a worker; the page shows its progress meanwhile
     names = set(_table(at)["tokenizer"])
     assert GPT2 in names and any(name.startswith("your BPE") for name in names)
+
+
+def test_english_only_makes_every_other_script_pay_in_bytes():
+    """English only: byte-level BPE with all 256 bytes (as GPT-2's), so a script it never saw pays in bytes (its
+    premium high, its characters lost to bytes) instead of vanishing and looking cheap."""
+    at = app("pages/fairness.py", corpus="course-toy", algorithm="bpe", tokenizers="trained",
+             languages="English,Hindi,Tamil,Russian")
+    _train_mixes(at, "English only")
+    assert at.session_state["s_corpus"] == "udhr-english" and at.session_state["s_byte_alphabet"]
+    table = _table(at)
+    mine = table[table["tokenizer"].str.startswith("your BPE")].set_index("language")
+    for language in ("Hindi", "Tamil", "Russian"):
+        assert mine.loc[language, "premium"] > 3, (language, mine.loc[language, "premium"])
+        assert mine.loc[language, "lost to [UNK] or bytes %"] > 50, language
+    assert mine.loc["English", "lost to [UNK] or bytes %"] == 0
 
 
 def test_a_new_training_is_compared_with_the_one_before_and_the_table_starts_with_its_names():

@@ -36,7 +36,7 @@ class Cost:
     chars: int
     bytes: int  # UTF-8
     split_words: int  # words cut into more than one token
-    lost_chars: int  # characters that became an unknown token, or bytes (byte-level pieces of a character)
+    lost_chars: int  # characters that became an unknown token, or bytes (byte-level pieces of a character), or nothing
     premium: float  # tokens over the reference language's tokens for the same articles
 
     @property
@@ -89,10 +89,13 @@ def count(tokenizer: Tokenizer, text: str) -> tuple[int, int, int, int]:
         # the tokens that overlap the word (a byte-level token starts at the space before its word)
         inside = bisect.bisect_left(starts, m.end()) - bisect.bisect_right(ends, m.start())
         split += inside > 1
-    return len(encoding.ids), words, split, _lost_chars(text, lost_spans)
+    # Lost: the characters of lost tokens, and those no token holds at all (a byte-level tokenizer trained without
+    # every byte drops the bytes it never saw: a script missing from its corpus would otherwise look cheap).
+    unheld = len(text) - sum(map(str.isspace, text)) - _covered(text, spans)
+    return len(encoding.ids), words, split, _covered(text, lost_spans) + unheld
 
 
-def _lost_chars(text: str, spans: list[tuple[int, int]]) -> int:
+def _covered(text: str, spans: list[tuple[int, int]]) -> int:
     """How many characters of `text` the spans cover, white space left out (a byte-level token's span may hold the
     space before its word: not lost). Spans may overlap: byte-level's pieces of one character share its span."""
     if not spans:

@@ -41,6 +41,7 @@ class SampleCorpus:
     min_frequency: int
     heldout: str = ""  # a sentence not in the corpus, for the Compare page
     unigram: dict | None = None  # the settings it suggests for Unigram, over those above (rule, size, specials, ...)
+    byte_alphabet: bool = False  # byte-level: all 256 bytes in the alphabet from the start (as GPT-2's)
 
     @property
     def is_word_counts(self) -> bool:

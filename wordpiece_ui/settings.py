@@ -129,7 +129,7 @@ def defaults_for(corpus_id: str, algorithm: str = "wordpiece") -> Settings:
 
 
 # The settings a sample corpus suggests (its catalogue entry has a field of the same name for each).
-SUGGESTED = ("vocab_size", "normalizer", "pre_tokenizer", "min_frequency", "specials")
+SUGGESTED = ("vocab_size", "normalizer", "pre_tokenizer", "min_frequency", "specials", "byte_alphabet")
 UNIGRAM_SUGGESTED = ("unigram_rule", "whole_words")  # in its `unigram` entry, with those above
 
 

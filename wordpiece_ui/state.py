@@ -155,8 +155,8 @@ def load_settings(params: dict[str, str], step: int | None = None) -> None:
 
 def _apply_corpus_defaults() -> None:
     d = defaults_for(st.session_state[setting_key("corpus")], st.session_state[setting_key("algorithm")])
-    for field in ("vocab_size", "normalizer", "pre_tokenizer", "min_frequency", "specials", "unigram_rule",
-                  "whole_words"):
+    for field in ("vocab_size", "normalizer", "pre_tokenizer", "min_frequency", "specials", "byte_alphabet",
+                  "unigram_rule", "whole_words"):
         st.session_state[setting_key(field)] = getattr(d, field)
     st.session_state[STEP] = 1
     for key in (HELDOUT, kept(HELDOUT), FOLLOW, kept(FOLLOW)):
