@@ -91,16 +91,15 @@ def count(tokenizer: Tokenizer, text: str) -> tuple[int, int, int, int]:
         split += inside > 1
     # Lost: the characters of lost tokens, and those no token holds at all (a byte-level tokenizer trained without
     # every byte drops the bytes it never saw: a script missing from its corpus would otherwise look cheap).
-    unheld = len(text) - sum(map(str.isspace, text)) - _covered(text, spans)
-    return len(encoding.ids), words, split, _covered(text, lost_spans) + unheld
-
-
-def _covered(text: str, spans: list[tuple[int, int]]) -> int:
-    """How many characters of `text` the spans cover, white space left out (a byte-level token's span may hold the
-    space before its word: not lost). Spans may overlap: byte-level's pieces of one character share its span."""
-    if not spans:
-        return 0
     spaces = list(accumulate(map(str.isspace, text), initial=0))  # white space before each position
+    unheld = len(text) - spaces[-1] - _covered(spans, spaces)
+    return len(encoding.ids), words, split, _covered(lost_spans, spaces) + unheld
+
+
+def _covered(spans: list[tuple[int, int]], spaces: list[int]) -> int:
+    """How many characters the spans cover, white space left out (a byte-level token's span may hold the space
+    before its word: not lost); `spaces[i]`: the white space before position i of the text. Spans may overlap:
+    byte-level's pieces of one character share its span."""
     covered, at = 0, 0  # characters covered so far; where the spans counted so far end
     for start, end in sorted(spans):
         start = max(start, at)

@@ -26,9 +26,9 @@ from wordpiece_core.pre_tokenizers import PRE_TOKENIZERS
 
 from . import safe, user_files
 from .corpora import MAX_PASTE_CHARS, MAX_UPLOAD_MB, MAX_WORD_TYPES, sample_by_id, samples
-from .settings import (ALGORITHMS, MAX_MIN_FREQUENCY, MAX_VOCAB, SPECIALS, SPECIALS_LABELS, TIE_BREAKS,
-                       ALGORITHM_NAMES, COMPARABLE, UNIGRAM_PRE_TOKENIZER, Settings, defaults_for, from_query,
-                       parse_algorithms)
+from .settings import (ALGORITHMS, MAX_MIN_FREQUENCY, MAX_VOCAB, SPECIALS, SPECIALS_LABELS, SUGGESTED, TIE_BREAKS,
+                       ALGORITHM_NAMES, COMPARABLE, UNIGRAM_PRE_TOKENIZER, UNIGRAM_SUGGESTED, Settings, defaults_for,
+                       from_query, parse_algorithms)
 
 FIELDS = ("corpus", "algorithm", "vocab_size", "normalizer", "pre_tokenizer", "tie_break", "min_frequency", "specials",
           "byte_alphabet", "prefix_space", "unigram_rule", "whole_words")
@@ -155,8 +155,7 @@ def load_settings(params: dict[str, str], step: int | None = None) -> None:
 
 def _apply_corpus_defaults() -> None:
     d = defaults_for(st.session_state[setting_key("corpus")], st.session_state[setting_key("algorithm")])
-    for field in ("vocab_size", "normalizer", "pre_tokenizer", "min_frequency", "specials", "byte_alphabet",
-                  "unigram_rule", "whole_words"):
+    for field in (*SUGGESTED, *UNIGRAM_SUGGESTED):
         st.session_state[setting_key(field)] = getattr(d, field)
     st.session_state[STEP] = 1
     for key in (HELDOUT, kept(HELDOUT), FOLLOW, kept(FOLLOW)):
