@@ -48,10 +48,15 @@ LESSON = ("/fairness?corpus=udhr-web&algorithm=bpe&tokenizers=r50k_base,cl100k_b
           + ",".join(name.replace(" ", "%20") for name in LESSON_LANGUAGES))
 
 
+CHART_SHOWN = ("() => [...document.querySelectorAll('.wpl-premium img')]"
+               ".some(i => i.offsetParent !== null && i.complete && i.naturalWidth > 0)")
+
+
 def _ready(page, text: str, timeout_s: float, chart: bool = True) -> None:
     page.get_by_text(text).first.wait_for(timeout=timeout_s * 1000)
-    if chart:
-        page.locator(".wpl-premium svg:visible").first.wait_for(timeout=timeout_s * 1000)  # the chart (SVG)
+    if chart:  # the chart: its image (the screen's or the phone's drawing) decoded
+        page.locator(".wpl-premium img:visible").first.wait_for(timeout=timeout_s * 1000)
+        page.wait_for_function(CHART_SHOWN, timeout=timeout_s * 1000)
     while not page.evaluate(IDLE):
         page.wait_for_timeout(50)
 
@@ -66,7 +71,7 @@ def lesson_redraw(page, url: str, timeout_s: float) -> float:
     page.get_by_role("button", name="As the web has them, Hindi added").click()
     page.get_by_text("Since the training before").first.wait_for(timeout=timeout_s * 1000)
     _ready(page, "Since the training before", timeout_s)
-    marks = page.locator(".wpl-premium .wpl-wide svg path[aria-roledescription=point]").count()
+    marks = int(page.locator(".wpl-premium").first.get_attribute("data-points"))
     assert marks == 4 * len(LESSON_LANGUAGES), marks  # two real, two trained, 25 languages
     said = page.locator(".wpl-html").first.inner_text()
     box = page.get_by_label("Article")

@@ -15,8 +15,8 @@ navigation.through_app()  # first, before the imports below: a page run alone go
 from wordpiece_core import shelf
 from wordpiece_core.errors import WordPieceError
 from wordpiece_core.pipeline import Tokenizer
-from wordpiece_ui import (caches, classroom, corpus_loading, fairness_picks, fairness_view, glossary, presenter, safe,
-                          state, trained, user_files)
+from wordpiece_ui import (caches, classroom, corpus_loading, fairness_picks, fairness_view, html_table, presenter,
+                          safe, state, trained, user_files)
 from wordpiece_ui.settings import Settings
 from wordpiece_ui.corpora import sample_by_id
 
@@ -268,8 +268,8 @@ if not (settings.corpus == "upload" and own_upload is not None
                                  "says how Hindi's premium moved. The mixes, and one of your own, are further down.")
 st.subheader("Who pays most", anchor=False)
 drawing = fairness_view.premium_drawing(chart_keys, table, order, DARK, PRESENTING)
-if isinstance(drawing, str):  # SVG drawn on the server (its names escaped by Vega): shown as HTML
-    st.markdown(drawing, unsafe_allow_html=True)
+if isinstance(drawing, str):  # drawn on the server (its names escaped by Vega), shown as images
+    st.html(drawing)
 else:
     caches.chart(drawing)
 st.caption("Why: a tokenizer learns its merges from its training corpus, so the languages that corpus holds "
@@ -278,7 +278,7 @@ st.caption("Why: a tokenizer learns its merges from its training corpus, so the 
            "into the bytes of each character: byte-level BPE never gives [UNK], it pays in bytes instead. "
            "Languages written without spaces (Chinese, Japanese, Thai) show no fertility: a \"word\" there is a "
            "phrase. A tokenizer that turns a whole script into [UNK] looks cheap here (one token a word): read its "
-           "*lost* column below. Train the sidebar's tokenizer on another mix below: its marks move, and the training "
+           "*lost* column below, where every mark's figures are. Train the sidebar's tokenizer on another mix below: its marks move, and the training "
            "before stays beside them (\"before: ...\").")
 
 st.subheader("Change the training corpus, watch the premium move", anchor=False)
@@ -301,31 +301,34 @@ st.caption("*English only*: one language. *As the web has them*: 20 languages, e
            "they nearly are from a web crawl). *Every language equally*: all 40, once each. *Hindi added*: the web's "
            f"mix with Hindi {HINDI_ADDED} times, compared with the web's mix (trained too when it was not). The "
            "Train page steps through the training on the mix like on any corpus.")
-with st.expander("Or make your own mix: how many times each language goes in", icon=":material/tune:"):
-    start = st.segmented_control("Start from", list(fairness_view.PRESETS), key="mix_start", default="web",
-                                 format_func=lambda preset: fairness_view.PRESETS[preset])
-    editor = f"mix_editor {start}"
-    st.data_editor(fairness_view.mix_frame(start or "web"), key=editor, hide_index=True,
-                   disabled=["language", "script"], height="content", column_config={
-                       "copies": st.column_config.NumberColumn(
-                           "copies", min_value=0, max_value=fairness_view.MAX_COPIES, step=1,
-                           help="How many times the language's articles 1 to 20 go into the corpus (0: not "
-                                "at all). Add Hindi to the web's mix and watch its mark move.")})
-    st.button("Train the sidebar's tokenizer on this mix", on_click=choose_own_mix, args=(editor, start or "web"),
-              disabled=bool(locked), help=locked or None, icon=":material/model_training:")
-    if MIX_PROBLEM in st.session_state:
-        st.error(safe.md(st.session_state[MIX_PROBLEM]))
+with st.expander("Or make your own mix: how many times each language goes in", icon=":material/tune:",
+                 key="mix_open", on_change="rerun") as own_mix:
+    if own_mix.open:  # drawn when opened: its grid is a script a first visit would otherwise wait for
+        start = st.segmented_control("Start from", list(fairness_view.PRESETS), key="mix_start", default="web",
+                                     format_func=lambda preset: fairness_view.PRESETS[preset])
+        editor = f"mix_editor {start}"
+        st.data_editor(fairness_view.mix_frame(start or "web"), key=editor, hide_index=True,
+                       disabled=["language", "script"], height="content", column_config={
+                           "copies": st.column_config.NumberColumn(
+                               "copies", min_value=0, max_value=fairness_view.MAX_COPIES, step=1,
+                               help="How many times the language's articles 1 to 20 go into the corpus (0: not "
+                                    "at all). Add Hindi to the web's mix and watch its mark move.")})
+        st.button("Train the sidebar's tokenizer on this mix", on_click=choose_own_mix,
+                  args=(editor, start or "web"), disabled=bool(locked), help=locked or None,
+                  icon=":material/model_training:")
+        if MIX_PROBLEM in st.session_state:
+            st.error(safe.md(st.session_state[MIX_PROBLEM]))
 
 st.subheader("The numbers", anchor=False)
-shown = summary.shown
 EVERY = "every language"
 tools = st.container(horizontal=True, vertical_alignment="bottom")
 find = tools.selectbox("Rows of", [EVERY, *order], key="fair_find", width=260,
                        help="One language's rows: how each tokenizer treats it (the CSV keeps every row).")
-if find == EVERY or find not in order:
-    glossary.show(*summary.readable)
-else:
-    glossary.table(shown[shown["language"] == find])
+by = tools.selectbox("Sorted by", fairness_view.SORTS, key="fair_sort", width=260,
+                     help="The chart's order: the languages as the chart draws them, each one's tokenizers together. "
+                          "A column: its largest numbers first.")
+st.html(html_table.css(DARK) + fairness_view.rows_html(summary, None if find == EVERY or find not in order else find,
+                                                       by or fairness_view.CHART_ORDER))
 tools.download_button("The table (CSV)", summary.csv, file_name="token-premium.csv", mime="text/csv",
                       icon=":material/download:")
 st.caption("Premium: tokens over English's for the same articles. Fertility: tokens per space-separated word "

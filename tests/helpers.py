@@ -25,7 +25,7 @@ from wordpiece_core.config import TieBreak
 from wordpiece_core.formats import tokenizer_json
 from wordpiece_core.special_tokens import BERT_SPECIALS
 
-__all__ = ["BERT_SPECIALS", "BPE", "CASES", "COURSE", "Clock", "ROOT", "TOY", "WP", "app", "changed", "cli_env", "everything",
+__all__ = ["BERT_SPECIALS", "BPE", "CASES", "COURSE", "Clock", "ROOT", "TOY", "WP", "app", "changed", "cli_env", "everything", "html_tables",
            "examples", "markdown", "metrics", "run_cli", "scan_installed_components_once", "shown", "tracked_reachable",
            "train_bpe", "train_wordpiece"]
 
@@ -235,3 +235,46 @@ class Clock:
 
     def advance(self, seconds: float) -> None:
         self.now += seconds
+
+
+def html_tables(markup: str) -> list:
+    """The tables of an HTML text (html_table's) as DataFrames: each cell's text, a column of numbers as numbers
+    (thousands separators dropped; an empty cell missing)."""
+    from html.parser import HTMLParser
+
+    import pandas as pd
+
+    class Reader(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.tables: list[list[list[str]]] = []
+            self.cell: list[str] | None = None
+
+        def handle_starttag(self, tag, attrs):
+            if tag == "table":
+                self.tables.append([])
+            elif tag == "tr":
+                self.tables[-1].append([])
+            elif tag in ("td", "th"):
+                self.cell = []
+
+        def handle_endtag(self, tag):
+            if tag in ("td", "th") and self.cell is not None:
+                self.tables[-1][-1].append("".join(self.cell))
+                self.cell = None
+
+        def handle_data(self, data):
+            if self.cell is not None:
+                self.cell.append(data)
+
+    reader = Reader()
+    reader.feed(markup)
+    frames = []
+    for head, *rows in reader.tables:
+        frame = pd.DataFrame(rows, columns=head)
+        for column in frame.columns:
+            numbers = pd.to_numeric(frame[column].str.replace(",", "").replace("", None), errors="coerce")
+            if numbers.notna().sum() == (frame[column] != "").sum() > 0:
+                frame[column] = numbers
+        frames.append(frame)
+    return frames

@@ -16,7 +16,7 @@ if not os.path.exists(CHROMIUM):
     pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium); .ci/run installs it", allow_module_level=True)
 
 LINK = "/fairness?corpus=udhr-web&algorithm=bpe&tokenizers=r50k_base,cl100k_base,trained"
-CHART = ".wpl-premium svg:visible"  # the chart, drawn on the server as SVG (a screen's or a phone's)
+CHART = ".wpl-premium img:visible"  # the chart, drawn on the server as SVG, an image (a screen's or a phone's)
 
 
 def _settled(page, name):
@@ -33,14 +33,20 @@ def test_the_answer_the_chart_and_the_chips_then_a_mix_moves_hindi(server, brows
     page.locator(CHART).first.wait_for(timeout=60_000)
     _settled(page, "fairness-1280")
     assert "Through r50k_base (GPT-2" in page.get_by_text("pays the most").first.inner_text()
-    # The chart: the screen's drawing, inside its column, one mark a language and tokenizer, each saying its figures.
-    chart = page.locator(".wpl-premium .wpl-wide svg")
-    assert chart.is_visible() and not page.locator(".wpl-premium .wpl-narrow svg").is_visible()
-    width = chart.evaluate("s => [s.getBoundingClientRect().width, s.closest('[data-testid=stVerticalBlock]')"
-                           ".getBoundingClientRect().width]")
-    assert 400 < width[0] <= width[1]
-    hover = chart.locator("path[aria-roledescription=point] title").evaluate_all("ts => ts.map(t => t.textContent)")
-    assert len(hover) == 40 * 3 and any(t.startswith("Hindi through r50k_base (GPT-2, GPT-3): ") for t in hover), hover[:3]
+    # The chart: the screen's drawing, inside its column, one mark a language and tokenizer, said in words for a screen
+    # reader; the figures in the table under it, each header saying what it means.
+    chart = page.locator(".wpl-premium img.wpl-wide")
+    assert chart.is_visible() and not page.locator(".wpl-premium img.wpl-narrow").is_visible()
+    width = chart.evaluate("i => [i.getBoundingClientRect().width, i.closest('[data-testid=stVerticalBlock]')"
+                           ".getBoundingClientRect().width, i.complete && i.naturalWidth]")
+    assert 400 < width[0] <= width[1] and width[2] > 400  # decoded, drawn within its column
+    assert page.locator(".wpl-premium").get_attribute("data-points") == str(40 * 3)
+    assert chart.get_attribute("alt").startswith("Chart: each language's token premium")
+    table = page.locator("table.wpl-table")
+    assert table.locator("tbody tr").count() == 40 * 3
+    assert "over English's tokens" in table.locator("th", has_text="premium").get_attribute("title")
+    hindi_gpt2 = table.locator("tr", has_text="Hindi").filter(has_text="r50k_base").inner_text()
+    assert re.search(r"Hindi\s+[0-9]+\.[0-9]{2}\s+Devanagari", hindi_gpt2), hindi_gpt2  # premium to 2 decimals
     blocks = page.locator(".wpl-html")
     assert blocks.count() == 3  # English, the dearest language, Hindi
     hindi = blocks.nth(2)
@@ -66,10 +72,14 @@ def test_on_a_phone_the_answer_is_on_the_first_screen(server, browser):
     box = answer.bounding_box()
     assert box is not None and box["y"] + box["height"] <= 844
     # The chart: the phone's drawing, as wide as the screen at most (never scaled down to unreadable type).
-    chart = page.locator(".wpl-premium .wpl-narrow svg")
-    assert chart.is_visible() and not page.locator(".wpl-premium .wpl-wide svg").is_visible()
-    drawn, wanted = chart.evaluate("s => [s.getBoundingClientRect().width, +s.getAttribute('width')]")
+    chart = page.locator(".wpl-premium img.wpl-narrow")
+    assert chart.is_visible() and not page.locator(".wpl-premium img.wpl-wide").is_visible()
+    drawn, wanted = chart.evaluate("i => [i.getBoundingClientRect().width, +i.getAttribute('width')]")
     assert drawn == wanted and drawn <= 390 - 2 * 16
+    # The table scrolls inside its box, sideways too: the page itself never scrolls sideways.
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    box = page.locator(".wpl-table-box")
+    assert box.evaluate("b => b.scrollWidth > b.clientWidth && b.getBoundingClientRect().right <= 390")
 
 
 def _edit_copies(page, language: str, copies: int) -> None:
@@ -105,7 +115,8 @@ def test_a_mix_of_ones_own_counts_an_open_edit_and_survives_kill_9(browser, tmp_
         page.get_by_role("button", name="As the web has them", exact=True).click()
         page.get_by_text("languages as the web has them, ").first.wait_for(timeout=180_000)
         wait_idle(page, timeout=120_000)
-        page.get_by_text("Or make your own mix").click()
+        page.get_by_text("Or make your own mix").click()  # its editor is drawn when it opens
+        page.locator("[data-testid=stExpander] [data-testid=stDataFrame]").first.wait_for(timeout=60_000)
         wait_idle(page)
         _edit_copies(page, "Hindi", 30)
         page.get_by_role("button", name="Train the sidebar's tokenizer on this mix").click()

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import app, shown, train_bpe
+from helpers import app, html_tables, shown, train_bpe
 from wordpiece_core import shelf
 from wordpiece_core.errors import WordPieceError
 from wordpiece_core.fairness import costs, count
@@ -21,8 +21,8 @@ tiktoken = pytest.importorskip("tiktoken")
 
 
 def _table(at):
-    """The page's table of numbers (the mix's editor is a dataframe too)."""
-    return next(d.value for d in at.dataframe if "tokenizer" in d.value.columns)
+    """The page's table of numbers (HTML: html_table)."""
+    return next(t for h in at.get("html") for t in html_tables(h.proto.body) if "tokenizer" in t.columns)
 
 
 @pytest.fixture(scope="module")
@@ -146,7 +146,7 @@ def test_the_page_opens_on_gpt2_cl100k_and_the_sidebars_training():
     assert any(name.startswith("your ") for name in names)
     assert len(set(table["language"])) >= 25
     shan = table[(table["tokenizer"] == GPT2) & (table["language"] == "Shan")].iloc[0]
-    assert shan["premium"] > 10 and shan["fertility"] == ""  # no fertility: Shan's words are not spaced
+    assert shan["premium"] > 10 and shan["fertility"] != shan["fertility"]  # no fertility (an empty cell): Shan's words are not spaced
     assert any("pays the most" in m.value for m in at.markdown)
 
 
@@ -256,14 +256,25 @@ def _said(text: str):
     return lambda at: any(text in m.value for m in at.markdown)
 
 
+def _drawings(markup: str) -> dict[str, str]:
+    """The premium chart's images in `markup`: class (wpl-wide, wpl-narrow) → its SVG, decoded."""
+    import base64
+
+    return {css: base64.b64decode(data).decode()
+            for css, data in re.findall(r'<img class="(wpl-\w+)"[^>]*? src="data:image/svg\+xml;base64,([^"]+)"', markup)}
+
+
 def _chart(at) -> str:
-    """The premium chart's HTML (its SVG drawings)."""
-    return next(m.value for m in at.markdown if "wpl-premium" in m.value)
+    """The premium chart on the page: the screen's drawing (its image's SVG), its texts unescaped."""
+    import html
+
+    markup = next(h.proto.body for h in at.get("html") if "wpl-premium" in h.proto.body)
+    return html.unescape(_drawings(markup)["wpl-wide"])
 
 
 def _table_back(at) -> bool:
     """The training is measured: the page drew its table again."""
-    return any("tokenizer" in d.value.columns for d in at.dataframe)
+    return any('class="wpl-table"' in h.proto.body for h in at.get("html"))
 
 
 def _train_mixes(at, *buttons: str) -> None:
@@ -275,6 +286,10 @@ def _train_mixes(at, *buttons: str) -> None:
 
 def test_the_own_mix_button_trains_the_sidebar_on_the_mix():
     at = app("pages/fairness.py", corpus="course-toy", algorithm="bpe", tokenizers="r50k_base")
+    assert not at.data_editor and not any(b.label == "Train the sidebar's tokenizer on this mix" for b in at.button)
+    at.session_state["mix_open"] = True  # the expander opened: its editor is drawn then (a first visit waits less)
+    at.run()
+    assert len(at.data_editor) == 1
     next(b for b in at.button if b.label == "Train the sidebar's tokenizer on this mix").click().run()
     assert not at.exception
     assert at.session_state["s_corpus"] == "upload" and at.session_state["s_vocab_size"] == 8000
@@ -356,6 +371,17 @@ def test_the_answer_comes_first_and_the_table_finds_one_language():
     at.selectbox(key="fair_find").select("Hindi").run()
     table = _table(at)
     assert set(table["language"]) == {"Hindi"} and len(table) == 3  # each tokenizer's row for Hindi
+    at.selectbox(key="fair_sort").select("lost to [UNK] or bytes %").run()  # sorted: Hindi's rows, most lost first
+    lost = _table(at)["lost to [UNK] or bytes %"].tolist()
+    assert len(lost) == 3 and lost == sorted(lost, reverse=True)
+    at.selectbox(key="fair_find").select("every language").run()
+    table = _table(at)
+    assert table["lost to [UNK] or bytes %"].is_monotonic_decreasing and len(set(table["language"])) >= 25
+    at.selectbox(key="fair_sort").select("the chart's order").run()
+    table = _table(at)  # the chart's order: the dearest language through GPT-2 first, each one's rows together
+    answer = next(shown(m.value) for m in at.markdown if "pays the most" in m.value)
+    assert f", {table.iloc[0]['language']} pays the most" in answer, answer
+    assert table["language"].tolist() == sorted(table["language"], key=table["language"].tolist().index)
 
 
 def test_the_article_is_drawn_as_chips_in_three_languages_with_characters_not_byte_letters():
@@ -371,7 +397,7 @@ def test_the_article_is_drawn_as_chips_in_three_languages_with_characters_not_by
     assert chip_texts and not any("à¤" in t for t in chip_texts)
 
 
-def test_the_premium_chart_is_valid_vega_lite_drawn_as_svg_once_per_tokenizers_languages_and_theme(monkeypatch):
+def test_the_premium_chart_is_valid_vega_lite_drawn_as_images_once_per_tokenizers_languages_and_theme(monkeypatch):
     import pandas as pd
 
     from wordpiece_ui import fairness_view
@@ -387,18 +413,25 @@ def test_the_premium_chart_is_valid_vega_lite_drawn_as_svg_once_per_tokenizers_l
     keys = ((("shelf", "a"), "a"), (("uploaded", "b"), hostile))
     html = fairness_view.premium_html(keys, table, ["Hindi", "English"])
     assert made == [fairness_view.WIDE[False], fairness_view.NARROW]  # a screen's drawing and a phone's
-    assert html.count("<svg") == 2 and 'class="wpl-wide"' in html and 'class="wpl-narrow"' in html
-    assert "\n" not in html and "\r" not in html  # one HTML block for Markdown: a blank line would end it
-    # Each mark says its figures on hover; a name from a file is text, never markup.
-    titles = re.findall(r"<title>([^<]*)</title>", html)
-    assert "Hindi through a: 7.50× English's tokens (75 tokens, Devanagari)" in titles, titles[:4]
-    assert len(titles) == 2 * 4 and "<b>" not in html and "&lt;b&gt;x&lt;/b&gt; &amp; y" in html
-    assert "<script" not in html and html.count("</title>") == len(titles)  # the name stays text
-    assert 'fill="white"' not in html  # drawn on the page's background (light or dark)
-    assert html.count("font-family") == 2 and not re.search(r' d="[^"]*\d\.\d{3}', html)  # compact
+    drawings = _drawings(html)
+    assert set(drawings) == {"wpl-wide", "wpl-narrow"} and html.count("<img ") == 2
+    assert 'data-points="4"' in html  # a mark per language and tokenizer
+    # Images: nothing in them runs, and a name from a file is text, never markup, in the drawing and in the page.
+    for svg in drawings.values():
+        assert "<b>" not in svg and "<script" not in svg and "&lt;b&gt;x&lt;/b&gt; &amp; y" in svg
+        assert "aria-label" not in svg and "<title>" not in svg  # nothing a screen reader reads inside an image
+        assert 'fill="white"' not in svg  # drawn on the page's background (light or dark)
+        assert svg.count("font-family") == 1 and not re.search(r' d="[^"]*\d\.\d{3}', svg)  # compact
+    assert "<svg" not in html and "<script" not in html and "<b>" not in html
+    # The image says what the chart shows, for a screen reader: the order and the dearest language's premium.
+    import html as markup
+
+    alt = re.search(r'alt="([^"]*)"', html)[1]
+    assert "sorted by a's premium, dearest first: Hindi 7.5×, English 1.0×" in markup.unescape(alt), alt
+    assert "&lt;b&gt;x&lt;/b&gt; &amp; y" in alt and "<" not in alt  # escaped: the name stays text
     assert fairness_view.premium_html(keys, table, ["Hindi", "English"]) == html and len(made) == 2  # made once
     dark = fairness_view.premium_html(keys, table, ["Hindi", "English"], dark=True)
-    assert dark != html and "#FAFAFA" in dark
+    assert dark != html and "#FAFAFA" in _drawings(dark)["wpl-wide"]
     fairness_view.premium_html(keys, table, ["English", "Hindi"])  # another order
     fairness_view.premium_html(keys[:1], table, ["Hindi", "English"])  # other tokenizers
     fairness_view.premium_html(keys, table, ["Hindi", "English"], large=True)
@@ -441,7 +474,7 @@ def test_the_svg_is_sent_compact_its_texts_as_they_are():
     assert FONT.replace('"', "&quot;") in font
     svg = (f'<svg class="marks" width="725.5"><path transform="translate(12.000000000000018,739.085995)" '
            f'd="M4.7434,0A4.7434,4.7434,0,1,1,-4.7434,0"><title>tok-0.12345.json: 7.50× (1,547 tokens)</title>'
-           f'</path><text{font} x="3.14159" fill="#0072B2">v1.23456</text></svg>')
+           f'</path><text{font} x="3.14159" fill="#0072B2">v1.23456</text></svg>')  # (a title: Vega's own)
     small = compact(svg)
     assert small.count("font-family") == 1 and small.startswith("<svg" + font + " ")
     assert 'transform="translate(12.00,739.08)"' in small and 'd="M4.74,0A4.74,4.74,0,1,1,-4.74,0"' in small
@@ -472,13 +505,14 @@ def test_hindi_added_to_the_webs_mix_in_one_click_and_the_page_says_how_it_moved
     assert before > 2 * after
     # Both trainings on the chart and in the table, side by side: the one before is picked for the student.
     assert "before" in at.multiselect(key="tokenizers_pick").value
-    chart = _chart(at)
-    marks = dict(re.findall(r"<title>Hindi through (.*?): ([0-9.]+)×", chart))
     web = "before: your BPE on UDHR, languages as the web has them"
-    assert set(marks) >= {GPT2, web, f"your BPE on {HINDI_MIX}"}, marks
-    assert float(marks[web]) == pytest.approx(before, abs=0.051)  # the marks are the line's figures
-    assert float(marks[f"your BPE on {HINDI_MIX}"]) == pytest.approx(after, abs=0.051)
-    assert web in set(_table(at)["tokenizer"])
+    chart = _chart(at)
+    assert web in chart and f"your BPE on {HINDI_MIX}" in chart and GPT2 in chart  # the legend names all three
+    table = _table(at)
+    hindi = table[table["language"] == "Hindi"].set_index("tokenizer")["premium"]
+    assert set(hindi.index) >= {GPT2, web, f"your BPE on {HINDI_MIX}"}, hindi
+    assert hindi[web] == pytest.approx(before, abs=0.051)  # the chart's figures are the line's
+    assert hindi[f"your BPE on {HINDI_MIX}"] == pytest.approx(after, abs=0.051)
 
 
 def test_hindi_added_first_is_still_compared_with_the_webs_mix():
@@ -492,8 +526,7 @@ def test_hindi_added_first_is_still_compared_with_the_webs_mix():
     assert "Since the training before (your BPE on UDHR, languages as the web has them)" in said, said[:600]
     before, after = map(float, re.search(r"Hindi ([0-9.]+)× → ([0-9.]+)×", said).groups())
     assert before > 2 * after
-    chart = _chart(at)
-    assert "<title>Hindi through before: your BPE on UDHR, languages as the web has them: " in chart
+    assert "before: your BPE on UDHR, languages as the web has them" in _chart(at)  # drawn beside the new one
 
 
 def test_the_training_before_is_the_one_measured_last_and_moves_list_real_changes():
@@ -527,7 +560,7 @@ def test_the_chart_is_drawn_by_the_browser_when_the_svg_engine_fails(monkeypatch
     assert not at.exception
     charts = at.get("vega_lite_chart")
     assert len(charts) == 1 and "token premium" in charts[0].proto.spec  # Vega in the browser draws it instead
-    assert not any("wpl-premium" in m.value for m in at.markdown)
+    assert not any("wpl-premium" in h.proto.body for h in at.get("html"))
 
 
 def test_the_newcomers_first_click_adds_hindi_and_says_how_it_moved():
@@ -540,5 +573,6 @@ def test_the_newcomers_first_click_adds_hindi_and_says_how_it_moved():
     said = " ".join(shown(m.value) for m in at.markdown)
     assert "Since the training before (your BPE on UDHR, languages as the web has them): Hindi" in said, said[:500]
     chart = _chart(at)
-    assert "<title>Hindi through before: your BPE on UDHR" in chart and f"<title>Hindi through your BPE on {HINDI_MIX}" in chart
+    assert "before: your BPE on UDHR" in chart and f"your BPE on {HINDI_MIX}" in chart
+    assert 'data-points="' + str(4 * 40) + '"' in next(h.proto.body for h in at.get("html") if "wpl-premium" in h.proto.body)
     assert not any(b.key == "mix web+hindi top" for b in at.button)  # done: the button is gone from the top

@@ -141,26 +141,38 @@ BIG_SCREEN_PX, BIG_SCREEN_WIDTH = 1600, 1000  # a viewport this wide shows the w
 
 
 def premium_html(keys: tuple, table: pd.DataFrame, order: list[str], dark: bool = False, large: bool = False) -> str:
-    """premium_chart drawn as SVG on the server (static_chart: the browser draws it without starting Vega), wide
-    and narrow, as one line of HTML for st.markdown (st.html's sanitizer drops SVG); made once for the server per
-    tokenizers (`keys`: their keys and names), languages, theme and type size."""
-    from .static_chart import chart_svg
+    """premium_chart drawn as SVG on the server and shown as images (static_chart: the browser shows a picture,
+    without starting Vega), wide and narrow (CSS shows the one that fits), HTML for st.html; made once for the server
+    per tokenizers (`keys`: their keys and names), languages, theme and type size. Its `data-points` says how many
+    marks the screen's drawing holds."""
+    from .static_chart import chart_svg, image, points
 
     def make() -> str:
-        # On one line: the page passes it through Markdown, where a blank line (a file's name may hold one) would
-        # end the HTML block.
-        wide, narrow = (" ".join(chart_svg(premium_chart(table, order, dark, large, width), dark).splitlines())
+        wide, narrow = (chart_svg(premium_chart(table, order, dark, large, width), dark)
                         for width in (WIDE[large], NARROW))
-        return (f"<style>.wpl-premium svg {{display: block; max-width: 100%; height: auto}}"
+        alt = chart_alt(table, order)
+        return (f"<style>.wpl-premium img {{display: block; max-width: 100%; height: auto}}"
                 f" .wpl-premium .wpl-narrow {{display: none}}"
                 f" @media (max-width: {PHONE_PX}px) {{.wpl-premium .wpl-wide {{display: none}}"
                 f" .wpl-premium .wpl-narrow {{display: block}}}}"
-                f" @media (min-width: {BIG_SCREEN_PX}px) {{.wpl-premium .wpl-wide svg {{width: {BIG_SCREEN_WIDTH}px}}}}"
+                f" @media (min-width: {BIG_SCREEN_PX}px) {{.wpl-premium .wpl-wide {{width: {BIG_SCREEN_WIDTH}px}}}}"
                 "</style>"
-                f'<div class="wpl-premium" role="figure" aria-label="Token premium by language">'
-                f'<div class="wpl-wide">{wide}</div><div class="wpl-narrow">{narrow}</div></div>')
+                f'<div class="wpl-premium" data-points="{points(wide)}">'
+                f'{image(wide, alt, "wpl-wide")}{image(narrow, alt, "wpl-narrow")}</div>')
 
     return server.store().get_or_make(("premium chart", keys, tuple(order), dark, large), make)
+
+
+def chart_alt(table: pd.DataFrame, order: list[str], named: int = 5) -> str:
+    """What the premium chart shows, in words (its image's alternative text): the tokenizers, the order, the dearest
+    `named` languages with their premiums."""
+    names = list(dict.fromkeys(table["tokenizer"]))
+    first = names[0] if names else ""
+    mine = premiums(table, first)
+    dearest = ", ".join(f"{language} {mine[language]:.1f}×" for language in order[:named] if language in mine)
+    return (f"Chart: each language's token premium (its tokens for the same articles over {REFERENCE}'s), one mark "
+            f"per tokenizer ({'; '.join(names)}), the languages sorted by {first}'s premium, dearest first: "
+            f"{dearest}{', …' if len(order) > named else ''}. Every figure is in the table \"The numbers\".")
 
 
 def premium_drawing(keys: tuple, table: pd.DataFrame, order: list[str], dark: bool = False,
@@ -192,6 +204,43 @@ def shown_table(table: pd.DataFrame) -> pd.DataFrame:
 
 def csv(table: pd.DataFrame) -> str:
     return table.to_csv(index=False)
+
+
+# What each column of the table means (its header's hover text), and the decimals each number is written with.
+HELPS = {
+    "tokenizer": "The tokenizer that cut the text.",
+    "language": "The language of the articles, named in English.",
+    "script": "The writing system the language's text is in.",
+    "premium": f"Tokens for the articles over {REFERENCE}'s tokens for the same articles, through the same tokenizer: "
+               "3 means three times the tokens for the same content.",
+    "tokens": f"Tokens for articles {MEASURED[0]} to {MEASURED[-1]}.",
+    "fertility": "Tokens per space-separated word (empty where the language does not separate words by spaces).",
+    "bytes per token": "UTF-8 bytes of text per token: how much text one token holds.",
+    "words split %": "Words cut into more than one token (empty where words are not separated by spaces).",
+    "lost to [UNK] or bytes %": "Characters that became [UNK], or bytes (a byte-level token holding part of a "
+                                "character), or no token at all.",
+}
+DIGITS = {"premium": 2, "fertility": 2, "bytes per token": 2, "words split %": 1, "lost to [UNK] or bytes %": 1}
+CHART_ORDER = "the chart's order"
+SORTS = (CHART_ORDER, "premium", "tokens", "fertility", "bytes per token", "words split %", "lost to [UNK] or bytes %")
+
+
+def table_html(shown: pd.DataFrame) -> str:
+    """The table as the page shows it (html_table): each header says what it means."""
+    from .html_table import table_html as html_of
+
+    return html_of(shown, HELPS, DIGITS, wrap=("tokenizer",))
+
+
+def rows_html(summary: Summary, language: str | None = None, by: str = CHART_ORDER) -> str:
+    """The summary's table, only `language`'s rows when one is given, sorted by the column `by` (largest first; the
+    chart's order: as the summary holds it)."""
+    if language is None and by == CHART_ORDER:
+        return summary.html
+    shown = summary.shown if language is None else summary.shown[summary.shown["language"] == language]
+    if by != CHART_ORDER and by in shown.columns:
+        shown = shown.sort_values(by, ascending=False, kind="stable", na_position="last")
+    return table_html(shown)
 
 
 
@@ -228,7 +277,7 @@ class Summary:
     dearest: str  # the first of them ("" when none)
     premium: float | None  # its premium
     shown: pd.DataFrame  # the table as shown (in_order): its numbers rounded
-    readable: tuple[pd.DataFrame, dict]  # `shown` as glossary.readable writes it, and its columns' config
+    html: str  # `shown` as an HTML table (table_html)
     csv: str  # `shown` as CSV
     by_tokenizer: dict[str, dict[str, float]]  # each tokenizer's premiums: language → premium
 
@@ -239,20 +288,18 @@ class Summary:
     def nbytes(self) -> int:  # for the store's budget
         from .stores import size_of
 
-        return sum(size_of(part) for part in (self.table, self.shown, self.readable[0], self.csv))
+        return sum(size_of(part) for part in (self.table, self.shown, self.html, self.csv))
 
 
 def summary(keys: tuple, frames: list[pd.DataFrame], chosen: list[str], first: str) -> Summary:
     """The page's Summary of `frames` (one per tokenizer) for the languages `chosen` (all when none are), ordered by
     the tokenizer `first`'s premiums; stored for the server under `keys` (the tokenizers' keys and names)."""
     def make() -> Summary:
-        from .glossary import readable
-
         table = combined(frames, chosen)
         order, dear, premium = dearest(table, first)
         shown = in_order(table, order)
         by_tokenizer = {name: premiums(table, name) for name in dict.fromkeys(table["tokenizer"])}
-        return Summary(table, order, dear, premium, shown, readable(shown), csv(shown), by_tokenizer)
+        return Summary(table, order, dear, premium, shown, table_html(shown), csv(shown), by_tokenizer)
 
     return server.store().get_or_make(("fairness summary", keys, tuple(chosen), first), make)
 

@@ -21,6 +21,7 @@ _PRESENTER_CSS = """
 [data-testid="stMainBlockContainer"] [data-testid="stCaptionContainer"] p { font-size: 1.05rem; }
 [data-testid="stMainBlockContainer"] [data-testid="stTable"] td,
 [data-testid="stMainBlockContainer"] [data-testid="stTable"] th { font-size: 1.2rem; padding: 0.3rem 0.6rem; }
+[data-testid="stMainBlockContainer"] .wpl-table td, [data-testid="stMainBlockContainer"] .wpl-table th { font-size: 1.2rem; }
 /* a 1920×1080 projector (or larger): the same screen, in type half as large again */
 @media (min-width: 1600px) {
   [data-testid="stMainBlockContainer"] { max-width: 1800px; }
@@ -30,6 +31,7 @@ _PRESENTER_CSS = """
   [data-testid="stMainBlockContainer"] [data-testid="stCaptionContainer"] p { font-size: 1.4rem; }
   [data-testid="stMainBlockContainer"] [data-testid="stTable"] td,
   [data-testid="stMainBlockContainer"] [data-testid="stTable"] th { font-size: 1.6rem; }
+  [data-testid="stMainBlockContainer"] .wpl-table td, [data-testid="stMainBlockContainer"] .wpl-table th { font-size: 1.6rem; }
   [data-testid="stMainBlockContainer"] button p { font-size: 1.4rem; }
 }
 </style>

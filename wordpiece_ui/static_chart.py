@@ -1,9 +1,12 @@
-"""An Altair chart drawn on the server as inline SVG (Vega's own SVG renderer, through vl-convert), for a chart a page
-must show at once: the browser then draws plain SVG instead of loading and starting Vega (about 0.8 s of a visit on
-this machine, benchmarks/README.md). Each mark's `description` becomes its hover text (an SVG <title>).
+"""An Altair chart drawn on the server as SVG (Vega's own SVG renderer, through vl-convert), shown as an image, for a
+chart a page must show at once: the browser then shows a picture instead of loading and starting Vega (about 0.8 s of
+a visit on this machine, benchmarks/README.md), and an image rather than inline SVG, which would go through Markdown
+(st.html's sanitizer drops SVG) and put thousands of nodes in the page (about 0.4 s more of a first visit, with the
+table's grid: benchmarks/HISTORY.md).
 
 What a static chart gives up against st.altair_chart: it does not stretch to its column (it is drawn at a width and
-shrinks, never grows) and has no Vega menu; a page that draws one offers its data another way.
+shrinks, never grows), has no Vega menu, and its marks say nothing on hover (an image); a page that draws one gives
+its figures another way (a table) and describes the chart in the image's alternative text.
 
 vl-convert holds Python's GIL while it works: starting its engine stops the server's other threads for about
 0.75 s (once per process), and each drawing for 70-150 ms. A page therefore caches what it draws (the fairness
@@ -19,8 +22,9 @@ import threading
 
 from .charts import spec, text_colour
 
-# The grid and axis lines of each theme, and the page's font (an inline SVG's text takes the page's fonts: nothing
-# fetched); the text in Streamlit's own colour (charts.text_colour).
+# The grid and axis lines of each theme, and the page's font (an image cannot use the page's web fonts: a system's
+# Source Sans when it has one, else its sans-serif; nothing fetched); the text in Streamlit's own colour
+# (charts.text_colour).
 THEMES = {False: {"grid": "#E6E6E6", "domain": "#888888"}, True: {"grid": "#3A3D45", "domain": "#9A9A9A"}}
 FONT = '"Source Sans", "Source Sans Pro", sans-serif'
 
@@ -34,16 +38,21 @@ def config(dark: bool) -> dict:
             "legend": {"labelColor": text, "titleColor": text, "labelFont": FONT}}
 
 
-_MARK = re.compile(r'<path aria-label="([^"]*)"([^>]*?)/>')
+_LABEL = re.compile(r' aria-(?:label|roledescription)="[^"]*"')  # what a screen reader would read of a mark
+_POINT = 'aria-roledescription="point"'
 _GEOMETRY = re.compile(r'( (?:d|transform|x|y|x1|x2|y1|y2|width|height)=")([^"]*)"')  # attributes of coordinates
 _LONG = re.compile(r"(\d\.\d\d)\d+")  # a coordinate's digits past the hundredths (Vega writes 12.000000000000018)
 
 
-def with_titles(svg: str) -> str:
-    """Vega's SVG with each labelled mark's aria-label as its <title> instead: a browser shows it on hover, and a
-    screen reader reads it as the mark's name (the same text twice would double what the page sends). The label is
-    already escaped as an attribute, so it is escaped as text too."""
-    return _MARK.sub(r'<path\2><title>\1</title></path>', svg)
+def unlabelled(svg: str) -> str:
+    """Vega's SVG without its marks' labels for screen readers: inside an image nobody reads them (the image's
+    alternative text says what the chart shows), and they were a quarter of its text."""
+    return _LABEL.sub("", svg)
+
+
+def points(svg: str) -> int:
+    """How many point marks Vega's SVG draws (before `unlabelled`)."""
+    return svg.count(_POINT)
 
 
 def compact(svg: str) -> str:
@@ -57,11 +66,25 @@ def compact(svg: str) -> str:
 
 
 def to_svg(chart_spec: dict) -> str:
-    """A Vega-Lite dict as SVG text: no data or font is fetched (inline data only), hover titles added, coordinates
-    to a hundredth."""
+    """A Vega-Lite dict as SVG text: no data or font is fetched (inline data only), coordinates to a hundredth."""
     import vl_convert
 
-    return compact(with_titles(vl_convert.vegalite_to_svg(chart_spec, allowed_base_urls=[])))
+    return compact(vl_convert.vegalite_to_svg(chart_spec, allowed_base_urls=[]))
+
+
+_SIZE = re.compile(r'<svg[^>]*? width="([\d.]+)" height="([\d.]+)"')
+
+
+def image(svg: str, alt: str, css_class: str) -> str:
+    """`svg` as an HTML image (a data address: nothing fetched, nothing run: an image's SVG runs no script), its
+    size given so the page keeps its room before it is decoded, `alt` its text for a screen reader (escaped)."""
+    import base64
+
+    size = _SIZE.search(svg)
+    width_height = f' width="{size[1]}" height="{size[2]}"' if size else ""
+    data = base64.b64encode(unlabelled(svg).encode()).decode()
+    return (f'<img class="{css_class}" alt="{html.escape(alt)}"{width_height} '
+            f'src="data:image/svg+xml;base64,{data}">')
 
 
 def chart_svg(chart, dark: bool) -> str:  # chart: an Altair chart
