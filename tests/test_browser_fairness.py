@@ -139,3 +139,21 @@ def test_a_mix_of_ones_own_counts_an_open_edit_and_survives_kill_9(browser, tmp_
         assert after.split("Since")[0].strip() == before.split("Since")[0].strip()  # the same training
     finally:
         server.stop()
+
+
+def test_in_the_dark_theme_the_tables_header_is_on_the_pages_background(server, browser):
+    """The table's header stays on top of its rows as they scroll, on the page's own background in either theme
+    (html_table.BACKGROUND: Streamlit's themes' colours)."""
+    for scheme in ("dark", "light"):
+        page = tab(browser, {"width": 1280, "height": 720}, scheme=scheme)
+        page.goto(server.url + "/fairness?corpus=course-toy&tokenizers=r50k_base&languages=English,Hindi")
+        page.locator("table.wpl-table").first.wait_for(timeout=120_000)
+        wait_idle(page, timeout=120_000)
+        header, main = page.evaluate("""() => {
+            const th = document.querySelector('.wpl-table th');
+            let e = th.closest('.wpl-table-box');  // the first background under the table: the page's
+            while (e && ['rgba(0, 0, 0, 0)', 'transparent'].includes(getComputedStyle(e).backgroundColor)) e = e.parentElement;
+            return [getComputedStyle(th).backgroundColor, e ? getComputedStyle(e).backgroundColor : 'none'];
+        }""")
+        assert header == main, (scheme, header, main)
+        page.context.close()

@@ -35,7 +35,7 @@ def test_cells():
 
 
 def test_the_header_stays_on_the_themes_background():
-    assert "#FFFFFF" in css(False) and "#0E1117" in css(True) and "position: sticky" in css(True)
+    assert "#FFFFFF" in css(False) and "#171614" in css(True) and "position: sticky" in css(True)
 
 
 @settings(max_examples=60, deadline=None)

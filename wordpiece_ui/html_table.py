@@ -17,8 +17,9 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-# Light and dark: the header stays on top of the rows as they scroll, on the page's own background.
-BACKGROUND = {False: "#FFFFFF", True: "#0E1117"}
+# Light and dark: the header stays on top of the rows as they scroll, on the page's own background (Streamlit's
+# themes': a browser test compares).
+BACKGROUND = {False: "#FFFFFF", True: "#171614"}
 ROWS_SHOWN = 12  # rows on screen before the box scrolls (its header stays)
 
 
@@ -29,7 +30,7 @@ def css(dark: bool) -> str:
             ".wpl-table {border-collapse: separate; border-spacing: 0; width: 100%; font-size: .875rem; "
             "font-variant-numeric: tabular-nums; line-height: 1.35}"
             f".wpl-table th {{position: sticky; top: 0; z-index: 1; background: {BACKGROUND[dark]}; "
-            "text-align: left; font-weight: 600; padding: .4rem .6rem; white-space: nowrap; cursor: help; "
+            "text-align: left; vertical-align: bottom; font-weight: 600; padding: .4rem .6rem; cursor: help; "
             "border-bottom: 1px solid rgba(128,128,128,.55)}"
             ".wpl-table td {padding: .3rem .6rem; border-bottom: 1px solid rgba(128,128,128,.18); "
             "white-space: nowrap; vertical-align: top}"
