@@ -322,7 +322,7 @@ class Tokenizer:
         for i in special_at:
             specials_mask[i] = 1
         if self.trim_offsets:
-            offsets = [_trim(tok, off, i, self.trim_prefix_space) for i, (tok, off) in enumerate(zip(tokens, offsets))]
+            offsets = _trimmed(tokens, offsets, self.trim_prefix_space)
         return tokens, ids, offsets, word_ids, specials_mask, words
 
     def _added_count(self, parts: tuple[tuple[str, int], ...], template: Template | None) -> int:
@@ -522,16 +522,21 @@ def _byte_level_sources(normalized: str, start: int, end: int, added_space: bool
 _TRIMMED = "Ġ" + "".join(sorted(WHITE_SPACE))
 
 
-def _trim(token: str, offsets: tuple[int, int], i: int, add_prefix_space: bool) -> tuple[int, int]:
-    """ByteLevel trim_offsets: leave leading and trailing spaces (Ġ) out of the offsets."""
-    start, end = offsets
-    lead = len(token) - len(token.lstrip(_TRIMMED))  # Ġ, and white space itself (as tokenizers trims)
-    trail = len(token) - len(token.rstrip(_TRIMMED))
-    if lead or trail:
+def _trimmed(tokens: list[str], offsets: list[tuple[int, int]], add_prefix_space: bool) -> list[tuple[int, int]]:
+    """ByteLevel trim_offsets: every token's offsets without its leading and trailing spaces (Ġ, and white space
+    itself, as tokenizers trims), each distinct token's counted once (a text's tokens are mostly repeats)."""
+    edges: dict[str, tuple[int, int]] = {}  # token → how many characters are left out at its start, at its end
+    out = []
+    for i, (token, (start, end)) in enumerate(zip(tokens, offsets)):
+        cut = edges.get(token)
+        if cut is None:
+            cut = edges[token] = (len(token) - len(token.lstrip(_TRIMMED)), len(token) - len(token.rstrip(_TRIMMED)))
+        lead, trail = cut
         if lead:
             if (i == 0 or start == 0) and add_prefix_space and lead == 1:
                 lead = 0
             start = min(start + lead, end)
         if trail and end >= trail:
             end = max(end - trail, start)
-    return (start, end)
+        out.append((start, end))
+    return out
