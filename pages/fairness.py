@@ -87,10 +87,36 @@ def _show_training() -> None:
         kept_pick(PICK)
 
 
-def choose_own_mix(editor: str, preset: str) -> None:
+MIX_OPEN, MIX_START = "mix_open", "mix_start"  # the own mix's panel (drawn only while open) and its preset
+
+
+def mix_editor(preset: str) -> str:
+    return f"mix_editor {preset}"
+
+
+def mix_shown(preset: str):
+    """The frame the own mix's editor starts from: the preset's, or with the edits made before the panel was last
+    closed (its editor's state goes with it: mix_toggled keeps them)."""
+    kept = st.session_state.get(f"mix_kept {preset}")
+    return kept if kept is not None else fairness_view.mix_frame(preset)
+
+
+def mix_toggled() -> None:
+    """The own mix's panel opened or closed: remembered (across pages too); on closing, the editor's edits are kept
+    in the frame it starts from next time, and a problem said about the last mix goes."""
+    state.remember(MIX_OPEN)
+    if not st.session_state[MIX_OPEN]:
+        preset = st.session_state.get(MIX_START) or "web"
+        edits = st.session_state.get(mix_editor(preset))
+        if edits is not None:
+            st.session_state[f"mix_kept {preset}"] = fairness_view.with_edits(mix_shown(preset), edits)
+        st.session_state.pop(MIX_PROBLEM, None)
+
+
+def choose_own_mix(preset: str) -> None:
     # The editor's edits as its state holds them now: an edit still open when the button is clicked counts too
     # (the frame the button was drawn with would be the one before it).
-    train_mix(fairness_view.with_edits(fairness_view.mix_frame(preset), st.session_state.get(editor)))
+    train_mix(fairness_view.with_edits(mix_shown(preset), st.session_state.get(mix_editor(preset))))
 
 
 def choose_web_with(language: str, copies: int) -> None:
@@ -302,20 +328,20 @@ st.caption("*English only*: one language. *As the web has them*: 20 languages, e
            f"mix with Hindi {HINDI_ADDED} times, compared with the web's mix (trained too when it was not). The "
            "Train page steps through the training on the mix like on any corpus.")
 with st.expander("Or make your own mix: how many times each language goes in", icon=":material/tune:",
-                 key="mix_open", on_change="rerun") as own_mix:
+                 expanded=bool(st.session_state.get(state.kept(MIX_OPEN))), key=MIX_OPEN, on_change=mix_toggled) as own_mix:
     if own_mix.open:  # drawn when opened: its grid is a script a first visit would otherwise wait for
-        start = st.segmented_control("Start from", list(fairness_view.PRESETS), key="mix_start", default="web",
-                                     format_func=lambda preset: fairness_view.PRESETS[preset])
-        editor = f"mix_editor {start}"
-        st.data_editor(fairness_view.mix_frame(start or "web"), key=editor, hide_index=True,
+        state.hold(MIX_START, "web")  # kept while the panel is closed, as the edits are (mix_toggled)
+        start = st.segmented_control("Start from", list(fairness_view.PRESETS), key=MIX_START,
+                                     on_change=state.remember, args=(MIX_START,),
+                                     format_func=lambda preset: fairness_view.PRESETS[preset]) or "web"
+        st.data_editor(mix_shown(start), key=mix_editor(start), hide_index=True,
                        disabled=["language", "script"], height="content", column_config={
                            "copies": st.column_config.NumberColumn(
                                "copies", min_value=0, max_value=fairness_view.MAX_COPIES, step=1,
                                help="How many times the language's articles 1 to 20 go into the corpus (0: not "
                                     "at all). Add Hindi to the web's mix and watch its mark move.")})
-        st.button("Train the sidebar's tokenizer on this mix", on_click=choose_own_mix,
-                  args=(editor, start or "web"), disabled=bool(locked), help=locked or None,
-                  icon=":material/model_training:")
+        st.button("Train the sidebar's tokenizer on this mix", on_click=choose_own_mix, args=(start,),
+                  disabled=bool(locked), help=locked or None, icon=":material/model_training:")
         if MIX_PROBLEM in st.session_state:
             st.error(safe.md(st.session_state[MIX_PROBLEM]))
 

@@ -25,8 +25,8 @@ from wordpiece_core.config import TieBreak
 from wordpiece_core.formats import tokenizer_json
 from wordpiece_core.special_tokens import BERT_SPECIALS
 
-__all__ = ["BERT_SPECIALS", "BPE", "CASES", "COURSE", "Clock", "ROOT", "TOY", "WP", "app", "changed", "cli_env", "everything", "html_tables",
-           "examples", "markdown", "metrics", "run_cli", "scan_installed_components_once", "shown", "tracked_reachable",
+__all__ = ["BERT_SPECIALS", "BPE", "CASES", "COURSE", "Clock", "ROOT", "TOY", "WP", "app", "changed", "cli_env", "everything",
+           "examples", "html_tables", "markdown", "metrics", "run_cli", "scan_installed_components_once", "shown", "tracked_reachable",
            "train_bpe", "train_wordpiece"]
 
 # ----- the project ----------------------------------------------------------------------------

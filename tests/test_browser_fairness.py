@@ -157,3 +157,37 @@ def test_in_the_dark_theme_the_tables_header_is_on_the_pages_background(server, 
         }""")
         assert header == main, (scheme, header, main)
         page.context.close()
+
+
+def test_the_own_mix_keeps_its_edits_and_preset_while_its_panel_is_closed(server, browser):
+    """The editor is drawn only while its panel is open (a first visit does not wait for its grid); an edit and the
+    preset picked survive closing and opening it again."""
+    page = tab(browser, {"width": 1280, "height": 900})
+    page.goto(server.url + "/fairness?corpus=course-toy&tokenizers=r50k_base&languages=English,Hindi")
+    page.get_by_text("pays the most").first.wait_for(timeout=120_000)
+    wait_idle(page, timeout=120_000)
+    assert page.locator("[data-testid=stExpander] [data-testid=stDataFrame]").count() == 0  # closed: not drawn
+    panel = page.get_by_text("Or make your own mix")
+    grid = page.locator("[data-testid=stExpander] [data-testid=stDataFrame]").first
+    panel.click()
+    grid.wait_for(timeout=60_000)
+    wait_idle(page)
+    equal = page.locator("[data-testid=stExpander]").get_by_role("radio", name="Every language equally")
+    equal.click()
+    wait_idle(page)
+    _edit_copies(page, "Hindi", 7)
+    page.keyboard.press("Enter")
+    wait_idle(page)
+    hindi = "(name) => [...document.querySelectorAll('[id^=glide-cell-0-]')].find(e => e.textContent == name).id"
+    row = page.evaluate(hindi, "Hindi").split("-").pop()
+    assert page.locator(f"#glide-cell-2-{row}").inner_text() == "7"
+    panel.click()  # closed: the editor goes, its edit is kept
+    page.wait_for_function("() => !document.querySelector('[data-testid=stExpander] [data-testid=stDataFrame]')")
+    wait_idle(page)
+    panel.click()
+    grid.wait_for(timeout=60_000)
+    wait_idle(page)
+    row = page.evaluate(hindi, "Hindi").split("-").pop()
+    # 7: the equal preset kept too (the web's has Hindi at 0, and no edit of it was kept)
+    assert page.locator(f"#glide-cell-2-{row}").inner_text() == "7" and equal.get_attribute("aria-checked") == "true"
+    assert not page.errors, page.errors

@@ -511,7 +511,7 @@ def test_hindi_added_to_the_webs_mix_in_one_click_and_the_page_says_how_it_moved
     table = _table(at)
     hindi = table[table["language"] == "Hindi"].set_index("tokenizer")["premium"]
     assert set(hindi.index) >= {GPT2, web, f"your BPE on {HINDI_MIX}"}, hindi
-    assert hindi[web] == pytest.approx(before, abs=0.051)  # the chart's figures are the line's
+    assert hindi[web] == pytest.approx(before, abs=0.051)  # the table's figures, which the chart draws, are the line's
     assert hindi[f"your BPE on {HINDI_MIX}"] == pytest.approx(after, abs=0.051)
 
 
@@ -576,3 +576,25 @@ def test_the_newcomers_first_click_adds_hindi_and_says_how_it_moved():
     assert "before: your BPE on UDHR" in chart and f"your BPE on {HINDI_MIX}" in chart
     assert 'data-points="' + str(4 * 40) + '"' in next(h.proto.body for h in at.get("html") if "wpl-premium" in h.proto.body)
     assert not any(b.key == "mix web+hindi top" for b in at.button)  # done: the button is gone from the top
+
+
+def test_a_name_xml_forbids_or_that_looks_like_markup_is_drawn_as_text():
+    """A tokenizer file's name may hold a control character, U+FFFE or a lone surrogate (the SVG engine panics on
+    them, which would end the server: they are drawn as U+FFFD), or text that looks like the SVG's own attributes
+    (left as it is: only tags lose their labels, and only tags count as points)."""
+    import html
+
+    import pandas as pd
+
+    from wordpiece_ui import fairness_view
+    from wordpiece_ui.static_chart import drawable
+
+    assert drawable("a\x01b\ufffe\ud800c\td") == "a\ufffdb\ufffd\ufffdc\td" and drawable("Ελ 中 🙂") == "Ελ 中 🙂"
+    odd = 'x aria-roledescription="point" \x01y\ufffe.json'
+    table = pd.DataFrame({"tokenizer": ["a", "a", odd, odd], "language": ["English", "Hindi"] * 2,
+                          "premium": [1.0, 7.5, 1.0, 2.5], "tokens": [10, 75, 10, 25],
+                          "script": ["Latin", "Devanagari"] * 2})
+    made = fairness_view.premium_html(((("shelf", "a"), "a"), (("uploaded", "odd"), odd)), table, ["Hindi", "English"])
+    assert 'data-points="4"' in made  # the name's "point" is no mark
+    wide = html.unescape(_drawings(made)["wpl-wide"])
+    assert 'x aria-roledescription="point" \ufffdy\ufffd.json' in wide  # the name as it is, its odd characters shown

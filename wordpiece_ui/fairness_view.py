@@ -82,11 +82,15 @@ def premium_chart(table: pd.DataFrame, order: list[str], dark: bool = False, lar
                   width: int = 520) -> alt.LayerChart:
     """One row per language (sorted by the first tokenizer's premium, dearest first), one mark per tokenizer, a
     rule at 1 (English's cost); `large`: presenter mode's type, readable from the back of a room; `width`: the
-    plot's, in pixels (the language names are left of it). Each mark says its figures on hover."""
+    plot's, in pixels (the language names are left of it). Each mark's figures are its description (read out by a
+    screen reader in the browser's Vega chart). A name holding a character XML does not allow is drawn with U+FFFD
+    in its place (static_chart.drawable)."""
     from .charts import presenter_px
+    from .static_chart import drawable
 
+    table = table.assign(tokenizer=table["tokenizer"].map(drawable))
     names = list(dict.fromkeys(table["tokenizer"]))
-    narrow = width < 300  # a phone's drawing: bigger type (it is not scaled up), long names cut (whole on hover)
+    narrow = width < 300  # a phone's drawing: bigger type (it is not scaled up), long names cut
     labels = presenter_px(16, large) if large else 13 if narrow else 12
     titles = presenter_px(17, large) if large else 13 if narrow else 12
     data = table[["language", "tokenizer", "premium", "tokens", "script"]].copy()
@@ -132,7 +136,7 @@ def start_chart_engine() -> None:
 
 # The chart's two drawings: a screen's and a phone's (the page shows the one that fits, by CSS).
 WIDE, NARROW = {False: 600, True: 760}, 180
-NARROW_NAME = 230  # pixels of a line of a tokenizer's name in the phone's legend (longer: cut, whole on hover)
+NARROW_NAME = 230  # pixels of a line of a tokenizer's name in the phone's legend (longer: cut; whole in the table)
 WIDE_NAME = 420  # pixels of a tokenizer's name in the screen's legend (a file's name may be any length)
 NARROW_LABEL = ("length(datum.label) > 30 ? split(replace(replace(datum.label, ' on ', ' on|'), ', ', ',|'), '|')"
                 " : datum.label")  # lines after " on " and ", "
@@ -206,7 +210,7 @@ def csv(table: pd.DataFrame) -> str:
     return table.to_csv(index=False)
 
 
-# What each column of the table means (its header's hover text), and the decimals each number is written with.
+# What each column of the table means (its header's hover text). Its numbers: two decimals, as the CSV has them.
 HELPS = {
     "tokenizer": "The tokenizer that cut the text.",
     "language": "The language of the articles, named in English.",
@@ -220,7 +224,6 @@ HELPS = {
     "lost to [UNK] or bytes %": "Characters that became [UNK], or bytes (a byte-level token holding part of a "
                                 "character), or no token at all.",
 }
-DIGITS = {"premium": 2, "fertility": 2, "bytes per token": 2, "words split %": 1, "lost to [UNK] or bytes %": 1}
 CHART_ORDER = "the chart's order"
 SORTS = (CHART_ORDER, "premium", "tokens", "fertility", "bytes per token", "words split %", "lost to [UNK] or bytes %")
 
@@ -229,7 +232,7 @@ def table_html(shown: pd.DataFrame) -> str:
     """The table as the page shows it (html_table): each header says what it means."""
     from .html_table import table_html as html_of
 
-    return html_of(shown, HELPS, DIGITS, wrap=("tokenizer",))
+    return html_of(shown, HELPS, wrap=("tokenizer",))
 
 
 def rows_html(summary: Summary, language: str | None = None, by: str = CHART_ORDER) -> str:

@@ -36,7 +36,7 @@ def css(dark: bool) -> str:
             "white-space: nowrap; vertical-align: top}"
             ".wpl-table tr:last-child td {border-bottom: none}"
             ".wpl-table .wpl-num {text-align: right}"
-            ".wpl-table td.wpl-wrap {white-space: normal; min-width: 12rem; max-width: 20rem}"
+            ".wpl-table td.wpl-wrap {white-space: normal; overflow-wrap: anywhere; min-width: 12rem; max-width: 20rem}"
             "</style>")
 
 
@@ -62,6 +62,7 @@ def table_html(frame: pd.DataFrame, helps: Mapping[str, str] | None = None,
     helps, digits = helps or {}, digits or {}
     numeric = {c: pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c])
                for c in frame.columns}
+
     def header(c: str) -> str:
         align = ' class="wpl-num"' if numeric[c] else ""
         hover = f' title="{html.escape(helps[c])}"' if c in helps else ""

@@ -38,8 +38,17 @@ def config(dark: bool) -> dict:
             "legend": {"labelColor": text, "titleColor": text, "labelFont": FONT}}
 
 
+_TAG = re.compile(r"<[^<>]*>")  # a tag of Vega's SVG (a text's < and > are escaped: a tag never starts in one)
 _LABEL = re.compile(r' aria-(?:label|roledescription)="[^"]*"')  # what a screen reader would read of a mark
-_POINT = 'aria-roledescription="point"'
+_POINT = re.compile(r'<path\b[^<>]*? aria-roledescription="point"')
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def drawable(text: str) -> str:
+    """`text` as the SVG engine can draw it: each character XML does not allow (a control character, U+FFFE, a lone
+    surrogate: a file's name may hold one) as U+FFFD. vl-convert's text measuring panics on them, which ends the
+    whole server process: no exception to catch."""
+    return _NOT_XML.sub("\ufffd", text)
 _GEOMETRY = re.compile(r'( (?:d|transform|x|y|x1|x2|y1|y2|width|height)=")([^"]*)"')  # attributes of coordinates
 _LONG = re.compile(r"(\d\.\d\d)\d+")  # a coordinate's digits past the hundredths (Vega writes 12.000000000000018)
 
@@ -47,12 +56,12 @@ _LONG = re.compile(r"(\d\.\d\d)\d+")  # a coordinate's digits past the hundredth
 def unlabelled(svg: str) -> str:
     """Vega's SVG without its marks' labels for screen readers: inside an image nobody reads them (the image's
     alternative text says what the chart shows), and they were a quarter of its text."""
-    return _LABEL.sub("", svg)
+    return _TAG.sub(lambda tag: _LABEL.sub("", tag[0]), svg)  # (in tags only: a name in a text stays as it is)
 
 
 def points(svg: str) -> int:
     """How many point marks Vega's SVG draws (before `unlabelled`)."""
-    return svg.count(_POINT)
+    return len(_POINT.findall(svg))
 
 
 def compact(svg: str) -> str:
