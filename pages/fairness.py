@@ -115,8 +115,11 @@ def mix_toggled() -> None:
 
 def choose_own_mix(preset: str) -> None:
     # The editor's edits as its state holds them now: an edit still open when the button is clicked counts too
-    # (the frame the button was drawn with would be the one before it).
-    train_mix(fairness_view.with_edits(mix_shown(preset), st.session_state.get(mix_editor(preset))))
+    # (the frame the button was drawn with would be the one before it). Kept as the frame the editor starts from:
+    # while the training runs the editor is not drawn, and it comes back showing the mix trained.
+    edited = fairness_view.with_edits(mix_shown(preset), st.session_state.get(mix_editor(preset)))
+    st.session_state[f"mix_kept {preset}"] = edited
+    train_mix(edited)
 
 
 def choose_web_with(language: str, copies: int) -> None:

@@ -125,6 +125,11 @@ def test_a_mix_of_ones_own_counts_an_open_edit_and_survives_kill_9(browser, tmp_
         before = page.get_by_text("Through your").first.inner_text()
         moved = re.search(r"Hindi ([0-9.]+)× → ([0-9.]+)×", before)
         assert moved and float(moved[1]) > 2 * float(moved[2]), before  # the open edit was in the mix
+        # The editor, drawn again after the training, shows the mix trained (not the preset it started from).
+        page.locator("[data-testid=stExpander] [data-testid=stDataFrame]").first.wait_for(timeout=60_000)
+        row = page.evaluate("(name) => [...document.querySelectorAll('[id^=glide-cell-0-]')]"
+                            ".find(e => e.textContent == name).id.split('-').pop()", "Hindi")
+        assert page.locator(f"#glide-cell-2-{row}").inner_text() == "30"
         link = page.url
         assert "corpus=upload" in link
         server.proc.send_signal(signal.SIGKILL)

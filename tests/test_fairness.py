@@ -232,7 +232,10 @@ def test_a_mix_of_ones_own_holds_each_language_as_many_times_as_asked(languages)
     name, data = fairness_view.mix_file(frame)
     text = data.decode("utf-8")
     hindi = next(lang for lang in languages if lang.name == "Hindi").text(tuple(range(1, 21)))
-    assert text.count(hindi) == 3 and "Hindi ×3" not in name  # (a mix of 21 languages is named udhr-mix.txt)
+    assert text.count(hindi) == 3 and name == "udhr-mix (as the web has them; Hindi ×3).txt"  # two mixes tell apart
+    frame.loc[frame["language"].isin(["Thai", "Shan", "Tamil", "Lao"]), "copies"] = 2
+    assert fairness_view.mix_file(frame)[0] == "udhr-mix (as the web has them; 5 changes).txt"
+    assert fairness_view.mix_file(fairness_view.mix_frame("equal"))[0] == "udhr-mix (every language equally).txt"
     only = fairness_view.mix_frame("english")
     only.loc[only["language"] == "Hindi", "copies"] = 2
     assert fairness_view.mix_file(only)[0] == "udhr-mix (English, Hindi ×2).txt"
@@ -547,6 +550,8 @@ def test_the_training_before_is_the_one_measured_last_and_moves_list_real_change
                                                                            "Shan": 14.2, "Thai": 4.0})
     assert said == "Hindi 9.2× → 2.5×, Thai 8.0× → 4.0×"  # Korean and Shan moved by less than a tenth
     assert changes({"Shan": 14.0}, {"Shan": 14.2}) == "no language moved by a tenth"
+    assert changes({"Hindi": 2.54}, {"Hindi": 2.48}) == "Hindi 2.54× → 2.48×"  # a small move still reads as one
+    assert changes({"Hindi": 2.5}, {"Hindi": 2.501}) == "Hindi 2.5× (no change)"
 
 
 def test_the_chart_is_drawn_by_the_browser_when_the_svg_engine_fails(monkeypatch):

@@ -263,10 +263,12 @@ def dearest(table: pd.DataFrame, first: str) -> tuple[list[str], str, float | No
 
 
 def in_order(table: pd.DataFrame, order: list[str]) -> pd.DataFrame:
-    """The shown table, the languages in `order`, each one's tokenizers together."""
+    """The shown table, the languages in `order`, each one's tokenizers together in the legend's order (the
+    order they were picked in)."""
     shown = shown_table(table)
     shown["_order"] = shown["language"].map({n: k for k, n in enumerate(order)})
-    return shown.sort_values(["_order", "tokenizer"]).drop(columns="_order")
+    shown["_picked"] = shown["tokenizer"].map({n: k for k, n in enumerate(dict.fromkeys(table["tokenizer"]))})
+    return shown.sort_values(["_order", "_picked"]).drop(columns=["_order", "_picked"])
 
 
 @dataclass(frozen=True)
@@ -363,9 +365,24 @@ def mix_file(edited: pd.DataFrame) -> tuple[str, bytes]:
     from wordpiece_core.parallel_text import mix_text
 
     copies = {str(row["language"]): int(row["copies"] or 0) for _, row in edited.iterrows()}
+    return f"udhr-mix ({mix_name(copies)}).txt", mix_text(copies, languages()).encode("utf-8")
+
+
+def mix_name(copies: Mapping[str, int], changes: int = 4) -> str:
+    """A mix in words, so that two mixes of one's own tell apart on the chart: its languages when it holds a few;
+    else the preset it differs least from, with its changes (up to `changes` of them: more, "N changes")."""
     held = [f"{name} ×{n}" if n > 1 else name for name, n in copies.items() if n]
-    name = "udhr-mix.txt" if len(held) > 6 else f"udhr-mix ({', '.join(held)}).txt"
-    return name, mix_text(copies, languages()).encode("utf-8")
+    if len(held) <= 6:
+        return ", ".join(held) or "nothing"
+
+    def changed(preset: str) -> list[str]:
+        base = dict(zip(mix_frame(preset)["language"], mix_frame(preset)["copies"]))
+        return [f"{name} ×{n}" for name, n in copies.items() if int(base.get(name, 0)) != n]
+
+    nearest = min(PRESETS, key=lambda preset: len(changed(preset)))
+    moved = changed(nearest)
+    said = ", ".join(moved) if len(moved) <= changes else f"{len(moved)} changes"
+    return PRESETS[nearest].lower() + (f"; {said}" if moved else "")
 
 
 COLUMNS = ["tokenizer", "language", "script", "premium", "tokens", "fertility", "bytes per token", "words split %",
@@ -421,10 +438,20 @@ MOVED = 0.1  # a premium that changed by less than a tenth did not move (the lin
 
 
 def changes(before: dict[str, float], after: dict[str, float], watch: str = "Hindi", most: int = 3) -> str:
-    """The languages whose premium moved most between two trainings, by a tenth at least (and `watch`), as
-    "Hindi 9.2× → 2.4×"; "no language moved by a tenth" when none did."""
+    """The languages whose premium moved most between two trainings, by a tenth at least (and `watch`, moved or
+    not), as "Hindi 9.2× → 2.4×" (_moved); "no language moved by a tenth" when none did."""
     common = [n for n in after if n in before]
     moved = sorted((n for n in common if abs(after[n] - before[n]) >= MOVED * before[n]),
                    key=lambda n: -abs(after[n] - before[n]))[:most]
     shown = ([watch] if watch in common else []) + [n for n in moved if n != watch]
-    return ", ".join(f"{n} {before[n]:.1f}× → {after[n]:.1f}×" for n in shown) or "no language moved by a tenth"
+    return ", ".join(f"{n} {_moved(before[n], after[n])}" for n in shown) or "no language moved by a tenth"
+
+
+def _moved(before: float, after: float) -> str:
+    """"9.2× → 2.4×"; with two decimals when one would show no move ("2.54× → 2.48×"), and "2.5× (no change)" when
+    two would not either."""
+    for digits in (1, 2):
+        was, now = f"{before:.{digits}f}", f"{after:.{digits}f}"
+        if was != now:
+            return f"{was}× → {now}×"
+    return f"{before:.1f}× (no change)"
