@@ -37,8 +37,8 @@ def css(dark: bool) -> str:
             ".wpl-table tr:last-child td {border-bottom: none}"
             ".wpl-table .wpl-num {text-align: right}"
             ".wpl-table td.wpl-wrap {white-space: normal; overflow-wrap: anywhere; min-width: 12rem; max-width: 20rem}"
-            ".wpl-table th.wpl-num {min-width: 5.5rem}"  # a long header on two or three lines, not one word a line
-            "@media (max-width: 640px) {.wpl-table {font-size: .8rem} "  # a phone: the numbers come into view sooner
+            # a phone: the numbers come into view sooner; a long header on a few lines, not one word a line
+            "@media (max-width: 640px) {.wpl-table {font-size: .8rem} .wpl-table th.wpl-num {min-width: 4.5rem} "
             ".wpl-table td.wpl-wrap {min-width: 7rem} .wpl-table td, .wpl-table th {padding: .3rem .4rem}}"
             "</style>")
 
