@@ -94,32 +94,20 @@ def mix_editor(preset: str) -> str:
     return f"mix_editor {preset}"
 
 
-def mix_shown(preset: str):
-    """The frame the own mix's editor starts from: the preset's, or with the edits made before the panel was last
-    closed (its editor's state goes with it: mix_toggled keeps them)."""
-    kept = st.session_state.get(f"mix_kept {preset}")
-    return kept if kept is not None else fairness_view.mix_frame(preset)
-
-
 def mix_toggled() -> None:
-    """The own mix's panel opened or closed: remembered (across pages too); on closing, the editor's edits are kept
-    in the frame it starts from next time, and a problem said about the last mix goes."""
-    state.remember(MIX_OPEN)
+    """The own mix's panel opened or closed: on closing, its editor's edits are kept (the editor goes with the
+    panel), and a problem said about the last mix goes."""
     if not st.session_state[MIX_OPEN]:
         preset = st.session_state.get(MIX_START) or "web"
-        edits = st.session_state.get(mix_editor(preset))
-        if edits is not None:
-            st.session_state[f"mix_kept {preset}"] = fairness_view.with_edits(mix_shown(preset), edits)
+        fairness_view.keep_mix(st.session_state, preset, st.session_state.get(mix_editor(preset)))
         st.session_state.pop(MIX_PROBLEM, None)
 
 
 def choose_own_mix(preset: str) -> None:
     # The editor's edits as its state holds them now: an edit still open when the button is clicked counts too
-    # (the frame the button was drawn with would be the one before it). Kept as the frame the editor starts from:
-    # while the training runs the editor is not drawn, and it comes back showing the mix trained.
-    edited = fairness_view.with_edits(mix_shown(preset), st.session_state.get(mix_editor(preset)))
-    st.session_state[f"mix_kept {preset}"] = edited
-    train_mix(edited)
+    # (the frame the button was drawn with would be the one before it). Kept: while the training runs the editor
+    # is not drawn, and it comes back showing the mix trained.
+    train_mix(fairness_view.keep_mix(st.session_state, preset, st.session_state.get(mix_editor(preset))))
 
 
 def choose_web_with(language: str, copies: int) -> None:
@@ -307,8 +295,8 @@ st.caption("Why: a tokenizer learns its merges from its training corpus, so the 
            "into the bytes of each character: byte-level BPE never gives [UNK], it pays in bytes instead. "
            "Languages written without spaces (Chinese, Japanese, Thai) show no fertility: a \"word\" there is a "
            "phrase. A tokenizer that turns a whole script into [UNK] looks cheap here (one token a word): read its "
-           "*lost* column below, where every mark's figures are. Train the sidebar's tokenizer on another mix below: its marks move, and the training "
-           "before stays beside them (\"before: ...\").")
+           "*lost* column below, where every mark's figures are. Train the sidebar's tokenizer on another mix "
+           "below: its marks move, and the training before stays beside them (\"before: ...\").")
 
 st.subheader("Change the training corpus, watch the premium move", anchor=False)
 st.markdown("Train the sidebar's tokenizer on a mix of the Declaration's languages (articles 1 to 20; the page "
@@ -330,14 +318,14 @@ st.caption("*English only*: one language. *As the web has them*: 20 languages, e
            "they nearly are from a web crawl). *Every language equally*: all 40, once each. *Hindi added*: the web's "
            f"mix with Hindi {HINDI_ADDED} times, compared with the web's mix (trained too when it was not). The "
            "Train page steps through the training on the mix like on any corpus.")
-with st.expander("Or make your own mix: how many times each language goes in", icon=":material/tune:",
-                 expanded=bool(st.session_state.get(state.kept(MIX_OPEN))), key=MIX_OPEN, on_change=mix_toggled) as own_mix:
+with state.panel("Or make your own mix: how many times each language goes in", ":material/tune:", MIX_OPEN,
+                 then=mix_toggled) as own_mix:
     if own_mix.open:  # drawn when opened: its grid is a script a first visit would otherwise wait for
         state.hold(MIX_START, "web")  # kept while the panel is closed, as the edits are (mix_toggled)
         start = st.segmented_control("Start from", list(fairness_view.PRESETS), key=MIX_START,
                                      on_change=state.remember, args=(MIX_START,),
                                      format_func=lambda preset: fairness_view.PRESETS[preset]) or "web"
-        st.data_editor(mix_shown(start), key=mix_editor(start), hide_index=True,
+        st.data_editor(fairness_view.mix_shown(st.session_state, start), key=mix_editor(start), hide_index=True,
                        disabled=["language", "script"], height="content", column_config={
                            "copies": st.column_config.NumberColumn(
                                "copies", min_value=0, max_value=fairness_view.MAX_COPIES, step=1,

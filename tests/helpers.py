@@ -26,7 +26,7 @@ from wordpiece_core.formats import tokenizer_json
 from wordpiece_core.special_tokens import BERT_SPECIALS
 
 __all__ = ["BERT_SPECIALS", "BPE", "CASES", "COURSE", "Clock", "ROOT", "TOY", "WP", "app", "changed", "cli_env", "everything",
-           "examples", "html_tables", "markdown", "metrics", "run_cli", "scan_installed_components_once", "shown", "tracked_reachable",
+           "examples", "html_table_rows", "html_tables", "markdown", "metrics", "run_cli", "scan_installed_components_once", "shown", "tracked_reachable",
            "train_bpe", "train_wordpiece"]
 
 # ----- the project ----------------------------------------------------------------------------
@@ -237,18 +237,15 @@ class Clock:
         self.now += seconds
 
 
-def html_tables(markup: str) -> list:
-    """The tables of an HTML text (html_table's) as DataFrames: each cell's text, a column of numbers as numbers
-    (thousands separators dropped; an empty cell missing)."""
+def html_table_rows(markup: str) -> list[list[list[str]]]:
+    """Every table of an HTML text: its rows, each a list of its cells' text (unescaped)."""
     from html.parser import HTMLParser
-
-    import pandas as pd
 
     class Reader(HTMLParser):
         def __init__(self) -> None:
             super().__init__()
             self.tables: list[list[list[str]]] = []
-            self.cell: list[str] | None = None
+            self.in_cell = False
 
         def handle_starttag(self, tag, attrs):
             if tag == "table":
@@ -256,21 +253,29 @@ def html_tables(markup: str) -> list:
             elif tag == "tr":
                 self.tables[-1].append([])
             elif tag in ("td", "th"):
-                self.cell = []
+                self.tables[-1][-1].append("")
+                self.in_cell = True
 
         def handle_endtag(self, tag):
-            if tag in ("td", "th") and self.cell is not None:
-                self.tables[-1][-1].append("".join(self.cell))
-                self.cell = None
+            if tag in ("td", "th"):
+                self.in_cell = False
 
         def handle_data(self, data):
-            if self.cell is not None:
-                self.cell.append(data)
+            if self.in_cell:
+                self.tables[-1][-1][-1] += data
 
     reader = Reader()
     reader.feed(markup)
+    return reader.tables
+
+
+def html_tables(markup: str) -> list:
+    """The tables of an HTML text (html_table's) as DataFrames: each cell's text, a column of numbers as numbers
+    (thousands separators dropped; an empty cell missing)."""
+    import pandas as pd
+
     frames = []
-    for head, *rows in reader.tables:
+    for head, *rows in html_table_rows(markup):
         frame = pd.DataFrame(rows, columns=head)
         for column in frame.columns:
             numbers = pd.to_numeric(frame[column].str.replace(",", "").replace("", None), errors="coerce")

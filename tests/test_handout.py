@@ -8,7 +8,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from helpers import TOY, shown
+from helpers import TOY, html_table_rows, shown
 from wordpiece_core.config import TrainerConfig
 from wordpiece_core.engine import train
 from wordpiece_ui import handout, safe, sources
@@ -110,37 +110,9 @@ def test_the_worksheet_has_the_counts_and_no_answer():
 # ----- a tie on paper: the worksheet prints the order its tie rule needs ---------------------------------------
 
 
-class _Tables(HTMLParser):
-    """Every table of a page: its rows, each a list of its cells' text."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.tables: list[list[list[str]]] = []
-        self.in_cell = False
-
-    def handle_starttag(self, tag, attrs):
-        if tag == "table":
-            self.tables.append([])
-        elif tag == "tr":
-            self.tables[-1].append([])
-        elif tag in ("td", "th"):
-            self.tables[-1][-1].append("")
-            self.in_cell = True
-
-    def handle_endtag(self, tag):
-        if tag in ("td", "th"):
-            self.in_cell = False
-
-    def handle_data(self, data):
-        if self.in_cell:
-            self.tables[-1][-1][-1] += data
-
-
 def _candidates(sheet: str) -> list[dict[str, str]]:
     """The worksheet's one table of candidates, as rows of column → text."""
-    parsed = _Tables()
-    parsed.feed(sheet)
-    (table,) = [t for t in parsed.tables if t[0][:2] == ["pair", "count(ab)"]]
+    (table,) = [t for t in html_table_rows(sheet) if t[0][:2] == ["pair", "count(ab)"]]
     return [dict(zip(table[0], row)) for row in table[1:]]
 
 

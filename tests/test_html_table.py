@@ -17,15 +17,15 @@ from wordpiece_ui.html_table import cell, css, table_html
 def test_a_name_from_a_file_stays_text_and_numbers_read_as_prose_writes_them():
     hostile = "<b>x</b> & y\n</td><script>alert('1')</script>"
     frame = pd.DataFrame({"tokenizer": [hostile, "gpt2"], "premium": [7.456, np.nan], "tokens": [12345, 7]})
-    made = table_html(frame, {"premium": 'tokens over "English"'}, {"premium": 1}, wrap=("tokenizer",))
+    made = table_html(frame, {"premium": 'tokens over "English"'}, wrap=("tokenizer",))
     assert "<script" not in made and "<b>" not in made and "&lt;b&gt;x&lt;/b&gt; &amp; y" in made
     assert '<th class="wpl-num" title="tokens over &quot;English&quot;">premium</th>' in made
-    assert '<td class="wpl-num">7.5</td>' in made and '<td class="wpl-num">12,345</td>' in made
+    assert '<td class="wpl-num">7.46</td>' in made and '<td class="wpl-num">12,345</td>' in made
     assert '<td class="wpl-num"></td>' in made  # a missing value: an empty cell, never "nan" or "None"
     assert '<td class="wpl-wrap">' in made and made.startswith('<div class="wpl-table-box">')
     (back,) = html_tables(made)
     assert list(back.columns) == ["tokenizer", "premium", "tokens"] and back.at[0, "tokenizer"] == hostile
-    assert back["tokens"].tolist() == [12345, 7] and back.at[0, "premium"] == 7.5 and math.isnan(back.at[1, "premium"])
+    assert back["tokens"].tolist() == [12345, 7] and back.at[0, "premium"] == 7.46 and math.isnan(back.at[1, "premium"])
 
 
 def test_cells():

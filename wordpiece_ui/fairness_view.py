@@ -345,6 +345,21 @@ def mix_frame(preset: str) -> pd.DataFrame:
     return server.store().get_or_make(("mix frame", preset), make).copy()
 
 
+def mix_shown(session: Mapping, preset: str) -> pd.DataFrame:
+    """The frame the own mix's editor starts from: the preset's, or the one `keep_mix` kept (the editor's own state
+    goes while it is not drawn: a closed panel, a run that trains)."""
+    kept = session.get(f"mix_kept {preset}")
+    return kept if kept is not None else mix_frame(preset)
+
+
+def keep_mix(session: MutableMapping, preset: str, editor_state: object) -> pd.DataFrame:
+    """The own mix as its editor shows it (mix_shown with the editor's state), kept as the frame it starts from
+    next time; returned."""
+    edited = with_edits(mix_shown(session, preset), editor_state)
+    session[f"mix_kept {preset}"] = edited
+    return edited
+
+
 def with_edits(frame: pd.DataFrame, state: object) -> pd.DataFrame:
     """`frame` with the edits a data editor's state holds ({"edited_rows": {row: {column: value}}}); a value that
     is not a whole number of copies is left as it was."""

@@ -57,12 +57,11 @@ def cell(value: object, digits: int = 2) -> str:
     return str(value)
 
 
-def table_html(frame: pd.DataFrame, helps: Mapping[str, str] | None = None,
-               digits: Mapping[str, int] | None = None, wrap: tuple[str, ...] = ()) -> str:
+def table_html(frame: pd.DataFrame, helps: Mapping[str, str] | None = None, wrap: tuple[str, ...] = ()) -> str:
     """`frame` (its index left out) as an HTML table in a box that scrolls past ROWS_SHOWN rows: numeric columns
-    right-aligned, `digits` decimals for the columns it names (else 2), `helps` as the headers' hover text, the columns in
-    `wrap` on several lines when long."""
-    helps, digits = helps or {}, digits or {}
+    right-aligned with two decimals (whole numbers with thousands separators), `helps` as the headers' hover text,
+    the columns in `wrap` on several lines when long."""
+    helps = helps or {}
     numeric = {c: pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c])
                for c in frame.columns}
 
@@ -75,7 +74,7 @@ def table_html(frame: pd.DataFrame, helps: Mapping[str, str] | None = None,
     classes = {c: ' class="wpl-num"' if numeric[c] else ' class="wpl-wrap"' if c in wrap else "" for c in frame.columns}
     rows = []
     for values in frame.itertuples(index=False, name=None):
-        rows.append("<tr>" + "".join(f"<td{classes[c]}>{html.escape(cell(v, digits.get(c, 2)))}</td>"
+        rows.append("<tr>" + "".join(f"<td{classes[c]}>{html.escape(cell(v))}</td>"
                                      for c, v in zip(frame.columns, values)) + "</tr>")
     return (f'<div class="wpl-table-box"><table class="wpl-table"><thead><tr>{head}</tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table></div>')

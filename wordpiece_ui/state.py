@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import io
+from collections.abc import Callable
 from urllib.parse import urlencode, urlsplit
 
 import segno
@@ -340,14 +341,15 @@ def hold(key: str, default: object) -> None:
     st.session_state[key] = st.session_state[store]
 
 
-def panel(label: str, icon: str, key: str):
+def panel(label: str, icon: str, key: str, then: Callable[[], None] | None = None):
     """A closed-by-default expander whose content the page draws only while it is open (`.open`).
 
     Its state is kept (`remember`) while it is not drawn: a hidden quiz step, presenter mode, another
     page. It comes back through `expanded`, which a browser takes from a panel it draws anew (the
-    widget's own state, set before the panel is drawn, would not open it)."""
+    widget's own state, set before the panel is drawn, would not open it). `then`: called after each
+    opening or closing (a panel's content may keep what its widgets hold before they go)."""
     return st.expander(label, expanded=bool(st.session_state.get(kept(key))), icon=icon, key=key,
-                       on_change=remember, args=(key,))
+                       on_change=remember, args=(key, then))
 
 
 def is_open(key: str) -> bool:
@@ -362,8 +364,10 @@ def presenting() -> bool:
     return st.query_params.get(PRESENT) not in (None, "0", "false", "no", "")
 
 
-def remember(key: str) -> None:
+def remember(key: str, then: Callable[[], None] | None = None) -> None:
     st.session_state[kept(key)] = st.session_state[key]
+    if then is not None:
+        then()
 
 
 def public_origin() -> str:
